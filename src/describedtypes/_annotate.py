@@ -1,0 +1,388 @@
+"""``Annotation`` and the ``annotate`` registry: names, descriptions and enums for types."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar, Union, overload
+
+import attrs
+import docstring_parser
+
+__all__ = ["Annotation", "annotate"]
+
+T = TypeVar("T")
+EnumValue = Union[str, int, float, bool]
+
+
+class _FrozenMap(Mapping[str, "Annotation"]):
+    """A hashable, read-only mapping; keeps insertion order."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[str, Annotation] | None = None) -> None:
+        self._data: dict[str, Annotation] = dict(data or {})
+        self._hash: int | None = None
+
+    def __getitem__(self, key: str) -> Annotation:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return dict(self._data) == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+
+def _to_parameters(value: Mapping[str, Annotation] | None) -> _FrozenMap:
+    if isinstance(value, _FrozenMap):
+        return value
+    if value is None:
+        return _FrozenMap()
+    if not isinstance(value, Mapping):
+        msg = (
+            f"Annotation.parameters must be a mapping of field name to Annotation, "
+            f"got {type(value).__name__}; write parameters={{'field': Annotation(...)}}."
+        )
+        raise TypeError(msg)
+    for key, item in value.items():
+        if not isinstance(key, str):
+            msg = f"Annotation.parameters keys must be field names (str), got {key!r}."
+            raise TypeError(msg)
+        if not isinstance(item, Annotation):
+            msg = (
+                f"Annotation.parameters[{key!r}] must be an Annotation, got "
+                f"{type(item).__name__}; write Annotation(description=...)."
+            )
+            raise TypeError(msg)
+    return _FrozenMap(value)
+
+
+def _to_enum(value: Sequence[EnumValue] | None) -> tuple[EnumValue, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        msg = (
+            f"Annotation.enum must be a list of allowed values, got {value!r}; "
+            f"write enum=[{value!r}] for a single value."
+        )
+        raise TypeError(msg)
+    items = tuple(value)
+    for item in items:
+        if not isinstance(item, (str, int, float, bool)):
+            msg = (
+                f"Annotation.enum values must be str, int, float or bool, got {item!r} "
+                f"({type(item).__name__})."
+            )
+            raise TypeError(msg)
+    if not items:
+        msg = "Annotation.enum must list at least one value; leave it out (None) for no enum."
+        raise TypeError(msg)
+    return items
+
+
+def _check_text(field_name: str) -> Callable[[Any, Any, Any], None]:
+    def check(_instance: Any, _attribute: Any, value: Any) -> None:
+        if value is not None and not isinstance(value, str):
+            msg = f"Annotation.{field_name} must be a str or None, got {value!r}."
+            raise TypeError(msg)
+
+    return check
+
+
+@attrs.frozen(repr=False)
+class Annotation:
+    """What the model is told about a type, function, field or parameter.
+
+    Args:
+        name: The name shown to the model (the schema or tool name for a type or
+            function; the property key for a field).
+        description: What the thing means, in words for the model.
+        parameters: Annotations of the fields (for a class) or parameters (for a
+            function), by their Python name.
+        enum: The allowed values, for a field whose type does not already say so.
+
+    .. versionadded:: 0.1.0
+    """
+
+    name: str | None = attrs.field(default=None, validator=_check_text("name"))
+    description: str | None = attrs.field(default=None, validator=_check_text("description"))
+    parameters: Mapping[str, Annotation] = attrs.field(
+        factory=_FrozenMap, converter=_to_parameters
+    )
+    enum: tuple[EnumValue, ...] | None = attrs.field(default=None, converter=_to_enum)
+
+    def __repr__(self) -> str:
+        parts = []
+        for key in ("name", "description", "parameters", "enum"):
+            value = getattr(self, key)
+            if value is None or (key == "parameters" and not value):
+                continue
+            if key == "enum":
+                value = list(value)
+            parts.append(f"{key}={value!r}")
+        return f"Annotation({', '.join(parts)})"
+
+    def merged_over(self, base: Annotation) -> Annotation:
+        """This annotation's known values, with ``base`` filling what it leaves out.
+
+        Parameters merge one by one, so an override that only describes one field keeps
+        the descriptions the code gives the others.
+        """
+        params = dict(base.parameters)
+        for key, value in self.parameters.items():
+            params[key] = value.merged_over(params[key]) if key in params else value
+        return Annotation(
+            name=self.name if self.name is not None else base.name,
+            description=self.description if self.description is not None else base.description,
+            parameters=params,
+            enum=self.enum if self.enum is not None else base.enum,
+        )
+
+
+AnnotationSource = Union[Annotation, Callable[[Any], Annotation]]
+
+
+class _Registry:
+    """Strictly private: the registered overrides and the listeners to tell of changes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._overrides: dict[Any, AnnotationSource] = {}
+        self._listeners: list[Callable[[], None]] = []
+        self.generation = 0
+
+    def set(self, key: Any, value: AnnotationSource) -> None:
+        with self._lock:
+            self._overrides[key] = value
+            self.generation += 1
+            for listener in self._listeners:
+                listener()
+
+    def remove(self, key: Any) -> None:
+        with self._lock:
+            if self._overrides.pop(key, None) is not None:
+                self.generation += 1
+                for listener in self._listeners:
+                    listener()
+
+    def get(self, key: Any) -> AnnotationSource | None:
+        try:
+            return self._overrides.get(key)
+        except TypeError:  # unhashable object: nothing can be registered for it
+            return None
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+
+_REGISTRY = _Registry()
+
+
+def _registry_key(obj: Any) -> Any:
+    # Bound methods are new objects on each attribute access; key them by function.
+    func = getattr(obj, "__func__", None)
+    return func if func is not None and inspect.ismethod(obj) else obj
+
+
+class _Annotate:
+    """The ``annotate`` object: call it to read an annotation, ``.register`` to set one."""
+
+    def __call__(self, obj: Any) -> Annotation:
+        """The annotation of ``obj``: the registered override over what the code says."""
+        default = default_annotation(obj)
+        override = registered_override(obj)
+        return default if override is None else override.merged_over(default)
+
+    @overload
+    def register(self, tp: T, annotation: AnnotationSource) -> T: ...
+
+    @overload
+    def register(self, tp: T) -> Callable[[Callable[[Any], Annotation]], Callable[[Any], Annotation]]: ...
+
+    def register(self, tp: Any, annotation: AnnotationSource | None = None) -> Any:
+        """Register the annotation of a class or function.
+
+        ``annotate.register(Weather, Annotation(...))`` registers a fixed annotation;
+        ``annotate.register(Weather, func)`` or ``@annotate.register(Weather)`` above a
+        function ``func(tp) -> Annotation`` registers one computed on demand. A second
+        registration of the same object replaces the first, and every cached schema is
+        dropped. Safe to call from several threads.
+
+        Returns:
+            ``tp``; for the decorator form, the decorated function.
+        """
+        _check_registrable(tp)
+        if annotation is None:
+
+            def decorator(func: Callable[[Any], Annotation]) -> Callable[[Any], Annotation]:
+                if not callable(func):
+                    msg = "@annotate.register(tp) decorates a function tp -> Annotation."
+                    raise TypeError(msg)
+                _REGISTRY.set(_registry_key(tp), func)
+                return func
+
+            return decorator
+        if not isinstance(annotation, Annotation) and not callable(annotation):
+            msg = (
+                f"annotate.register({_describe(tp)}, ...) takes an Annotation or a function "
+                f"returning one, got {type(annotation).__name__}."
+            )
+            raise TypeError(msg)
+        _REGISTRY.set(_registry_key(tp), annotation)
+        return tp
+
+    def unregister(self, tp: Any) -> None:
+        """Forget the override registered for ``tp``, if any."""
+        _REGISTRY.remove(_registry_key(tp))
+
+    def __repr__(self) -> str:
+        return "<describedtypes.annotate>"
+
+
+def _check_registrable(tp: Any) -> None:
+    try:
+        hash(tp)
+    except TypeError:
+        msg = f"annotate.register() needs a class or function, got unhashable {tp!r}."
+        raise TypeError(msg) from None
+    if not (isinstance(tp, type) or callable(tp) or hasattr(tp, "__origin__")):
+        msg = f"annotate.register() needs a class or function, got {tp!r}."
+        raise TypeError(msg)
+
+
+annotate = _Annotate()
+
+
+def registered_override(obj: Any) -> Annotation | None:
+    """The annotation registered for ``obj`` (computed if a function was registered)."""
+    source = _REGISTRY.get(_registry_key(obj))
+    if source is None or isinstance(source, Annotation):
+        return source
+    override = source(obj)
+    if not isinstance(override, Annotation):
+        msg = (
+            f"the annotation function registered for {_describe(obj)} returned "
+            f"{type(override).__name__}, not an Annotation; return Annotation(...)."
+        )
+        raise TypeError(msg)
+    return override
+
+
+# -- defaults from the code -----------------------------------------------------------
+
+
+def _describe(obj: Any) -> str:
+    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+
+
+def object_name(obj: Any) -> str:
+    """The ``__name__`` of a class or function, seen through partials and generics."""
+    import functools
+
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    origin = getattr(obj, "__origin__", None)
+    if origin is not None and not isinstance(obj, type):
+        obj = origin
+    name = getattr(obj, "__name__", None)
+    return name if isinstance(name, str) else type(obj).__name__
+
+
+def _own_docstring(obj: Any) -> str | None:
+    """The docstring ``obj`` itself wrote, or None for inherited and generated ones."""
+    import functools
+
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    origin = getattr(obj, "__origin__", None)
+    if origin is not None and not isinstance(obj, type):
+        obj = origin
+    if isinstance(obj, type):
+        doc = obj.__dict__.get("__doc__")
+        if not isinstance(doc, str):
+            return None
+        if dataclasses.is_dataclass(obj) and _is_generated_dataclass_doc(obj, doc):
+            return None
+        if issubclass(obj, enum.Enum) and doc in {"An enumeration.", ""}:
+            return None
+        return inspect.cleandoc(doc)
+    func = getattr(obj, "__func__", obj)
+    doc = getattr(func, "__doc__", None)
+    return inspect.cleandoc(doc) if isinstance(doc, str) else None
+
+
+def _is_generated_dataclass_doc(cls: type, doc: str) -> bool:
+    # dataclasses sets __doc__ to the signature, e.g. "Point(x: int, y: int)".
+    return doc.startswith(cls.__name__ + "(") and doc.rstrip().endswith(")")
+
+
+def _parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
+    if not doc:
+        return None, {}
+    try:
+        parsed = docstring_parser.parse(doc)
+    except docstring_parser.ParseError:
+        return doc.strip().split("\n\n", 1)[0].strip() or None, {}
+    summary = parsed.short_description.strip() if parsed.short_description else None
+    params = {
+        p.arg_name: " ".join(p.description.split())
+        for p in parsed.params
+        if p.description and p.arg_name
+    }
+    return summary or None, params
+
+
+def _field_metadata_descriptions(obj: Any) -> dict[str, str]:
+    found: dict[str, str] = {}
+    if isinstance(obj, type) and attrs.has(obj):
+        for a in attrs.fields(obj):
+            desc = a.metadata.get("description")
+            if isinstance(desc, str):
+                found[a.name] = desc
+    elif isinstance(obj, type) and dataclasses.is_dataclass(obj):
+        for f in dataclasses.fields(obj):
+            desc = f.metadata.get("description")
+            if isinstance(desc, str):
+                found[f.name] = desc
+    return found
+
+
+def default_annotation(obj: Any) -> Annotation:
+    """The annotation the code itself gives ``obj``: name, docstring, field metadata.
+
+    ``Annotated[T, Annotation(...)]`` on fields is read when the type is inspected (it
+    belongs to the field's type), so it is not part of this annotation.
+    """
+    summary, param_docs = _parse_docstring(_own_docstring(obj))
+    target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
+    descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
+    return Annotation(
+        name=object_name(obj),
+        description=summary,
+        parameters={key: Annotation(description=value) for key, value in descriptions.items()},
+    )
+
+
+def iter_annotation_metadata(metadata: Sequence[Any]) -> Iterator[Annotation]:
+    """The ``Annotation`` objects among ``Annotated`` metadata."""
+    for item in metadata:
+        if isinstance(item, Annotation):
+            yield item

@@ -1,0 +1,642 @@
+"""The schema builder: renders inspected nodes as JSON Schema through an adapter."""
+
+from __future__ import annotations
+
+import enum
+import math
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from . import inspect as ni
+from ._annotate import _REGISTRY
+from .adapters import STANDARD, Adapter
+from .errors import SchemaError
+
+__all__ = ["Rewrite", "build", "schema"]
+
+Json = dict[str, Any]
+
+_CONSTRAINT_KEYS = {
+    "minimum": "minimum",
+    "exclusive_minimum": "exclusiveMinimum",
+    "maximum": "maximum",
+    "exclusive_maximum": "exclusiveMaximum",
+}
+_CONSTRAINT_WORDS = {
+    "minimum": "at least {}",
+    "exclusiveMinimum": "greater than {}",
+    "maximum": "at most {}",
+    "exclusiveMaximum": "less than {}",
+    "minLength": "at least {} characters",
+    "maxLength": "at most {} characters",
+    "pattern": "matching the regular expression {}",
+    "minItems": "at least {} items",
+    "maxItems": "at most {} items",
+    "uniqueItems": "items must be unique",
+}
+
+
+@attrs.frozen
+class Rewrite:
+    """A change an adapter made to fit its provider (a keyword moved, a ``$ref`` inlined).
+
+    Attributes:
+        pointer: JSON pointer into the body where the change was made.
+        action: What was done (``"described"``, ``"dropped"``, ``"inlined"``).
+        detail: What it was, in words.
+    """
+
+    pointer: str
+    action: str
+    detail: str
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class _Builder:
+    """Strictly private: one run of rendering a node tree for one adapter."""
+
+    def __init__(self, root: ni.Node, adapter: Adapter, use_references: bool, owner: Any) -> None:
+        self.root = root
+        self.adapter = adapter
+        self.owner = owner
+        self.rewrites: list[Rewrite] = []
+        self.recursive = _recursive_objects(root)
+        root_obj = _as_object(root)
+        self.root_object = root_obj
+        if use_references:
+            self.to_defs = [o for o in ni.iter_objects(root) if o is not root_obj]
+        else:
+            self.to_defs = [
+                o for o in ni.iter_objects(root) if o in self.recursive and o is not root_obj
+            ]
+        self.keys = _defs_keys(self.to_defs)
+        if self.recursive and not adapter.recursion:
+            first = next(iter(self.recursive))
+            raise SchemaError(
+                f"{first.name} refers to itself, and {adapter.name} does not accept recursive "
+                "schemas; bound the depth with separate classes (e.g. a Level2 type without "
+                "the self-reference), or use an adapter that accepts recursion",
+                path=self._root_name(),
+                type_=owner,
+            )
+
+    def _root_name(self) -> str:
+        return self.root_object.name if self.root_object is not None else ""
+
+    # -- entry ---------------------------------------------------------------------
+
+    def body(self) -> Json:
+        root = self.root
+        obj = self.root_object
+        path = self._root_name()
+        if obj is None and self.adapter.object_root:
+            raise SchemaError(
+                f"{self.adapter.name} needs an object at the root, got {_kind(root)}; wrap the "
+                "value in an attrs class or dataclass with one field",
+                path=path,
+                type_=self.owner,
+            )
+        if obj is not None:
+            out = self.object_body(obj, "", path)
+            description = self.description_of(root, None)
+            if self.adapter.root_description and description is not None:
+                out["description"] = description
+        else:
+            out = self.render(root, "", path)
+        if self.to_defs:
+            defs: Json = {}
+            for o in self.to_defs:
+                key = self.keys[id(o)]
+                pointer = "/$defs/" + _escape(key)
+                defs[key] = self.object_body(o, pointer, o.name)
+                if o.description is not None:
+                    defs[key]["description"] = o.description
+            out["$defs"] = defs
+        return out
+
+    def description_of(self, node: ni.Node, field: ni.Field | None) -> str | None:
+        if field is not None and field.description is not None:
+            return field.description
+        if node.description is not None:
+            return node.description
+        obj = _as_object(node)
+        return obj.description if obj is not None else None
+
+    # -- nodes ---------------------------------------------------------------------
+
+    def render(self, node: ni.Node, pointer: str, path: str, field: ni.Field | None = None) -> Json:
+        """The schema of ``node``, with its description and annotation enum after the type."""
+        out = self.render_type(node, pointer, path)
+        description = field.description if field is not None else None
+        if description is None:
+            description = node.description
+        if description is None and isinstance(node, ni.ObjectNode) and "$ref" not in out:
+            description = node.description
+        constraints_text = out.pop("\0described", None)
+        if constraints_text:
+            description = (description + " " if description else "") + constraints_text
+        if description is not None:
+            if "$ref" in out and not self.adapter.ref_siblings:
+                self.rewrites.append(
+                    Rewrite(pointer or "/", "dropped",
+                            "description beside $ref (the referenced definition keeps its own)")
+                )
+            else:
+                out["description"] = description
+        if node.enum is not None and not isinstance(node, ni.ObjectNode):
+            out["enum"] = list(node.enum)
+        return out
+
+    def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:  # noqa: C901, PLR0911
+        if isinstance(node, ni.ObjectNode):
+            return self.object_use(node, pointer, path)
+        if isinstance(node, ni.ScalarNode):
+            out: Json = {"type": node.type}
+            if node.format is not None:
+                if self.adapter.formats is None or node.format in self.adapter.formats:
+                    out["format"] = node.format
+                else:
+                    self.rewrites.append(Rewrite(pointer or "/", "dropped", f"format {node.format}"))
+            self.constraints(out, node, pointer)
+            return out
+        if isinstance(node, ni.NullNode):
+            return {"type": "null"}
+        if isinstance(node, ni.AnyNode):
+            if not self.adapter.any_type:
+                raise SchemaError(
+                    f"Any cannot be expressed under {self.adapter.name}, which needs every "
+                    "value's type; use a concrete type, a union, or an attrs class",
+                    path=path,
+                    type_=self.owner,
+                )
+            return {}
+        if isinstance(node, ni.EnumNode):
+            return {"type": _one_or_list(node.types), "enum": list(node.values)}
+        if isinstance(node, ni.LiteralNode):
+            out = {"type": _one_or_list(node.types)}
+            if len(node.values) == 1:
+                out["const"] = node.values[0]
+            else:
+                out["enum"] = list(node.values)
+            return out
+        if isinstance(node, ni.ArrayNode):
+            out = {"type": "array", "items": self.render(node.items, pointer + "/items", path + "[]")}
+            if node.unique:
+                if "uniqueItems" in self.adapter.keywords:
+                    out["uniqueItems"] = True
+                else:
+                    out["\0described"] = _CONSTRAINT_WORDS["uniqueItems"] + "."
+                    self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
+            self.constraints(out, node, pointer, array=True)
+            return out
+        if isinstance(node, ni.TupleNode):
+            return self.tuple(node, pointer, path)
+        if isinstance(node, ni.DictNode):
+            return self.dict(node, pointer, path)
+        if isinstance(node, ni.UnionNode):
+            return self.union(node, pointer, path)
+        msg = f"unknown node {node!r}"
+        raise AssertionError(msg)
+
+    def constraints(self, out: Json, node: ni.Node, pointer: str, *, array: bool = False) -> None:
+        c = node.constraints
+        if not c:
+            return
+        wanted: list[tuple[str, Any]] = []
+        for attr, key in _CONSTRAINT_KEYS.items():
+            value = getattr(c, attr)
+            if value is not None and not array:
+                wanted.append((key, value))
+        if c.min_length is not None:
+            wanted.append(("minItems" if array else "minLength", c.min_length))
+        if c.max_length is not None:
+            wanted.append(("maxItems" if array else "maxLength", c.max_length))
+        if c.pattern is not None and not array:
+            wanted.append(("pattern", c.pattern))
+        words = []
+        for key, value in wanted:
+            if key in self.adapter.keywords:
+                out[key] = value
+            else:
+                words.append(_CONSTRAINT_WORDS[key].format(value))
+                self.rewrites.append(Rewrite(pointer or "/", "described", f"{key}: {value!r}"))
+        if words:
+            text = "Must be " + ", ".join(w for w in words if not w.startswith("items")) + "."
+            if any(w.startswith("items") for w in words):
+                text = (text if text != "Must be ." else "") + " Items must be unique."
+            out["\0described"] = (out.get("\0described", "") + " " + text.strip()).strip()
+
+    def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
+        if not self.adapter.tuples:
+            raise SchemaError(
+                f"a fixed-length tuple cannot be expressed under {self.adapter.name}; use "
+                "list[T] or an attrs class with one field per position",
+                path=path,
+                type_=self.owner,
+            )
+        items = [
+            self.render(item, f"{pointer}/prefixItems/{i}", f"{path}[{i}]")
+            for i, item in enumerate(node.items)
+        ]
+        n = len(items)
+        return {"type": "array", "prefixItems": items, "items": False, "minItems": n, "maxItems": n}
+
+    def dict(self, node: ni.DictNode, pointer: str, path: str) -> Json:
+        if not self.adapter.dict_as_entries:
+            values = self.render(node.values, pointer + "/additionalProperties", path + "{}")
+            out: Json = {"type": "object", "additionalProperties": values}
+            if not isinstance(node.keys, ni.ScalarNode):
+                out["propertyNames"] = self.render(node.keys, pointer + "/propertyNames", path)
+            return out
+        item_pointer = pointer + "/items/properties"
+        entry: Json = {
+            "type": "object",
+            "properties": {
+                "key": self.render(node.keys, item_pointer + "/key", path + "{key}"),
+                "value": self.render(node.values, item_pointer + "/value", path + "{}"),
+            },
+            "required": ["key", "value"],
+        }
+        if self.adapter.strict:
+            entry["additionalProperties"] = False
+        self.rewrites.append(
+            Rewrite(pointer or "/", "rewritten", "dict as an array of {key, value} objects")
+        )
+        return {"type": "array", "items": entry}
+
+    def union(self, node: ni.UnionNode, pointer: str, path: str) -> Json:
+        options = node.options
+        if len(options) == 1:
+            return self.render(options[0], pointer, path)
+        simple = [o for o in options if _is_plain_scalar(o)]
+        if len(simple) == len(options):
+            kinds: list[str] = []
+            for o in options:
+                kind = "null" if isinstance(o, ni.NullNode) else o.type  # type: ignore[attr-defined]
+                if kind not in kinds:
+                    kinds.append(kind)
+            return {"type": _one_or_list(kinds)}
+        if (
+            node.nullable
+            and len(options) == 2
+            and _is_typed_scalar(node.without_null())
+        ):
+            inner = self.render(node.without_null(), pointer, path)
+            inner["type"] = [inner["type"], "null"]
+            if "enum" in inner and None not in inner["enum"]:
+                inner["enum"] = [*inner["enum"], None]
+            return inner
+        return {
+            "anyOf": [
+                self.render(o, f"{pointer}/anyOf/{i}", path) for i, o in enumerate(options)
+            ]
+        }
+
+    # -- objects -------------------------------------------------------------------
+
+    def object_use(self, obj: ni.ObjectNode, pointer: str, path: str) -> Json:
+        if obj is self.root_object and obj in self.recursive:
+            return {"$ref": "#"}
+        if id(obj) in self.keys:
+            return {"$ref": "#/$defs/" + _escape(self.keys[id(obj)])}
+        return self.object_body(obj, pointer, path)
+
+    def object_body(self, obj: ni.ObjectNode, pointer: str, path: str) -> Json:
+        properties: Json = {}
+        required: list[str] = []
+        for f in obj.fields:
+            fpath = f"{path}.{f.name}" if path else f.name
+            fpointer = f"{pointer}/properties/{_escape(f.key)}"
+            node = f.node
+            optional = f.nullable or f.has_default
+            if f.nullable and not self.adapter.nullable_optionals:
+                # STANDARD: an optional field keeps its type and is simply not required.
+                inner = node.without_null()  # type: ignore[attr-defined]
+                if node.description is not None or node.enum is not None:
+                    inner = attrs.evolve(
+                        inner,
+                        description=node.description or inner.description,
+                        enum=node.enum if node.enum is not None else inner.enum,
+                    ) if not isinstance(inner, ni.ObjectNode) else inner
+                node = inner
+            prop = self.render(node, fpointer, fpath, f)
+            if self.adapter.emit_defaults and f.has_default and not self.adapter.strict:
+                default = _json_default(f)
+                if default is not _NO_DEFAULT and not (default is None and not _allows_null(prop)):
+                    prop["default"] = default
+            properties[f.key] = prop
+            if self.adapter.strict or not optional:
+                required.append(f.key)
+        out: Json = {"type": "object", "properties": properties}
+        if required or self.adapter.strict:
+            out["required"] = required
+        if self.adapter.strict:
+            out["additionalProperties"] = False
+        return out
+
+
+_NO_DEFAULT = object()
+
+
+def _json_default(f: ni.Field) -> Any:
+    if f.default_factory is not None:
+        made = {list: [], dict: {}, set: [], frozenset: [], tuple: []}.get(f.default_factory)  # type: ignore[call-overload]
+        return _NO_DEFAULT if made is None else made
+    return _to_json(f.default)
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _NO_DEFAULT
+    if isinstance(value, (list, tuple)):
+        items = [_to_json(v) for v in value]
+        return _NO_DEFAULT if any(i is _NO_DEFAULT for i in items) else items
+    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+        out = {k: _to_json(v) for k, v in value.items()}
+        return _NO_DEFAULT if any(v is _NO_DEFAULT for v in out.values()) else out
+    return _NO_DEFAULT
+
+
+def _allows_null(prop: Json) -> bool:
+    kind = prop.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(_allows_null(o) for o in prop.get("anyOf", ()))
+
+
+def _is_plain_scalar(node: ni.Node) -> bool:
+    if isinstance(node, ni.NullNode):
+        return node.description is None and node.enum is None
+    return (
+        isinstance(node, ni.ScalarNode)
+        and node.format is None
+        and not node.constraints
+        and node.description is None
+        and node.enum is None
+    )
+
+
+def _is_typed_scalar(node: ni.Node) -> bool:
+    # Spelled as {"type": T, ...}: can take "null" into a type list.
+    return isinstance(node, (ni.ScalarNode, ni.EnumNode, ni.LiteralNode)) and (
+        not isinstance(node, (ni.EnumNode, ni.LiteralNode)) or len(node.types) == 1
+    ) and not (isinstance(node, ni.LiteralNode) and len(node.values) == 1)
+
+
+def _one_or_list(kinds: Any) -> Any:
+    kinds = list(kinds)
+    return kinds[0] if len(kinds) == 1 else kinds
+
+
+def _kind(node: ni.Node) -> str:
+    names = {
+        ni.ScalarNode: "a scalar",
+        ni.ArrayNode: "an array",
+        ni.TupleNode: "a tuple",
+        ni.DictNode: "a dict",
+        ni.UnionNode: "a union",
+        ni.EnumNode: "an enum",
+        ni.LiteralNode: "a literal",
+        ni.AnyNode: "Any",
+        ni.NullNode: "None",
+    }
+    return names.get(type(node), type(node).__name__)
+
+
+def _as_object(node: ni.Node) -> ni.ObjectNode | None:
+    """The object a node stands for, seeing through a described single-option union."""
+    if isinstance(node, ni.ObjectNode):
+        return node
+    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
+        return _as_object(node.options[0])
+    return None
+
+
+def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
+    """Object nodes that lie on a cycle."""
+    found: set[ni.ObjectNode] = set()
+    stack: list[ni.ObjectNode] = []
+    done: set[int] = set()
+
+    def visit(node: ni.Node) -> None:
+        if isinstance(node, ni.ObjectNode):
+            if node in stack:
+                found.update(stack[stack.index(node):])
+                return
+            if id(node) in done:
+                return
+            stack.append(node)
+            for f in node.fields:
+                visit(f.node)
+            stack.pop()
+            done.add(id(node))
+            return
+        for child in ni._children(node):
+            visit(child)
+
+    visit(root)
+    return found
+
+
+def _defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:
+    """Collision-free ``$defs`` keys: the name, module-qualified only on a clash."""
+    base: dict[int, str] = {}
+    for o in objects:
+        name = o.name
+        if o.generic_args:
+            name += "_" + "_".join(_arg_name(a) for a in o.generic_args)
+        base[id(o)] = name
+    counts: dict[str, int] = {}
+    for key in base.values():
+        counts[key] = counts.get(key, 0) + 1
+    keys: dict[int, str] = {}
+    used: set[str] = set()
+    for o in objects:
+        key = base[id(o)]
+        if counts[key] > 1:
+            module = getattr(_origin(o.python_type), "__module__", "") or ""
+            key = f"{module}.{key}" if module else key
+        candidate, n = key, 2
+        while candidate in used:
+            candidate = f"{key}_{n}"
+            n += 1
+        used.add(candidate)
+        keys[id(o)] = candidate
+    return keys
+
+
+def _origin(tp: Any) -> Any:
+    return getattr(tp, "__origin__", None) or tp
+
+
+def _arg_name(arg: Any) -> str:
+    name = getattr(arg, "__name__", None)
+    if name is None:
+        name = repr(arg).replace("typing.", "")
+    return "".join(ch if ch.isalnum() else "_" for ch in name).strip("_")
+
+
+# -- the public entry point -------------------------------------------------------------
+
+
+@attrs.frozen
+class Built:
+    """Strictly private: a cached build, as immutable data."""
+
+    frozen: Any
+    rewrites: tuple[Rewrite, ...]
+
+
+def build(obj: Any, adapter: Adapter, use_references: bool) -> tuple[Json, list[Rewrite]]:
+    """Build the wrapped schema of ``obj`` as plain dicts, with the rewrites made."""
+    node = ni.type_info(obj)
+    builder = _Builder(node, adapter, use_references, obj)
+    body = builder.body()
+    root = _as_object(node)
+    name = root.name if root is not None else _fallback_name(obj)
+    if adapter.name_pattern is not None and not adapter.valid_name(name):
+        raise SchemaError(
+            f"the name {name!r} is not accepted by {adapter.name} (it must match "
+            f"{adapter.name_pattern}); register another with "
+            f"annotate.register(..., Annotation(name={_suggest_name(name)!r}))",
+            path=name,
+            type_=obj,
+        )
+    description = root.description if root is not None else node.description
+    problems: list[tuple[str, str]] = []
+    for check in adapter.checks:
+        problems.extend(check(body, adapter))
+    if problems:
+        text = "; ".join(f"{p or '/'}: {m}" for p, m in problems)
+        raise SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
+    wrapped = adapter.wrap(name, description, body, adapter.strict)
+    return wrapped, builder.rewrites
+
+
+def _fallback_name(obj: Any) -> str:
+    from ._annotate import object_name
+
+    return object_name(obj)
+
+
+def _suggest_name(name: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
+    return (cleaned or "schema")[:64]
+
+
+class _FrozenObject(tuple):  # type: ignore[type-arg]
+    """Strictly private: a cached JSON object, as (key, value) pairs."""
+
+    __slots__ = ()
+
+
+class _FrozenArray(tuple):  # type: ignore[type-arg]
+    """Strictly private: a cached JSON array."""
+
+    __slots__ = ()
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _FrozenObject((k, _freeze(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return _FrozenArray(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
+    if type(value) is _FrozenObject:
+        out = dict_type()
+        for k, v in value:
+            out[k] = _thaw(v, dict_type)
+        return out
+    if type(value) is _FrozenArray:
+        return [_thaw(v, dict_type) for v in value]
+    return value
+
+
+_CACHE_LOCK = threading.Lock()
+_CACHE: dict[Any, Built] = {}
+
+
+def _clear() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+_REGISTRY.on_change(_clear)
+
+
+def cached_build(obj: Any, adapter: Adapter, use_references: bool) -> Built:
+    key = (obj, adapter, use_references)
+    try:
+        hit = _CACHE.get(key)
+    except TypeError:
+        body, rewrites = build(obj, adapter, use_references)
+        return Built(_freeze(body), tuple(rewrites))
+    if hit is not None:
+        return hit
+    body, rewrites = build(obj, adapter, use_references)
+    built = Built(_freeze(body), tuple(rewrites))
+    with _CACHE_LOCK:
+        _CACHE[key] = built
+    return built
+
+
+def schema(
+    obj: Any,
+    llm_adapter: Adapter = STANDARD,
+    *,
+    use_references: bool = False,
+    dict_type: Callable[[], Any] = dict,
+    report: list[Rewrite] | None = None,
+) -> Any:
+    """The JSON Schema of a type or function, shaped for ``llm_adapter``.
+
+    Args:
+        obj: An attrs class, a dataclass, any supported type expression, or a function.
+        llm_adapter: Where the schema goes: ``STANDARD`` (the plain body), ``OPENAI``
+            (a structured-output ``json_schema`` object), ``OPENAI_TOOLS`` (a Responses
+            API function tool), or any other adapter.
+        use_references: Put every nested class under ``$defs`` and refer to it with
+            ``$ref``. Recursive classes go there either way.
+        dict_type: The mapping type used for every object in the output.
+        report: A list to which every change the adapter made to fit its provider
+            (a keyword moved into a description, ...) is appended as a ``Rewrite``.
+
+    Returns:
+        A fresh mapping, safe to change; keys in the order of SPEC 3.3.
+
+    Raises:
+        SchemaError: ``obj`` cannot be described under ``llm_adapter``; the message
+            names the path, the reason and the fix.
+
+    .. versionadded:: 0.1.0
+    """
+    if not isinstance(llm_adapter, Adapter):
+        msg = (
+            f"llm_adapter must be an Adapter such as STANDARD or OPENAI, got {llm_adapter!r}"
+        )
+        raise SchemaError(msg)
+    if not callable(dict_type):
+        msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
+        raise SchemaError(msg)
+    built = cached_build(obj, llm_adapter, bool(use_references))
+    if report is not None:
+        report.extend(built.rewrites)
+    return _thaw(built.frozen, dict_type)
+
+
+def iter_rewrites(obj: Any, llm_adapter: Adapter, *, use_references: bool = False) -> Iterator[Rewrite]:
+    """The changes ``llm_adapter`` makes to fit ``obj``'s schema to its provider."""
+    return iter(cached_build(obj, llm_adapter, bool(use_references)).rewrites)

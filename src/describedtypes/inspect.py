@@ -1,0 +1,950 @@
+"""A read-only view of Python types and functions as a small tree of immutable nodes.
+
+``type_info(obj)`` inspects a type or a function once; the schema builder, the decoder
+and the tool runtime all read the same nodes, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import datetime
+import enum
+import functools
+import inspect as _pyinspect
+import re
+import threading
+import typing
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any, Literal, Union
+
+import attrs
+
+from . import _typing as t
+from ._annotate import (
+    _REGISTRY,
+    Annotation,
+    annotate,
+    iter_annotation_metadata,
+    object_name,
+    registered_override,
+)
+from ._context import Context
+from .errors import SchemaError
+
+__all__ = (
+    "AnyNode",
+    "ArrayNode",
+    "Constraints",
+    "DictNode",
+    "EnumNode",
+    "Field",
+    "LiteralNode",
+    "Node",
+    "NullNode",
+    "ObjectNode",
+    "ScalarNode",
+    "TupleNode",
+    "UnionNode",
+    "type_info",
+)
+
+JsonType = Literal["string", "integer", "number", "boolean", "null"]
+
+
+@attrs.frozen(kw_only=True)
+class Constraints:
+    """Value bounds from attrs validators, in JSON Schema's terms."""
+
+    minimum: float | None = None
+    exclusive_minimum: float | None = None
+    maximum: float | None = None
+    exclusive_maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+
+    def __bool__(self) -> bool:
+        return any(v is not None for v in attrs.astuple(self, recurse=False))
+
+    def merged(self, other: Constraints) -> Constraints:
+        changes = {
+            k: v for k, v in attrs.asdict(other, recurse=False).items() if v is not None
+        }
+        return attrs.evolve(self, **changes) if changes else self
+
+
+_NO_CONSTRAINTS = Constraints()
+
+
+@attrs.frozen(kw_only=True)
+class Node:
+    """Base of every node.
+
+    Attributes:
+        description: From ``Annotated[T, Annotation(description=...)]``.
+        enum: Allowed values from an annotation or an ``in_`` validator (the type's own
+            values, for Enum and Literal, live on those nodes).
+        constraints: Bounds from validators.
+    """
+
+    description: str | None = None
+    enum: tuple[Any, ...] | None = None
+    constraints: Constraints = _NO_CONSTRAINTS
+
+
+@attrs.frozen(kw_only=True)
+class ScalarNode(Node):
+    """``str``, ``int``, ``float``, ``bool``, and the string formats (datetime, UUID, ...)."""
+
+    type: JsonType
+    python_type: type
+    format: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class NullNode(Node):
+    """``None``."""
+
+
+@attrs.frozen(kw_only=True)
+class AnyNode(Node):
+    """``Any`` or ``object``: any JSON value."""
+
+
+@attrs.frozen(kw_only=True)
+class EnumNode(Node):
+    """An ``enum.Enum`` subclass, described by its member values."""
+
+    cls: type[enum.Enum]
+    values: tuple[Any, ...]
+    types: tuple[JsonType, ...]
+
+
+@attrs.frozen(kw_only=True)
+class LiteralNode(Node):
+    """``Literal[...]``; ``values`` are JSON values (Enum members by their value)."""
+
+    values: tuple[Any, ...]
+    python_values: tuple[Any, ...]
+    types: tuple[JsonType, ...]
+
+
+@attrs.frozen(kw_only=True)
+class ArrayNode(Node):
+    """A homogeneous collection: list, ``tuple[T, ...]``, set, frozenset, Sequence."""
+
+    items: Node
+    container: type
+    unique: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class TupleNode(Node):
+    """A fixed-length tuple, ``tuple[A, B]``."""
+
+    items: tuple[Node, ...]
+
+
+@attrs.frozen(kw_only=True)
+class DictNode(Node):
+    """``dict[str, T]`` and ``Mapping[str, T]``."""
+
+    keys: Node
+    values: Node
+    container: type = dict
+
+
+@attrs.frozen(kw_only=True)
+class UnionNode(Node):
+    """``A | B | ...``; ``None`` among the options appears as a ``NullNode``."""
+
+    options: tuple[Node, ...]
+
+    @property
+    def nullable(self) -> bool:
+        return any(isinstance(o, NullNode) for o in self.options)
+
+    def without_null(self) -> Node:
+        """The node this union is when ``None`` is taken out."""
+        rest = tuple(o for o in self.options if not isinstance(o, NullNode))
+        if len(rest) == 1:
+            return rest[0]
+        return UnionNode(options=rest)
+
+
+_NOTHING: Any = attrs.NOTHING
+
+
+@attrs.frozen(kw_only=True)
+class Field:
+    """One property of an object: a class field or a function parameter.
+
+    Attributes:
+        name: The Python name (attribute or parameter).
+        key: The JSON property key the model sees (the annotation's name, else ``name``).
+        init_name: The keyword the constructor or function takes it by.
+        node: Its type.
+        description: From the owner's annotation, the field metadata or the docstring.
+        required: True when it has no default.
+        default: The default value, or ``attrs.NOTHING``.
+        default_factory: A zero-argument callable making the default, or None.
+    """
+
+    name: str
+    key: str
+    init_name: str
+    node: Node
+    description: str | None = None
+    required: bool = True
+    default: Any = _NOTHING
+    default_factory: Callable[[], Any] | None = None
+
+    @property
+    def nullable(self) -> bool:
+        return isinstance(self.node, UnionNode) and self.node.nullable
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not _NOTHING or self.default_factory is not None
+
+
+@attrs.define(kw_only=True, eq=False, repr=False)
+class ObjectNode(Node):
+    """An attrs class, a dataclass or a function's parameters.
+
+    Compared by identity: a recursive type is one node whose fields lead back to itself.
+
+    Attributes:
+        python_type: The class (or ``Box[int]`` alias); for a function, the function.
+        name: The annotation name (schema or tool name).
+        fields: The properties, in declaration order.
+        is_function: True for a function's parameters.
+        context_params: Parameters typed with ``Context``, filled from the call's context.
+        hidden_args: For ``functools.partial``: the bound keyword arguments.
+        defs_key: The key under ``$defs`` (unique among the types of one schema run).
+    """
+
+    python_type: Any
+    name: str
+    fields: tuple[Field, ...] = ()
+    is_function: bool = False
+    context_params: tuple[str, ...] = ()
+    generic_args: tuple[Any, ...] = ()
+    _sealed: bool = attrs.field(default=False, init=False, repr=False)
+
+    # Identity, not the inherited field-wise equality: two classes with the same
+    # description are different objects, and a recursive node must not compare itself.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_sealed", False):
+            msg = "ObjectNode is immutable"
+            raise attrs.exceptions.FrozenInstanceError(msg)
+        object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        keys = ", ".join(f.key for f in self.fields)
+        return f"ObjectNode({self.name}: {keys})"
+
+    def field(self, key: str) -> Field:
+        for f in self.fields:
+            if f.key == key:
+                return f
+        raise KeyError(key)
+
+    def _seal(self) -> None:
+        object.__setattr__(self, "_sealed", True)
+
+
+# -- inspection ------------------------------------------------------------------------
+
+_SCALARS: dict[Any, tuple[JsonType, str | None]] = {
+    str: ("string", None),
+    int: ("integer", None),
+    float: ("number", None),
+    bool: ("boolean", None),
+    datetime.datetime: ("string", "date-time"),
+    datetime.date: ("string", "date"),
+    datetime.time: ("string", "time"),
+    uuid.UUID: ("string", "uuid"),
+}
+
+_LIST_ORIGINS = {
+    list: list,
+    collections.abc.Sequence: list,
+    collections.abc.MutableSequence: list,
+    collections.abc.Iterable: list,
+    collections.abc.Collection: list,
+    typing.List: list,  # noqa: UP006 - the alias is a distinct object to recognise
+    typing.Sequence: list,  # noqa: UP006
+}
+_SET_ORIGINS = {
+    set: set,
+    frozenset: frozenset,
+    collections.abc.Set: frozenset,
+    collections.abc.MutableSet: set,
+    typing.Set: set,  # noqa: UP006
+    typing.FrozenSet: frozenset,  # noqa: UP006
+}
+_DICT_ORIGINS = {
+    dict: dict,
+    collections.abc.Mapping: dict,
+    collections.abc.MutableMapping: dict,
+    typing.Dict: dict,  # noqa: UP006
+    typing.Mapping: dict,  # noqa: UP006
+}
+
+_SUGGESTIONS: dict[Any, str] = {
+    bytes: "JSON has no bytes; use str (e.g. base64 text) instead",
+    bytearray: "JSON has no bytes; use str (e.g. base64 text) instead",
+    complex: "JSON has no complex numbers; use two floats",
+}
+
+
+def _json_type_of(value: Any) -> JsonType:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    raise TypeError(value)
+
+
+def _json_types(values: tuple[Any, ...]) -> tuple[JsonType, ...]:
+    kinds: list[JsonType] = []
+    for v in values:
+        kind = _json_type_of(v)
+        if kind not in kinds:
+            kinds.append(kind)
+    if "integer" in kinds and "number" in kinds:
+        kinds.remove("integer")
+    return tuple(kinds)
+
+
+class _Inspector:
+    """Strictly private: turns typing objects into nodes, once per object."""
+
+    def __init__(self) -> None:
+        self._objects: dict[Any, ObjectNode] = {}
+
+    # The path is a list of names from the root, for error messages.
+    def node(self, tp: Any, path: str, owner: Any) -> Node:
+        meta: list[Annotation] = []
+        while True:
+            if t.is_annotated(tp):
+                args = t.get_args(tp)
+                meta.extend(iter_annotation_metadata(tp.__metadata__))
+                tp = args[0]
+            elif t.is_type_alias_type(tp):
+                tp = tp.__value__
+            elif t.is_newtype(tp):
+                tp = tp.__supertype__
+            elif t.is_final(tp) and t.get_args(tp):
+                tp = t.get_args(tp)[0]
+            else:
+                break
+        node = self._bare(tp, path, owner)
+        for ann in meta:
+            changes: dict[str, Any] = {}
+            if ann.description is not None:
+                changes["description"] = ann.description
+            if ann.enum is not None:
+                changes["enum"] = ann.enum
+            if changes:
+                if isinstance(node, ObjectNode):
+                    # An object node is shared by every use; describe the use instead.
+                    node = UnionNode(options=(node,), **changes)
+                else:
+                    node = attrs.evolve(node, **changes)
+        return node
+
+    def _bare(self, tp: Any, path: str, owner: Any) -> Node:  # noqa: C901, PLR0911, PLR0912
+        if tp is None or tp is t.NoneType:
+            return NullNode()
+        if tp is Any or tp is object:
+            return AnyNode()
+        if isinstance(tp, str) or isinstance(tp, typing.ForwardRef):
+            name = tp if isinstance(tp, str) else tp.__forward_arg__
+            raise SchemaError(
+                f"cannot resolve the forward reference {name!r}; define {name} at module "
+                "level (or import it) so typing.get_type_hints can find it",
+                path=path,
+                type_=owner,
+            )
+        if t.is_typevar(tp):
+            raise SchemaError(
+                f"the type variable {tp.__name__} is not bound; describe a parametrized "
+                f"generic such as {object_name(owner)}[int]",
+                path=path,
+                type_=owner,
+            )
+        if isinstance(tp, type) and tp in _SCALARS:
+            kind, fmt = _SCALARS[tp]
+            return ScalarNode(type=kind, python_type=tp, format=fmt)
+        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            return self._enum(tp, path, owner)
+        if t.is_literal(tp):
+            return self._literal(tp, path, owner)
+        if t.is_union(tp):
+            options: list[Node] = []
+            for arg in t.get_args(tp):
+                sub = self.node(arg, path, owner)
+                if isinstance(sub, UnionNode) and sub.description is None and sub.enum is None:
+                    options.extend(o for o in sub.options if o not in options)
+                elif sub not in options:
+                    options.append(sub)
+            return options[0] if len(options) == 1 else UnionNode(options=tuple(options))
+        origin = t.get_origin(tp)
+        args = t.get_args(tp)
+        if origin is tuple or tp is tuple or origin is typing.Tuple:  # noqa: UP006
+            if not args or (len(args) == 2 and args[1] is Ellipsis):
+                item = self.node(args[0], f"{path}[]", owner) if args else AnyNode()
+                return ArrayNode(items=item, container=tuple)
+            if args == ((),):
+                return TupleNode(items=())
+            return TupleNode(
+                items=tuple(self.node(a, f"{path}[{i}]", owner) for i, a in enumerate(args))
+            )
+        base = origin if origin is not None else tp
+        if base in _LIST_ORIGINS:
+            item = self.node(args[0], f"{path}[]", owner) if args else AnyNode()
+            return ArrayNode(items=item, container=_LIST_ORIGINS[base])
+        if base in _SET_ORIGINS:
+            item = self.node(args[0], f"{path}[]", owner) if args else AnyNode()
+            return ArrayNode(items=item, container=_SET_ORIGINS[base], unique=True)
+        if base in _DICT_ORIGINS:
+            key_tp, value_tp = args if args else (str, Any)
+            key = self.node(key_tp, f"{path}{{}}", owner)
+            if not _is_string_key(key):
+                raise SchemaError(
+                    f"dict keys must be strings in JSON, got {t.type_repr(key_tp)}; "
+                    "use dict[str, ...] (or a str Enum / Literal of strings as the key)",
+                    path=path,
+                    type_=owner,
+                )
+            value = self.node(value_tp, f"{path}{{}}", owner)
+            return DictNode(keys=key, values=value, container=_DICT_ORIGINS[base])
+        cls = origin if origin is not None else tp
+        if isinstance(cls, type) and (attrs.has(cls) or dataclasses.is_dataclass(cls)):
+            return self.object(tp, path)
+        if t.is_classvar(tp):
+            raise SchemaError("ClassVar is not a field type", path=path, type_=owner)
+        hint = _SUGGESTIONS.get(tp)
+        if hint is None and isinstance(tp, type) and issubclass(tp, str):
+            return ScalarNode(type="string", python_type=tp)
+        reason = f"cannot describe {t.type_repr(tp)} to a model"
+        fix = hint or (
+            "use an attrs class or dataclass, a builtin (str, int, float, bool, list, dict), "
+            "an Enum, a Literal, datetime/date/time/UUID, or a union of these"
+        )
+        raise SchemaError(f"{reason}; {fix}", path=path, type_=owner)
+
+    def _enum(self, cls: type[enum.Enum], path: str, owner: Any) -> EnumNode:
+        values = tuple(member.value for member in cls)
+        if not values:
+            raise SchemaError(
+                f"the Enum {cls.__qualname__} has no members; a model cannot pick a value",
+                path=path,
+                type_=owner,
+            )
+        try:
+            kinds = _json_types(values)
+        except TypeError:
+            bad = next(v for v in values if not isinstance(v, (str, int, float, bool)))
+            raise SchemaError(
+                f"the Enum {cls.__qualname__} has the value {bad!r}, which is not a JSON "
+                "scalar; give its members str or int values",
+                path=path,
+                type_=owner,
+            ) from None
+        return EnumNode(cls=cls, values=values, types=kinds)
+
+    def _literal(self, tp: Any, path: str, owner: Any) -> Node:
+        python_values: list[Any] = []
+        for arg in _flatten_literal(tp):
+            if arg not in python_values:
+                python_values.append(arg)
+        values = []
+        for v in python_values:
+            value = v.value if isinstance(v, enum.Enum) else v
+            if not isinstance(value, (str, int, float, bool)) and value is not None:
+                raise SchemaError(
+                    f"the Literal value {v!r} is not a JSON scalar; use str, int, bool or None",
+                    path=path,
+                    type_=owner,
+                )
+            values.append(value)
+        return LiteralNode(
+            values=tuple(values), python_values=tuple(python_values), types=_json_types(tuple(values))
+        )
+
+    # -- objects ---------------------------------------------------------------------
+
+    def object(self, tp: Any, path: str) -> ObjectNode:
+        try:
+            cached = self._objects.get(tp)
+        except TypeError:
+            cached = None
+        if cached is not None:
+            return cached
+        origin = t.get_origin(tp)
+        cls = origin if origin is not None else tp
+        ann = annotate(tp) if origin is None else _annotation_for_alias(tp, cls)
+        override = _override_parameters(tp, cls)
+        node = ObjectNode(
+            python_type=tp,
+            name=ann.name or object_name(cls),
+            description=ann.description,
+            generic_args=t.get_args(tp) if origin is not None else (),
+        )
+        # Registered before the fields are read, so a type that contains itself
+        # finds this node instead of recursing forever.
+        self._objects[tp] = node
+        root = path or node.name
+        try:
+            hints = _class_hints(cls, tp)
+            raw_fields = list(_class_fields(cls))
+        except NameError as exc:
+            del self._objects[tp]
+            raise SchemaError(
+                f"cannot resolve a type annotation of {cls.__qualname__}: {exc}; define the "
+                "missing name at module level so typing.get_type_hints can find it",
+                path=root,
+                type_=tp,
+            ) from None
+        _check_parameter_names(ann, [name for name, *_ in raw_fields], root, tp)
+        fields = []
+        for name, init_name, default, factory, validator in raw_fields:
+            field_ann = ann.parameters.get(name, Annotation())
+            field_path = f"{root}.{name}"
+            if name not in hints:
+                raise SchemaError(
+                    "the field has no type annotation; annotate it (e.g. `x: int`)",
+                    path=field_path,
+                    type_=tp,
+                )
+            fnode = self.node(hints[name], field_path, tp)
+            fnode = _apply_validator(fnode, validator, field_path, tp)
+            fields.append(
+                _make_field(name, init_name, fnode, field_ann, override.get(name), default, factory)
+            )
+        _check_unique_keys(fields, root, tp)
+        node.fields = tuple(fields)
+        node._seal()
+        return node
+
+    def function(self, func: Any) -> ObjectNode:
+        """The parameters of ``func`` as an object node."""
+        target, hidden = _unwrap_callable(func)
+        name = object_name(func)
+        ann = annotate(func)
+        own = registered_override(func)
+        override = dict(own.parameters) if own is not None else {}
+        try:
+            signature = _pyinspect.signature(func)
+        except (TypeError, ValueError) as exc:
+            raise SchemaError(
+                f"cannot read the signature of {name}: {exc}; describe a Python function",
+                path=name,
+                type_=func,
+            ) from None
+        try:
+            hints = typing.get_type_hints(target, include_extras=True)
+        except NameError as exc:
+            raise SchemaError(
+                f"cannot resolve a type annotation of {name}: {exc}; define the missing "
+                "name at module level so typing.get_type_hints can find it",
+                path=name,
+                type_=func,
+            ) from None
+        params = list(signature.parameters.values())
+        if params and params[0].name in {"self", "cls"} and params[0].name not in hints:
+            params = params[1:]
+        params = [p for p in params if p.name not in hidden]
+        fields: list[Field] = []
+        context: list[str] = []
+        _check_parameter_names(ann, [p.name for p in params], name, func)
+        for p in params:
+            ppath = f"{name}.{p.name}"
+            if p.kind is p.VAR_POSITIONAL or p.kind is p.VAR_KEYWORD:
+                star = "*" if p.kind is p.VAR_POSITIONAL else "**"
+                raise SchemaError(
+                    f"{star}{p.name} cannot be described to a model, which passes arguments "
+                    "by name; replace it with named parameters (or a list/dict parameter)",
+                    path=ppath,
+                    type_=func,
+                )
+            if p.kind is p.POSITIONAL_ONLY:
+                raise SchemaError(
+                    "positional-only parameters cannot be passed by name; remove the `/` "
+                    "from the signature or wrap the function",
+                    path=ppath,
+                    type_=func,
+                )
+            if p.name not in hints:
+                raise SchemaError(
+                    "the parameter has no type annotation; annotate it (e.g. `city: str`)",
+                    path=ppath,
+                    type_=func,
+                )
+            hint = hints[p.name]
+            if _is_context(hint):
+                context.append(p.name)
+                continue
+            pnode = self.node(hint, ppath, func)
+            default = _NOTHING if p.default is p.empty else p.default
+            fields.append(
+                _make_field(p.name, p.name, pnode, ann.parameters.get(p.name, Annotation()),
+                            override.get(p.name), default, None)
+            )
+        _check_unique_keys(fields, name, func)
+        node = ObjectNode(
+            python_type=func,
+            name=ann.name or name,
+            description=ann.description,
+            fields=tuple(fields),
+            is_function=True,
+            context_params=tuple(context),
+        )
+        node._seal()
+        return node
+
+
+def _make_field(
+    name: str,
+    init_name: str,
+    node: Node,
+    ann: Annotation,
+    override: Annotation | None,
+    default: Any,
+    factory: Callable[[], Any] | None,
+) -> Field:
+    if ann.enum is not None:
+        node = _with_enum(node, ann.enum)
+    # A registered override wins; then Annotated[T, Annotation(...)] on the field's own
+    # type; then field metadata and the docstring.
+    description = override.description if override is not None else None
+    if description is None:
+        description = node.description if node.description is not None else ann.description
+    return Field(
+        name=name,
+        key=ann.name or name,
+        init_name=init_name,
+        node=node,
+        description=description,
+        required=default is _NOTHING and factory is None,
+        default=default,
+        default_factory=factory,
+    )
+
+
+def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
+    if isinstance(node, UnionNode) and node.nullable and not isinstance(node, ObjectNode):
+        inner = _with_enum(node.without_null(), values)
+        return UnionNode(options=(inner, NullNode()), description=node.description)
+    if isinstance(node, ObjectNode):
+        return UnionNode(options=(node,), enum=values)
+    return attrs.evolve(node, enum=values)
+
+
+def _check_parameter_names(ann: Annotation, names: list[str], path: str, owner: Any) -> None:
+    import difflib
+
+    for key in ann.parameters:
+        if key in names:
+            continue
+        close = difflib.get_close_matches(key, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        listed = ", ".join(names) if names else "(none)"
+        raise SchemaError(
+            f"the annotation describes a field {key!r} that {object_name(owner)} does not "
+            f"have; {hint}its fields are: {listed}",
+            path=f"{path}.{key}",
+            type_=owner,
+        )
+
+
+def _check_unique_keys(fields: list[Field], path: str, owner: Any) -> None:
+    seen: dict[str, str] = {}
+    for f in fields:
+        if f.key in seen:
+            raise SchemaError(
+                f"the fields {seen[f.key]!r} and {f.name!r} are both named {f.key!r} for the "
+                "model; give one of them another name in its Annotation",
+                path=f"{path}.{f.name}",
+                type_=owner,
+            )
+        seen[f.key] = f.name
+
+
+def _is_context(hint: Any) -> bool:
+    while t.is_annotated(hint):
+        hint = t.get_args(hint)[0]
+    return hint is Context or t.get_origin(hint) is Context
+
+
+def _is_string_key(node: Node) -> bool:
+    if isinstance(node, ScalarNode):
+        return node.type == "string"
+    if isinstance(node, (EnumNode, LiteralNode)):
+        return node.types == ("string",)
+    return False
+
+
+def _flatten_literal(tp: Any) -> Iterator[Any]:
+    for arg in t.get_args(tp):
+        if t.is_literal(arg):
+            yield from _flatten_literal(arg)
+        else:
+            yield arg
+
+
+def _override_parameters(tp: Any, cls: Any) -> dict[str, Annotation]:
+    found: dict[str, Annotation] = {}
+    for source in (cls, tp):
+        own = registered_override(source) if source is not None else None
+        if own is not None:
+            for key, value in own.parameters.items():
+                found[key] = value.merged_over(found[key]) if key in found else value
+    return found
+
+
+def _annotation_for_alias(alias: Any, cls: type) -> Annotation:
+    # Box[int] has its own registration if there is one, else Box's.
+    own = _REGISTRY.get(alias)
+    base = annotate(cls)
+    if own is None:
+        return base
+    return annotate(alias).merged_over(base)
+
+
+def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
+    hints: dict[str, Any] = {}
+    # Walk the MRO so generic parents are substituted with the arguments they got.
+    for klass in reversed(cls.__mro__):
+        if klass is object:
+            continue
+        try:
+            own = typing.get_type_hints(klass, include_extras=True)
+        except NameError:
+            raise
+        hints.update(own)
+    params = getattr(cls, "__parameters__", ())
+    args = t.get_args(tp)
+    if params and args:
+        mapping = dict(zip(params, args))
+        hints = {k: _substitute(v, mapping) for k, v in hints.items()}
+    return hints
+
+
+def _substitute(tp: Any, mapping: dict[Any, Any]) -> Any:
+    if t.is_typevar(tp):
+        return mapping.get(tp, tp)
+    params = getattr(tp, "__parameters__", ())
+    if params:
+        try:
+            return tp[tuple(mapping.get(p, p) for p in params)]
+        except TypeError:
+            return tp
+    return tp
+
+
+_FieldRow = tuple[str, str, Any, Union[Callable[[], Any], None], Any]
+
+
+def _class_fields(cls: type) -> Iterator[_FieldRow]:
+    if attrs.has(cls):
+        for a in attrs.fields(cls):
+            if not a.init:
+                continue
+            default, factory = a.default, None
+            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                if default.takes_self:
+                    default, factory = _NOTHING, None
+                    # A default computed from self can't be shown; the field stays optional.
+                    yield a.name, a.alias or a.name, _TAKES_SELF, None, a.validator
+                    continue
+                default, factory = _NOTHING, default.factory
+            yield a.name, a.alias or a.name, default, factory, a.validator
+    else:
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            default = _NOTHING if f.default is dataclasses.MISSING else f.default
+            factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
+            yield f.name, f.name, default, factory, None
+
+
+class _TakesSelf:
+    """A default computed from the instance: present, but not a JSON value."""
+
+    def __repr__(self) -> str:
+        return "<computed default>"
+
+
+_TAKES_SELF: Any = _TakesSelf()
+
+
+def _unwrap_callable(func: Any) -> tuple[Any, set[str]]:
+    hidden: set[str] = set()
+    while isinstance(func, functools.partial):
+        hidden.update(func.keywords)
+        func = func.func
+    func = getattr(func, "__func__", func)
+    if not (_pyinspect.isfunction(func) or _pyinspect.isbuiltin(func)) and callable(func):
+        call = getattr(type(func), "__call__", None)
+        if call is not None and _pyinspect.isfunction(call):
+            func = call
+    return _pyinspect.unwrap(func), hidden
+
+
+# -- validators ------------------------------------------------------------------------
+
+
+def _iter_validators(validator: Any) -> Iterator[Any]:
+    if validator is None:
+        return
+    inner = getattr(validator, "_validators", None)
+    if inner is not None:  # and_() / a list of validators
+        for v in inner:
+            yield from _iter_validators(v)
+        return
+    if type(validator).__name__ == "_OptionalValidator":
+        yield from _iter_validators(validator.validator)
+        return
+    yield validator
+
+
+def _apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
+    enum_values: tuple[Any, ...] | None = None
+    found = Constraints()
+    for v in _iter_validators(validator):
+        kind = type(v).__name__
+        if kind == "_InValidator":
+            options = v.options
+            if isinstance(options, (str, bytes, dict)) or not isinstance(
+                options, collections.abc.Iterable
+            ):
+                continue
+            values = tuple(o.value if isinstance(o, enum.Enum) else o for o in options)
+            if all(isinstance(x, (str, int, float, bool)) for x in values):
+                enum_values = values
+        elif kind == "_NumberValidator":
+            key = {">=": "minimum", ">": "exclusive_minimum", "<=": "maximum",
+                   "<": "exclusive_maximum"}.get(v.compare_op)
+            if key is not None and isinstance(v.bound, (int, float)):
+                found = found.merged(Constraints(**{key: v.bound}))
+        elif kind == "_MinLengthValidator":
+            found = found.merged(Constraints(min_length=v.min_length))
+        elif kind == "_MaxLengthValidator":
+            found = found.merged(Constraints(max_length=v.max_length))
+        elif kind == "_MatchesReValidator":
+            pattern = v.pattern.pattern if isinstance(v.pattern, re.Pattern) else v.pattern
+            if isinstance(pattern, str):
+                found = found.merged(Constraints(pattern=pattern))
+    if not found and enum_values is None:
+        return node
+    return _constrain(node, found, enum_values)
+
+
+def _constrain(node: Node, found: Constraints, enum_values: tuple[Any, ...] | None) -> Node:
+    if isinstance(node, UnionNode) and node.nullable:
+        inner = _constrain(node.without_null(), found, enum_values)
+        return UnionNode(options=(inner, NullNode()), description=node.description, enum=node.enum)
+    if isinstance(node, ObjectNode):
+        return node
+    changes: dict[str, Any] = {"constraints": node.constraints.merged(found)}
+    if enum_values is not None:
+        changes["enum"] = enum_values
+    return attrs.evolve(node, **changes)
+
+
+# -- the public entry point and its cache ----------------------------------------------
+
+_CACHE_LOCK = threading.Lock()
+_TYPE_CACHE: dict[Any, Node] = {}
+
+
+def _clear_cache() -> None:
+    with _CACHE_LOCK:
+        _TYPE_CACHE.clear()
+
+
+_REGISTRY.on_change(_clear_cache)
+
+
+def is_function_like(obj: Any) -> bool:
+    """True for functions, methods, partials and other non-class callables."""
+    if isinstance(obj, type) or t.get_origin(obj) is not None:
+        return False
+    return callable(obj) and not isinstance(obj, enum.Enum)
+
+
+def type_info(obj: Any) -> Node:
+    """Inspect a type expression or a function into a node tree (cached).
+
+    Raises:
+        SchemaError: ``obj`` (or something inside it) cannot be described.
+
+    .. versionadded:: 0.1.0
+    """
+    try:
+        cached = _TYPE_CACHE.get(obj)
+    except TypeError:  # unhashable: inspect without caching
+        cached = None
+        cacheable = False
+    else:
+        cacheable = True
+    if cached is not None:
+        return cached
+    inspector = _Inspector()
+    if is_function_like(obj):
+        node: Node = inspector.function(obj)
+    else:
+        node = inspector.node(obj, "", obj)
+    if cacheable:
+        with _CACHE_LOCK:
+            _TYPE_CACHE[obj] = node
+    return node
+
+
+def iter_objects(node: Node) -> Iterator[ObjectNode]:
+    """Every object node reachable from ``node``, each once, in first-seen order."""
+    seen: set[int] = set()
+    order: list[ObjectNode] = []
+
+    def visit(current: Node) -> None:
+        if isinstance(current, ObjectNode):
+            if id(current) in seen:
+                return
+            seen.add(id(current))
+            order.append(current)
+        for child in _children(current):
+            visit(child)
+
+    visit(node)
+    return iter(order)
+
+
+def _children(node: Node) -> Iterator[Node]:
+    if isinstance(node, ObjectNode):
+        for f in node.fields:
+            yield f.node
+    elif isinstance(node, ArrayNode):
+        yield node.items
+    elif isinstance(node, TupleNode):
+        yield from node.items
+    elif isinstance(node, DictNode):
+        yield node.values
+    elif isinstance(node, UnionNode):
+        yield from node.options
+
