@@ -578,7 +578,9 @@ _REGISTRY.on_change(_clear)
 
 
 def cached_build(obj: Any, adapter: Adapter, use_references: bool) -> Built:
-    key = (obj, adapter, use_references)
+    # The generation is part of the key: a build that raced a registration is stored
+    # under the old generation and never served.
+    key = (obj, adapter, use_references, _REGISTRY.generation)
     try:
         hit = _CACHE.get(key)
     except TypeError:

@@ -897,8 +897,9 @@ def type_info(obj: Any) -> Node:
 
     .. versionadded:: 0.1.0
     """
+    key = (obj, _REGISTRY.generation)
     try:
-        cached = _TYPE_CACHE.get(obj)
+        cached = _TYPE_CACHE.get(key)
     except TypeError:  # unhashable: inspect without caching
         cached = None
         cacheable = False
@@ -913,7 +914,7 @@ def type_info(obj: Any) -> Node:
         node = inspector.node(obj, "", obj)
     if cacheable:
         with _CACHE_LOCK:
-            _TYPE_CACHE[obj] = node
+            _TYPE_CACHE[key] = node
     return node
 
 

@@ -1,0 +1,113 @@
+"""``python -m describedtypes schema TARGET``: print a schema as indented JSON."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import adapters as _adapters
+from ._schema import schema
+from .errors import DescribedTypesError
+
+__all__ = ["main"]
+
+
+def _adapter_names() -> dict[str, _adapters.Adapter]:
+    found = {}
+    for name in dir(_adapters):
+        value = getattr(_adapters, name)
+        if isinstance(value, _adapters.Adapter) and name.isupper():
+            found[name.lower()] = value
+    return found
+
+
+class _UsageError(Exception):
+    pass
+
+
+def load_target(target: str) -> Any:
+    """The object named by ``package.module:Name`` or ``path/to/file.py:Name``."""
+    module_part, sep, attr_path = target.rpartition(":")
+    if not sep or not module_part or not attr_path:
+        msg = (
+            f"TARGET must look like package.module:Name or path/to/file.py:Name, got {target!r}"
+        )
+        raise _UsageError(msg)
+    if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
+        path = Path(module_part)
+        if not path.is_file():
+            msg = f"no such file: {module_part}"
+            raise _UsageError(msg)
+        name = f"_describedtypes_target_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            msg = f"cannot import {module_part} as a Python module"
+            raise _UsageError(msg)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # so dataclasses and typing can find the module
+        sys.path.insert(0, str(path.resolve().parent))
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.path.pop(0)
+    else:
+        sys.path.insert(0, str(Path.cwd()))
+        try:
+            module = importlib.import_module(module_part)
+        except ImportError as exc:
+            msg = f"cannot import {module_part!r}: {exc}"
+            raise _UsageError(msg) from None
+        finally:
+            sys.path.pop(0)
+    obj: Any = module
+    for part in attr_path.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            names = [n for n in dir(obj) if not n.startswith("_")]
+            import difflib
+
+            close = difflib.get_close_matches(part, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            msg = f"{module_part} has no attribute {part!r}{hint}"
+            raise _UsageError(msg) from None
+    return obj
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    adapters = _adapter_names()
+    parser = argparse.ArgumentParser(
+        prog="python -m describedtypes",
+        description="Describe Python types and functions to large language models.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    cmd = commands.add_parser("schema", help="print the schema of a type or function as JSON")
+    cmd.add_argument("target", metavar="TARGET", help="package.module:Name or path/to/file.py:Name")
+    cmd.add_argument(
+        "--adapter",
+        default="standard",
+        type=str.lower,
+        choices=sorted(adapters),
+        help="the provider shape (default: standard)",
+    )
+    cmd.add_argument(
+        "--references", action="store_true", help="put nested classes under $defs"
+    )
+    args = parser.parse_args(argv)
+    try:
+        obj = load_target(args.target)
+        out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)
+    except _UsageError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    except DescribedTypesError as exc:
+        parser.exit(1, f"error: {exc}\n")
+    sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    return 0
