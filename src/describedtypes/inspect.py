@@ -26,6 +26,7 @@ from ._annotate import (
     _REGISTRY,
     Annotation,
     annotate,
+    default_annotation,
     iter_annotation_metadata,
     object_name,
     registered_override,
@@ -544,11 +545,8 @@ class _Inspector:
 
     def function(self, func: Any) -> ObjectNode:
         """The parameters of ``func`` as an object node."""
-        target, hidden = _unwrap_callable(func)
+        target, hidden, layers = _unwrap_callable(func)
         name = object_name(func)
-        ann = annotate(func)
-        own = registered_override(func)
-        override = dict(own.parameters) if own is not None else {}
         try:
             signature = _pyinspect.signature(func)
         except (TypeError, ValueError) as exc:
@@ -557,22 +555,20 @@ class _Inspector:
                 path=name,
                 type_=func,
             ) from None
-        try:
-            hints = typing.get_type_hints(target, include_extras=True)
-        except NameError as exc:
-            raise SchemaError(
-                f"cannot resolve a type annotation of {name}: {exc}; define the missing "
-                "name at module level so typing.get_type_hints can find it",
-                path=name,
-                type_=func,
-            ) from None
+        ann, override = _function_annotation(func, layers)
+        # The override may describe any parameter of the underlying function, including
+        # ones a partial binds; docstring entries for names that are not parameters
+        # (``**kwargs``, say) are ignored.
+        _check_parameter_names(
+            Annotation(parameters=override), _all_parameter_names(target, signature), name, func
+        )
+        hints = _function_hints(target, name, func)
         params = list(signature.parameters.values())
         if params and params[0].name in {"self", "cls"} and params[0].name not in hints:
             params = params[1:]
         params = [p for p in params if p.name not in hidden]
         fields: list[Field] = []
         context: list[str] = []
-        _check_parameter_names(ann, [p.name for p in params], name, func)
         for p in params:
             ppath = f"{name}.{p.name}"
             if p.kind is p.VAR_POSITIONAL or p.kind is p.VAR_KEYWORD:
@@ -585,8 +581,9 @@ class _Inspector:
                 )
             if p.kind is p.POSITIONAL_ONLY:
                 raise SchemaError(
-                    "positional-only parameters cannot be passed by name; remove the `/` "
-                    "from the signature or wrap the function",
+                    "positional-only parameters cannot be passed by name, and a model passes "
+                    "arguments by name; remove the `/` from the signature, bind the "
+                    "parameter with functools.partial, or wrap the function",
                     path=ppath,
                     type_=func,
                 )
@@ -687,9 +684,101 @@ def _check_unique_keys(fields: list[Field], path: str, owner: Any) -> None:
 
 
 def _is_context(hint: Any) -> bool:
+    """``Context``, ``Context[T]``, ``Context[T] | None`` (``Annotated`` seen through)."""
     while t.is_annotated(hint):
         hint = t.get_args(hint)[0]
-    return hint is Context or t.get_origin(hint) is Context
+    if hint is Context or t.get_origin(hint) is Context:
+        return True
+    if t.is_union(hint):
+        options = [a for a in t.get_args(hint) if a is not t.NoneType and a is not None]
+        return bool(options) and all(_is_context(a) for a in options)
+    return False
+
+
+# ``Context[...]`` written as text, for annotations that cannot be evaluated (the context
+# type is often imported under ``if TYPE_CHECKING:`` only).
+_CONTEXT_TEXT = re.compile(r"\s*(?:[\w.]+\.)?Context\s*(?:\[.*\])?\s*(?:\|\s*None\s*)?")
+
+
+class _HintsOf:
+    """Strictly private: one annotation with the globals it is evaluated in."""
+
+    def __init__(self, name: str, annotation: Any, globalns: Any) -> None:
+        self.__annotations__ = {name: annotation}
+        self.__globals__ = globalns
+
+
+def _function_hints(target: Any, name: str, func: Any) -> dict[str, Any]:
+    """The evaluated parameter annotations of ``target``.
+
+    When some annotation cannot be evaluated, the parameters are evaluated one by one so
+    the error names the parameter; a ``Context[...]`` annotation that names a type
+    imported for type checking only is accepted as a context parameter.
+    """
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception:  # NameError, or TypeError from a bad annotation: find which one
+        pass
+    raw = getattr(target, "__annotations__", None) or {}
+    globalns = getattr(target, "__globals__", {})
+    hints: dict[str, Any] = {}
+    for pname, annotation in raw.items():
+        if pname == "return":
+            continue
+        try:
+            hints[pname] = typing.get_type_hints(
+                _HintsOf(pname, annotation, globalns), include_extras=True
+            )[pname]
+        except Exception as exc:
+            if isinstance(annotation, str) and _CONTEXT_TEXT.fullmatch(annotation):
+                hints[pname] = Context
+                continue
+            raise SchemaError(
+                f"cannot resolve the type annotation {annotation!r}: {exc}; define or import "
+                "the missing name at module level so typing.get_type_hints can find it",
+                path=f"{name}.{pname}",
+                type_=func,
+            ) from None
+    return hints
+
+
+def _all_parameter_names(target: Any, signature: _pyinspect.Signature) -> list[str]:
+    names = list(signature.parameters)
+    try:
+        inner = _pyinspect.signature(target)
+    except (TypeError, ValueError):
+        return names
+    return names + [n for n in inner.parameters if n not in names]
+
+
+def _function_annotation(func: Any, layers: list[Any]) -> tuple[Annotation, dict[str, Annotation]]:
+    """What the code and the registered overrides say about a callable.
+
+    ``layers`` runs from ``func`` inwards (partial, bound method, function; or a callable
+    object and its ``__call__``). The docstring of the innermost function counts (for a
+    callable object its class docstring comes first, its ``__call__`` docstring second);
+    an override registered on any layer counts, the outer ones winning.
+
+    Returns:
+        The merged annotation, and the overridden parameters alone.
+    """
+    base = default_annotation(func)
+    if len(layers) > 1 and layers[-1] is type(layers[-2]).__call__:
+        # A callable object: its class docstring first, its __call__ docstring second.
+        inner = default_annotation(layers[-1])
+        base = Annotation(
+            name=base.name,
+            description=base.description or inner.description,
+            parameters={**base.parameters, **inner.parameters},
+        )
+    merged: Annotation | None = None
+    for layer in reversed(layers):
+        own = registered_override(layer)
+        if own is not None:
+            merged = own if merged is None else own.merged_over(merged)
+    if merged is None:
+        return base, {}
+    return merged.merged_over(base), dict(merged.parameters)
 
 
 def _is_string_key(node: Node) -> bool:
@@ -794,17 +883,33 @@ class _TakesSelf:
 _TAKES_SELF: Any = _TakesSelf()
 
 
-def _unwrap_callable(func: Any) -> tuple[Any, set[str]]:
+def _unwrap_callable(func: Any) -> tuple[Any, set[str], list[Any]]:
+    """The plain function behind ``func``, the keywords partials bind, and the layers.
+
+    Sees through ``functools.partial`` (its bound keywords are hidden from the model; its
+    bound positional arguments are already gone from ``inspect.signature``), bound
+    methods, ``staticmethod`` objects, callable objects (their ``__call__``) and
+    ``functools.wraps`` decorators.
+
+    Returns:
+        ``(function, hidden keyword names, layers from func inwards)``.
+    """
     hidden: set[str] = set()
+    layers: list[Any] = [func]
     while isinstance(func, functools.partial):
         hidden.update(func.keywords)
         func = func.func
-    func = getattr(func, "__func__", func)
+        layers.append(func)
+    inner = getattr(func, "__func__", None)
+    if inner is not None and (_pyinspect.ismethod(func) or isinstance(func, staticmethod)):
+        func = inner
+        layers.append(func)
     if not (_pyinspect.isfunction(func) or _pyinspect.isbuiltin(func)) and callable(func):
-        call = getattr(type(func), "__call__", None)
-        if call is not None and _pyinspect.isfunction(call):
+        call = type(func).__call__
+        if _pyinspect.isfunction(call):
             func = call
-    return _pyinspect.unwrap(func), hidden
+            layers.append(func)
+    return _pyinspect.unwrap(func), hidden, layers
 
 
 # -- validators ------------------------------------------------------------------------
