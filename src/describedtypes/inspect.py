@@ -628,10 +628,12 @@ def _make_field(
     if ann.enum is not None:
         node = _with_enum(node, ann.enum)
     # A registered override wins; then Annotated[T, Annotation(...)] on the field's own
-    # type; then field metadata and the docstring.
+    # type; then field metadata and the docstring. (An ObjectNode's own description is
+    # its class docstring, not this use of it: the renderer falls back to it.)
     description = override.description if override is not None else None
     if description is None:
-        description = node.description if node.description is not None else ann.description
+        use_site = None if isinstance(node, ObjectNode) else node.description
+        description = use_site if use_site is not None else ann.description
     return Field(
         name=name,
         key=ann.name or name,
