@@ -1,0 +1,1710 @@
+"""Decoding model replies into typed instances, and encoding instances as JSON.
+
+Design
+------
+The decoder is compiled from the inspected nodes (``describedtypes.inspect.type_info``),
+the same tree the schema builder renders, so the two cannot disagree: JSON keys come
+from ``Field.key``, constructor keywords from ``Field.init_name``, optional fields are
+``Field.nullable or Field.has_default``, enum and literal values and the bounds come
+from the nodes. Each type is walked once; every object node becomes a generated Python
+function (like cattrs' ``make_dict_structure_fn``) with the scalar checks inlined, and
+the result is cached per type and dropped when an annotation is registered.
+
+Valid input goes straight through; a problem never stops the walk. Each function
+collects every problem below it and raises them together with paths relative to
+itself, and the caller adds its own key on the way up, so the valid path pays nothing
+for paths it does not need.
+
+The cattrs converter
+--------------------
+SPEC 4 speaks of "a cattrs converter configured for the same rules". Stock cattrs
+hooks coerce by calling the type (``int("5")``) and stop at the first problem of a field,
+so they can carry neither the no-coercion rule nor the all-problems-with-JSON-paths
+reports. The decision: the compiled decoder *is* the configured converter for every type
+the schema describes, and ``decode(..., converter=c)`` layers it over a user's
+``cattrs.Converter``. Every class, enum or scalar type in the tree for which ``c`` has a
+hook of its own (``register_structure_hook``, ``register_structure_hook_func`` or a
+hook factory: anything a fresh converter of the same class would not produce) is
+decoded by calling that hook with the raw JSON value; its exceptions (cattrs'
+exception groups included) become ``DecodeError`` entries under the value's path.
+Everything else follows the strict rules above. Compiled decoders for a converter are
+cached and rebuilt when the converter's hooks change.
+
+Encoding follows the same nodes the other way: keys are ``Field.key``, enums go by
+value, date/time values as ISO 8601 text, sets as lists, and a nullable field holding
+``None`` is left out when leaving it out decodes back to ``None``.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import datetime
+import difflib
+import enum
+import functools
+import json
+import keyword
+import linecache
+import math
+import re
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
+
+import attrs
+import orjson
+
+from . import inspect as ni
+from ._annotate import _REGISTRY
+from .errors import DecodeError
+
+__all__ = ["decode", "decode_arguments", "encode"]
+
+Structure = Callable[[Any], Any]
+
+#: Problems shown in ``str(DecodeError)``; ``.errors`` keeps all of them.
+_MAX_SHOWN = 20
+#: Unknown keys that get a did-you-mean search (difflib is quadratic in key length).
+_MAX_SUGGESTIONS = 50
+_MAX_KEY_FOR_SUGGESTION = 100
+_MAX_FORMAT_LENGTH = 100
+
+
+# -- problems -------------------------------------------------------------------------
+
+
+class _Invalid(Exception):
+    """Strictly private: the problems found in one value.
+
+    Each problem is a list ``[message, segment_n, ..., segment_1]``: the path segments
+    are appended by the callers as the exception travels up, innermost first.
+    """
+
+    __slots__ = ("errors",)
+
+    def __init__(self, errors: list[list[Any]]) -> None:
+        super().__init__()
+        self.errors = errors
+
+
+class _RawPath(str):
+    """A path suffix already spelled out (from a user hook's cattrs error)."""
+
+    __slots__ = ()
+
+
+def _fail(message: str) -> NoReturn:
+    raise _Invalid([[message]])
+
+
+def _missing(errs: list[list[Any]] | None, key: Any, message: str) -> list[list[Any]]:
+    if errs is None:
+        errs = []
+    errs.append([message, key])
+    return errs
+
+
+def _merge(errs: list[list[Any]] | None, exc: _Invalid, key: Any) -> list[list[Any]]:
+    if errs is None:
+        errs = []
+    for item in exc.errors:
+        item.append(key)
+    errs.extend(exc.errors)
+    return errs
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _segment(seg: Any) -> str:
+    if isinstance(seg, _RawPath):
+        return str(seg)
+    if isinstance(seg, int) and not isinstance(seg, bool):
+        return f"[{seg}]"
+    if isinstance(seg, str):
+        if len(seg) <= 64 and _IDENTIFIER.match(seg):
+            return "." + seg
+        return "[" + _quote(seg) + "]"
+    return "[" + _brief(seg) + "]"
+
+
+def _path(segments: list[Any]) -> str:
+    return "$" + "".join(_segment(s) for s in reversed(segments))
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """``text`` as a JSON string, cut to ``limit`` characters."""
+    if len(text) <= limit:
+        return json.dumps(text, ensure_ascii=False)
+    return json.dumps(text[:limit], ensure_ascii=False)[:-1] + f'…" ({len(text)} characters)'
+
+
+def _brief(value: Any, limit: int = 40) -> str:
+    """A short Python spelling of ``value`` (long strings and containers cut)."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return repr(value[:limit])[:-1] + f"…' ({len(value)} characters)"
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        bits = value.bit_length()
+        return repr(value) if bits <= 128 else f"<integer of {bits} bits>"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return f"<array of {len(value)} items>"
+    if isinstance(value, Mapping):
+        return f"<object with {len(value)} keys>"
+    return f"<{type(value).__name__}>"
+
+
+def _show(value: Any) -> str:
+    """``value`` as the model would see it: its JSON kind and a short spelling."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean " + ("true" if value else "false")
+    if isinstance(value, int):
+        return "integer " + _brief(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return "number " + repr(value)
+    if isinstance(value, str):
+        return "string " + _quote(value)
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return f"a Python {type(value).__name__} (not a JSON value)"
+
+
+def _listing(values: tuple[Any, ...], limit: int = 30) -> str:
+    shown = [_brief(v) for v in values[:limit]]
+    more = f", … ({len(values)} values)" if len(values) > limit else ""
+    return "[" + ", ".join(shown) + more + "]"
+
+
+def _not_one_of(value: Any, values: tuple[Any, ...]) -> str:
+    if value is None or isinstance(value, (str, int, float)):
+        return f"{_brief(value)} is not one of {_listing(values)}"
+    return f"expected one of {_listing(values)}, got {_show(value)}"
+
+
+class _Members:
+    """Strictly private: JSON value -> Python value, with ``True`` never equal to ``1``."""
+
+    __slots__ = ("bools", "others", "values")
+
+    def __init__(self, pairs: list[tuple[Any, Any]]) -> None:
+        self.values = tuple(v for v, _ in pairs)
+        self.bools = {v: p for v, p in pairs if isinstance(v, bool)}
+        self.others = {v: p for v, p in pairs if not isinstance(v, bool)}
+
+    def get(self, value: Any, default: Any) -> Any:
+        table = self.bools if isinstance(value, bool) else self.others
+        try:
+            return table.get(value, default)
+        except TypeError:  # unhashable: an array or object
+            return default
+
+
+_M: Any = object()  # "absent" marker in generated code
+
+
+# -- JSON kinds and values ------------------------------------------------------------
+
+
+def _as_object(value: Any) -> dict[Any, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    _fail(f"expected object, got {_show(value)}")
+
+
+def _as_array(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    _fail(f"expected array, got {_show(value)}")
+
+
+def _parse_datetime(text: str) -> datetime.datetime:
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except ValueError:
+        if text[-1:] in ("Z", "z"):  # Python 3.10 does not read the Z suffix
+            return datetime.datetime.fromisoformat(text[:-1] + "+00:00")
+        raise
+
+
+def _parse_time(text: str) -> datetime.time:
+    try:
+        return datetime.time.fromisoformat(text)
+    except ValueError:
+        if text[-1:] in ("Z", "z"):
+            return datetime.time.fromisoformat(text[:-1] + "+00:00")
+        raise
+
+
+_FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "date-time": (_parse_datetime, "date-time string (ISO 8601, e.g. 2024-05-01T12:30:00Z)"),
+    "date": (datetime.date.fromisoformat, "date string (YYYY-MM-DD)"),
+    "time": (_parse_time, "time string (HH:MM:SS)"),
+    "uuid": (uuid.UUID, "UUID string"),
+}
+
+_KIND_NAMES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
+
+
+# -- checks shared by scalars ----------------------------------------------------------
+
+
+def _number_checks(c: ni.Constraints) -> list[Callable[[Any], str | None]]:
+    checks: list[Callable[[Any], str | None]] = []
+    if c.minimum is not None:
+        lo = c.minimum
+        checks.append(lambda v: None if v >= lo else f"must be at least {lo}, got {_brief(v)}")
+    if c.exclusive_minimum is not None:
+        xlo = c.exclusive_minimum
+        checks.append(lambda v: None if v > xlo else f"must be greater than {xlo}, got {_brief(v)}")
+    if c.maximum is not None:
+        hi = c.maximum
+        checks.append(lambda v: None if v <= hi else f"must be at most {hi}, got {_brief(v)}")
+    if c.exclusive_maximum is not None:
+        xhi = c.exclusive_maximum
+        checks.append(lambda v: None if v < xhi else f"must be less than {xhi}, got {_brief(v)}")
+    return checks
+
+
+def _length_checks(c: ni.Constraints, unit: str) -> list[Callable[[Any], str | None]]:
+    checks: list[Callable[[Any], str | None]] = []
+    if c.min_length is not None:
+        lo = c.min_length
+        checks.append(
+            lambda v: None if len(v) >= lo else f"must have at least {lo} {unit}, got {len(v)}"
+        )
+    if c.max_length is not None:
+        hi = c.max_length
+        checks.append(
+            lambda v: None if len(v) <= hi else f"must have at most {hi} {unit}, got {len(v)}"
+        )
+    return checks
+
+
+def _pattern_check(pattern: str) -> Callable[[Any], str | None]:
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return lambda v: None  # the attrs validator, if any, still runs on construction
+    shown = _brief(pattern, 60)
+    return lambda v: None if compiled.search(v) else f"must match the pattern {shown}"
+
+
+def _enum_check(values: tuple[Any, ...]) -> Callable[[Any], str | None]:
+    members = _Members([(v, v) for v in values])
+    return lambda v: None if members.get(v, _M) is not _M else _not_one_of(v, values)
+
+
+# -- the compiler ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Compiled:
+    """Strictly private: how to decode one node.
+
+    ``fn`` decodes (raising ``_Invalid``); ``fast`` is a Python expression over ``{v}``
+    that is true when the value is valid *and* already its decoded self, so generated
+    code skips the call; None when there is no such shortcut.
+    """
+
+    fn: Structure
+    fast: str | None = None
+    kinds: frozenset[type] = frozenset()
+    lenient: frozenset[type] = frozenset()
+
+
+_JSON_CLASSES = (type(None), bool, int, float, str, list, dict)
+
+
+def _classify(value: Any) -> type | None:
+    """The JSON class a Python value stands for (subclasses mapped to their base)."""
+    cls: type = value.__class__
+    if cls in _JSON_CLASSES:
+        return cls
+    for base in (bool, int, float, str):
+        if isinstance(value, base):
+            return base
+    if isinstance(value, (list, tuple)):
+        return list
+    if isinstance(value, Mapping):
+        return dict
+    return None
+
+
+class _HookSource:
+    """Strictly private: the user's converter hooks that replace the built-in rules."""
+
+    def __init__(self, converter: Any) -> None:
+        self.converter = converter
+        self._baseline = _baseline_converter(converter)
+
+    def hook_for(self, tp: Any) -> Callable[[Any, Any], Any] | None:
+        try:
+            hook = self.converter.get_structure_hook(tp)
+        except Exception:  # no hook at all: the built-in rules apply
+            return None
+        try:
+            base = self._baseline.get_structure_hook(tp)
+        except Exception:
+            return hook  # type: ignore[no-any-return]
+        if _hook_identity(hook) == _hook_identity(base):
+            return None
+        return hook  # type: ignore[no-any-return]
+
+
+def _baseline_converter(converter: Any) -> Any:
+    import cattrs
+
+    try:
+        return type(converter)()
+    except Exception:
+        return cattrs.Converter()
+
+
+def _hook_identity(hook: Any) -> Any:
+    while isinstance(hook, functools.partial):
+        hook = hook.func
+    func = getattr(hook, "__func__", hook)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return type(hook)
+    if code.co_filename.startswith("<cattrs generated"):
+        return "cattrs generated"
+    return code
+
+
+class _Compiler:
+    """Strictly private: turns one node tree into structure functions."""
+
+    def __init__(self, hooks: _HookSource | None = None) -> None:
+        self.ns: dict[str, Any] = {
+            "_Invalid": _Invalid,
+            "_merge": _merge,
+            "_missing": _missing,
+            "_M": _M,
+            "_as_object": _as_object,
+            "_as_array": _as_array,
+            "_unknown": _unknown,
+            "_ctor_errors": _ctor_errors,
+        }
+        self.hooks = hooks
+        self.hooked_types: list[Any] = []
+        self._names = 0
+        self._objects: dict[ni.ObjectNode, str] = {}
+        self._done: dict[ni.ObjectNode, _Compiled] = {}
+        self._arg_fns: dict[ni.ObjectNode, Structure] = {}
+
+    def name(self, prefix: str, value: Any) -> str:
+        self._names += 1
+        key = f"{prefix}{self._names}"
+        self.ns[key] = value
+        return key
+
+    # -- dispatch ----------------------------------------------------------------
+
+    def compile(self, node: ni.Node) -> _Compiled:
+        hooked = self._hooked(node)
+        if hooked is not None:
+            return hooked
+        if isinstance(node, ni.ObjectNode):
+            return self.object(node)
+        if isinstance(node, ni.ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, ni.NullNode):
+            return self.null()
+        if isinstance(node, ni.AnyNode):
+            return self.anything(node)
+        if isinstance(node, ni.EnumNode):
+            return self.enumeration(node)
+        if isinstance(node, ni.LiteralNode):
+            return self.literal(node)
+        if isinstance(node, ni.ArrayNode):
+            return self.array(node)
+        if isinstance(node, ni.TupleNode):
+            return self.fixed_tuple(node)
+        if isinstance(node, ni.DictNode):
+            return self.mapping(node)
+        if isinstance(node, ni.UnionNode):
+            return self.union(node)
+        msg = f"unknown node {node!r}"
+        raise AssertionError(msg)
+
+    def _hooked(self, node: ni.Node) -> _Compiled | None:
+        if self.hooks is None:
+            return None
+        if isinstance(node, ni.ObjectNode):
+            tp: Any = node.python_type
+        elif isinstance(node, ni.EnumNode):
+            tp = node.cls
+        elif isinstance(node, ni.ScalarNode):
+            tp = node.python_type
+        else:
+            return None
+        if node in self._done:
+            return self._done[node] if isinstance(node, ni.ObjectNode) else None
+        hook = self.hooks.hook_for(tp)
+        self.hooked_types.append(tp)
+        if hook is None:
+            return None
+
+        def call_hook(value: Any) -> Any:
+            try:
+                return hook(value, tp)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise _Invalid(_hook_errors(exc)) from None
+
+        everything = frozenset(_JSON_CLASSES)
+        compiled = _Compiled(call_hook, None, everything)
+        if isinstance(node, ni.ObjectNode):
+            self._done[node] = compiled
+        return compiled
+
+    # -- scalars -----------------------------------------------------------------
+
+    def scalar(self, node: ni.ScalarNode) -> _Compiled:
+        kind = node.type
+        c = node.constraints
+        checks: list[Callable[[Any], str | None]] = []
+        if kind in ("integer", "number"):
+            checks += _number_checks(c)
+        elif kind == "string":
+            checks += _length_checks(c, "characters")
+        pattern = _pattern_check(c.pattern) if kind == "string" and c.pattern else None
+        enum_check = _enum_check(node.enum) if node.enum is not None else None
+        if node.format is not None and node.format in _FORMATS:
+            return self._formatted(node, checks, pattern, enum_check)
+        str_type: Callable[[Any], Any] = node.python_type
+        expected = f"expected {_KIND_NAMES[kind]}, got "
+
+        def finish(raw: Any, value: Any) -> Any:
+            problems = [m for m in (check(raw) for check in checks) if m is not None]
+            if pattern is not None and not problems:
+                found = pattern(value)
+                if found is not None:
+                    problems.append(found)
+            if enum_check is not None:
+                found = enum_check(raw)
+                if found is not None:
+                    problems.append(found)
+            if problems:
+                raise _Invalid([[p] for p in problems])
+            return value
+
+        if kind == "string":
+            def fn(v: Any) -> Any:
+                if not isinstance(v, str):
+                    _fail(expected + _show(v))
+                return finish(v, v if v.__class__ is str_type else str_type(v))
+
+            kinds: frozenset[type] = frozenset({str})
+            lenient: frozenset[type] = frozenset()
+        elif kind == "integer":
+            def fn(v: Any) -> Any:
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    _fail(expected + _show(v))
+                if isinstance(v, float):
+                    if not v.is_integer():
+                        _fail(expected + _show(v))
+                    return finish(v, int(v))
+                return finish(v, int(v))
+
+            kinds, lenient = frozenset({int}), frozenset({float})
+        elif kind == "number":
+            def fn(v: Any) -> Any:
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    _fail(expected + _show(v))
+                try:
+                    f = float(v)
+                except OverflowError:  # an int beyond float range (parsed input only)
+                    _fail(expected + _show(v))
+                if f - f != 0.0:  # NaN or Infinity (parsed input only)
+                    _fail(expected + _show(v))
+                return finish(v, f)
+
+            kinds, lenient = frozenset({float}), frozenset({int})
+        else:
+            def fn(v: Any) -> Any:
+                if not isinstance(v, bool):
+                    _fail(expected + _show(v))
+                return finish(v, v)
+
+            kinds, lenient = frozenset({bool}), frozenset()
+        return _Compiled(fn, self._scalar_fast(node), kinds, lenient)
+
+    def _scalar_fast(self, node: ni.ScalarNode) -> str | None:
+        if node.constraints.pattern is not None or node.python_type not in (str, int, float, bool):
+            return None
+        parts = [
+            {
+                "string": "{v}.__class__ is str",
+                "integer": "{v}.__class__ is int",
+                "number": "({v}.__class__ is float and {v} - {v} == 0.0)",
+                "boolean": "{v}.__class__ is bool",
+            }[node.type]
+        ]
+        c = node.constraints
+        if node.type in ("integer", "number"):
+            for attr, op in (
+                ("minimum", ">="),
+                ("exclusive_minimum", ">"),
+                ("maximum", "<="),
+                ("exclusive_maximum", "<"),
+            ):
+                bound = getattr(c, attr)
+                if bound is not None:
+                    parts.append(f"{{v}} {op} {self.name('_b', bound)}")
+        elif node.type == "string":
+            if c.min_length is not None:
+                parts.append(f"len({{v}}) >= {int(c.min_length)}")
+            if c.max_length is not None:
+                parts.append(f"len({{v}}) <= {int(c.max_length)}")
+        if node.enum is not None:
+            values = node.enum
+            if node.type == "boolean" or any(isinstance(x, bool) for x in values):
+                return None
+            parts.append(f"{{v}} in {self.name('_e', frozenset(values))}")
+        return "(" + " and ".join(parts) + ")"
+
+    def _formatted(
+        self,
+        node: ni.ScalarNode,
+        checks: list[Callable[[Any], str | None]],
+        pattern: Callable[[Any], str | None] | None,
+        enum_check: Callable[[Any], str | None] | None,
+    ) -> _Compiled:
+        assert node.format is not None
+        parse, what = _FORMATS[node.format]
+        expected = f"expected {what}, got "
+
+        def fn(v: Any) -> Any:
+            if not isinstance(v, str):
+                _fail(expected + _show(v))
+            problems = [m for m in (check(v) for check in checks) if m is not None]
+            if pattern is not None and not problems:
+                found = pattern(v)
+                if found is not None:
+                    problems.append(found)
+            if enum_check is not None:
+                found = enum_check(v)
+                if found is not None:
+                    problems.append(found)
+            if problems:
+                raise _Invalid([[p] for p in problems])
+            if len(v) > _MAX_FORMAT_LENGTH:
+                _fail(expected + _show(v))
+            try:
+                return parse(v)
+            except ValueError:
+                _fail(expected + _show(v))
+
+        return _Compiled(fn, None, frozenset({str}))
+
+    def null(self) -> _Compiled:
+        def fn(v: Any) -> Any:
+            if v is not None:
+                _fail(f"expected null, got {_show(v)}")
+
+        return _Compiled(fn, "{v} is None", frozenset({type(None)}))
+
+    def anything(self, node: ni.AnyNode) -> _Compiled:
+        if node.enum is None:
+            return _Compiled(lambda v: v, "True", frozenset(_JSON_CLASSES))
+        check = _enum_check(node.enum)
+
+        def fn(v: Any) -> Any:
+            found = check(v)
+            if found is not None:
+                _fail(found)
+            return v
+
+        return _Compiled(fn, None, frozenset(_JSON_CLASSES))
+
+    def enumeration(self, node: ni.EnumNode) -> _Compiled:
+        members = _Members([(m.value, m) for m in node.cls])
+        allowed = node.enum
+        values = node.values if allowed is None else tuple(v for v in node.values if v in allowed)
+        if allowed is not None:
+            members = _Members(
+                [(v, m) for v, m in zip(members.values, node.cls, strict=True) if v in allowed]
+            )
+
+        def fn(v: Any) -> Any:
+            found = members.get(v, _M)
+            if found is _M:
+                _fail(_not_one_of(v, values))
+            return found
+
+        return _Compiled(fn, None, *_value_kinds(values))
+
+    def literal(self, node: ni.LiteralNode) -> _Compiled:
+        pairs = list(zip(node.values, node.python_values, strict=True))
+        if node.enum is not None:
+            pairs = [(v, p) for v, p in pairs if v in node.enum]
+        members = _Members(pairs)
+        values = members.values
+
+        def fn(v: Any) -> Any:
+            found = members.get(v, _M)
+            if found is _M:
+                _fail(_not_one_of(v, values))
+            return found
+
+        fast = None
+        if all(type(v) is str for v in values) and all(type(p) is str for _, p in pairs):
+            fast = f"({{v}}.__class__ is str and {{v}} in {self.name('_l', frozenset(values))})"
+        return _Compiled(fn, fast, *_value_kinds(values))
+
+    # -- containers --------------------------------------------------------------
+
+    def array(self, node: ni.ArrayNode) -> _Compiled:
+        item = self.compile(node.items)
+        checks = _length_checks(node.constraints, "items")
+        container = node.container
+        unique = node.unique or container in (set, frozenset)
+        item_fn = item.fn
+
+        def length(v: list[Any]) -> None:
+            problems = [m for m in (check(v) for check in checks) if m is not None]
+            if problems:
+                raise _Invalid([[p] for p in problems])
+
+        def collect(v: list[Any]) -> list[Any]:
+            out: list[Any] = []
+            errs: list[list[Any]] | None = None
+            for i, x in enumerate(v):
+                try:
+                    out.append(item_fn(x))
+                except _Invalid as e:
+                    errs = _merge(errs, e, i)
+            if errs is not None:
+                raise _Invalid(errs)
+            return out
+
+        def finish(out: list[Any]) -> Any:
+            if container is list:
+                return out
+            if not unique:
+                return container(out)
+            try:
+                made = container(out)
+            except TypeError as exc:
+                _fail(f"the items cannot be kept in a set ({exc}); decode into a list instead")
+            if len(made) != len(out):
+                _fail("the items must be unique")
+            return made
+
+        if item.fast is not None and container is list and not checks:
+            check = item.fast.format(v="x")
+            name = f"_array{self._names}"
+            src = (
+                f"def {name}(v):\n"
+                "    if v.__class__ is not list:\n"
+                "        v = _as_array(v)\n"
+                "    for x in v:\n"
+                f"        if not {check}:\n"
+                "            return _collect(v)\n"
+                "    return v[:]\n"
+            )
+            fn = self._exec(name, src, "array", {"_collect": collect})
+            return _Compiled(fn, None, frozenset({list}))
+
+        def general(v: Any) -> Any:
+            if v.__class__ is not list:
+                v = _as_array(v)
+            if checks:
+                length(v)
+            try:
+                out = [item_fn(x) for x in v]
+            except _Invalid:
+                out = collect(v)
+            return finish(out)
+
+        return _Compiled(general, None, frozenset({list}))
+
+    def fixed_tuple(self, node: ni.TupleNode) -> _Compiled:
+        items = [self.compile(i).fn for i in node.items]
+        n = len(items)
+
+        def fn(v: Any) -> Any:
+            if v.__class__ is not list:
+                v = _as_array(v)
+            if len(v) != n:
+                _fail(f"expected an array of exactly {n} items, got {len(v)}")
+            out: list[Any] = []
+            errs: list[list[Any]] | None = None
+            for i, (f, x) in enumerate(zip(items, v, strict=True)):
+                try:
+                    out.append(f(x))
+                except _Invalid as e:
+                    errs = _merge(errs, e, i)
+            if errs is not None:
+                raise _Invalid(errs)
+            return tuple(out)
+
+        return _Compiled(fn, None, frozenset({list}))
+
+    def mapping(self, node: ni.DictNode) -> _Compiled:
+        key = self.compile(node.keys)
+        value = self.compile(node.values)
+        key_fn, value_fn = key.fn, value.fn
+        plain_keys = key.fast == "{v}.__class__ is str"
+        container = node.container
+
+        def from_object(v: dict[Any, Any]) -> Any:
+            out: dict[Any, Any] = {}
+            errs: list[list[Any]] | None = None
+            for k, x in v.items():
+                if not plain_keys or k.__class__ is not str:
+                    try:
+                        k2 = key_fn(k)
+                    except _Invalid as e:
+                        for item in e.errors:
+                            item[0] = "invalid key: " + item[0]
+                        errs = _merge(errs, e, k)
+                        continue
+                else:
+                    k2 = k
+                try:
+                    out[k2] = value_fn(x)
+                except _Invalid as e:
+                    errs = _merge(errs, e, k)
+            if errs is not None:
+                raise _Invalid(errs)
+            return out if container is dict else container(out)
+
+        def from_entries(v: list[Any]) -> Any:
+            out: dict[Any, Any] = {}
+            errs: list[list[Any]] | None = None
+            for i, entry in enumerate(v):
+                try:
+                    k, x = _entry(entry)
+                except _Invalid as e:
+                    errs = _merge(errs, e, i)
+                    continue
+                problems: list[list[Any]] | None = None
+                try:
+                    k = key_fn(k)
+                except _Invalid as e:
+                    problems = _merge(problems, e, "key")
+                try:
+                    x = value_fn(x)
+                except _Invalid as e:
+                    problems = _merge(problems, e, "value")
+                if problems is not None:
+                    for item in problems:
+                        item.append(i)
+                    errs = (errs or []) + problems
+                    continue
+                out[k] = x
+            if errs is not None:
+                raise _Invalid(errs)
+            return out if container is dict else container(out)
+
+        def fn(v: Any) -> Any:
+            if v.__class__ is dict:
+                return from_object(v)
+            if isinstance(v, Mapping):
+                return from_object(dict(v))
+            if isinstance(v, (list, tuple)):
+                return from_entries(list(v))
+            _fail(f"expected object, got {_show(v)}")
+
+        return _Compiled(fn, None, frozenset({dict}), frozenset({list}))
+
+    # -- unions ------------------------------------------------------------------
+
+    def union(self, node: ni.UnionNode) -> _Compiled:
+        if len(node.options) == 1:  # one use of an object, described there
+            return self.compile(node.options[0])
+        options = [(o, self.compile(o)) for o in node.options]
+        if node.nullable and len(options) == 2:
+            inner = next(c for o, c in options if not isinstance(o, ni.NullNode))
+            inner_fn = inner.fn
+            fast = None if inner.fast is None else f"({{v}} is None or {inner.fast})"
+
+            def nullable(v: Any) -> Any:
+                return None if v is None else inner_fn(v)
+
+            return self._with_enum(
+                node,
+                _Compiled(nullable, fast, inner.kinds | {type(None)}, inner.lenient),
+            )
+        exact: dict[type, list[tuple[ni.Node, Structure]]] = {c: [] for c in _JSON_CLASSES}
+        loose: dict[type, list[tuple[ni.Node, Structure]]] = {c: [] for c in _JSON_CLASSES}
+        for option, compiled in options:
+            for cls in _JSON_CLASSES:
+                if cls in compiled.kinds:
+                    exact[cls].append((option, compiled.fn))
+                elif cls in compiled.lenient:
+                    loose[cls].append((option, compiled.fn))
+        table: dict[type, tuple[Structure, ...]] = {}
+        choosers: dict[type, Callable[[Any], list[Structure]]] = {}
+        for cls in _JSON_CLASSES:
+            pairs = exact[cls] + loose[cls]
+            table[cls] = tuple(fn for _, fn in pairs)
+            if cls is dict:
+                chooser = _object_chooser(pairs)
+                if chooser is not None:
+                    choosers[cls] = chooser
+        expected = _expected_kinds(node)
+
+        def fn(v: Any) -> Any:
+            cls = _classify(v)
+            candidates: Any = table.get(cls, ()) if cls is not None else ()
+            if not candidates:
+                _fail(f"expected {expected}, got {_show(v)}")
+            if cls is dict and choosers:
+                candidates = choosers[dict](v)
+            if len(candidates) == 1:
+                return candidates[0](v)
+            failures: list[_Invalid] = []
+            for candidate in candidates:
+                try:
+                    return candidate(v)
+                except _Invalid as e:
+                    failures.append(e)
+            raise min(failures, key=lambda e: len(e.errors))
+
+        kinds = frozenset(c for c in _JSON_CLASSES if exact[c])
+        lenient = frozenset(c for c in _JSON_CLASSES if loose[c] and not exact[c])
+        return self._with_enum(node, _Compiled(fn, None, kinds, lenient))
+
+    def _with_enum(self, node: ni.Node, compiled: _Compiled) -> _Compiled:
+        if node.enum is None:
+            return compiled
+        check = _enum_check(node.enum)
+        inner = compiled.fn
+        nullable = isinstance(node, ni.UnionNode) and node.nullable
+
+        def fn(v: Any) -> Any:
+            if v is None and nullable:
+                return None
+            found = check(v)
+            if found is not None:
+                _fail(found)
+            return inner(v)
+
+        return _Compiled(fn, None, compiled.kinds, compiled.lenient)
+
+    # -- objects -----------------------------------------------------------------
+
+    def object(self, node: ni.ObjectNode) -> _Compiled:
+        done = self._done.get(node)
+        if done is not None:
+            return done
+        if node.is_function:
+            msg = (
+                f"{node.name} is a function; decode() builds types. A function's arguments "
+                "are decoded by Toolbox (or decode_arguments(type_info(func), data))"
+            )
+            raise TypeError(msg)
+        if node in self._objects:  # a cycle: call through the namespace
+            ns, fname = self.ns, self._objects[node]
+
+            def later(v: Any) -> Any:
+                return ns[fname](v)
+
+            return _Compiled(later, None, frozenset({dict}))
+        fname = f"_o{len(self._objects)}_{_safe_name(node.name)}"
+        self._objects[node] = fname
+        src = self._object_source(node, fname, arguments=False)
+        fn = self._exec(fname, src, node.name)
+        self.ns[fname] = fn
+        compiled = _Compiled(fn, None, frozenset({dict}))
+        self._done[node] = compiled
+        return compiled
+
+    def arguments(self, node: ni.ObjectNode) -> Structure:
+        fname = f"_args_{_safe_name(node.name)}"
+        src = self._object_source(node, fname, arguments=True)
+        return self._exec(fname, src, node.name)
+
+    def _object_source(self, node: ni.ObjectNode, fname: str, *, arguments: bool) -> str:
+        lines = [
+            f"def {fname}(d):",
+            "    if d.__class__ is not dict:",
+            "        d = _as_object(d)",
+            "    errs = None",
+        ]
+        required = 0
+        kwargs: list[str] = []
+        any_kw = arguments
+        noun = "argument" if arguments else "field"
+        missing = self.name("_msg", f"missing required {noun}")
+        for i, f in enumerate(node.fields):
+            compiled = self.compile(f.node)
+            fn = self.name("_f", compiled.fn)
+            key = repr(f.key)
+            var = f"v{i}"
+            check = _check_lines(var, key, fn, compiled.fast)
+            passes_by_name = f.init_name.isidentifier() and not keyword.iskeyword(f.init_name)
+            if not f.has_default and not f.nullable:
+                required += 1
+                lines += [
+                    "    try:",
+                    f"        {var} = d[{key}]",
+                    "    except KeyError:",
+                    f"        errs = _missing(errs, {key}, {missing})",
+                    "    else:",
+                    *_indent(check, 8),
+                ]
+                store = "kw" if arguments or not passes_by_name else None
+            elif f.nullable and not f.has_default and not arguments:
+                lines += [
+                    f"    {var} = d.get({key}, _M)",
+                    f"    if {var} is _M:",
+                    f"        {var} = None",
+                    "    else:",
+                    "        n += 1",
+                    *_indent(check, 8),
+                ]
+                store = None if passes_by_name else "kw"
+            else:
+                any_kw = True
+                lines += [
+                    f"    {var} = d.get({key}, _M)",
+                    f"    if {var} is not _M:",
+                    "        n += 1",
+                    *_indent(check, 8),
+                    f"        kw[{f.init_name!r}] = {var}",
+                ]
+                store = ""
+            if store is None:
+                kwargs.append(f"{f.init_name}={var}")
+            elif store == "kw":
+                any_kw = True
+                lines.append(f"    if errs is None: kw[{f.init_name!r}] = {var}")
+        if any_kw:
+            lines.insert(4, "    kw = {}")
+        lines.insert(4, f"    n = {required}")
+        known = self.name("_k", frozenset(f.key for f in node.fields))
+        hints = self.name("_h", _unknown_hints(node, noun))
+        lines += [
+            "    if errs is not None or n != len(d):",
+            f"        errs = _unknown(d, {known}, {hints}, errs)",
+            "        if errs is not None:",
+            "            raise _Invalid(errs)",
+        ]
+        if arguments:
+            lines.append("    return kw")
+            return "\n".join(lines) + "\n"
+        cls = self.name("_cls", _constructor(node.python_type))
+        fields = self.name("_fm", {f.name: f.key for f in node.fields})
+        call_args = ", ".join([*kwargs, "**kw"] if any_kw else kwargs)
+        lines += [
+            "    try:",
+            f"        return {cls}({call_args})",
+            "    except RecursionError:",
+            "        raise",
+            "    except Exception as exc:",
+            f"        raise _Invalid(_ctor_errors(exc, {fields})) from None",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def _exec(
+        self, name: str, src: str, label: str, extra: dict[str, Any] | None = None
+    ) -> Structure:
+        self._names += 1
+        filename = f"<describedtypes decode {label} #{self._names}>"
+        ns = self.ns if extra is None else {**self.ns, **extra}
+        exec(compile(src, filename, "exec"), ns)
+        # Registered so tracebacks and profiles can show the generated source.
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        fn: Structure = ns[name]
+        return fn
+
+
+def _check_lines(var: str, key: str, fn: str, fast: str | None) -> list[str]:
+    body = [
+        "try:",
+        f"    {var} = {fn}({var})",
+        "except _Invalid as e:",
+        f"    errs = _merge(errs, e, {key})",
+    ]
+    if fast is None or fast == "True":
+        return [] if fast == "True" else body
+    return [f"if not {fast.format(v=var)}:", *_indent(body, 4)]
+
+
+def _indent(lines: list[str], n: int) -> list[str]:
+    pad = " " * n
+    return [pad + line for line in lines] if lines else [pad + "pass"]
+
+
+def _safe_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in name)[:40]
+
+
+def _constructor(tp: Any) -> Any:
+    origin = getattr(tp, "__origin__", None)
+    return origin if isinstance(origin, type) else tp
+
+
+def _value_kinds(values: tuple[Any, ...]) -> tuple[frozenset[type], frozenset[type]]:
+    kinds: set[type] = set()
+    lenient: set[type] = set()
+    for v in values:
+        if v is None:
+            kinds.add(type(None))
+        elif isinstance(v, bool):
+            kinds.add(bool)
+        elif isinstance(v, int):
+            kinds.add(int)
+            lenient.add(float)
+        elif isinstance(v, float):
+            kinds.add(float)
+            lenient.add(int)
+        elif isinstance(v, str):
+            kinds.add(str)
+    return frozenset(kinds), frozenset(lenient - kinds)
+
+
+def _expected_kinds(node: ni.UnionNode) -> str:
+    names: list[str] = []
+    for option in node.options:
+        for name in _node_kind_names(option):
+            if name not in names:
+                names.append(name)
+    if len(names) <= 2:
+        return " or ".join(names)
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _node_kind_names(node: ni.Node) -> list[str]:
+    if isinstance(node, ni.ObjectNode):
+        return ["object"]
+    if isinstance(node, ni.ScalarNode):
+        return [node.format + " string" if node.format else node.type]
+    if isinstance(node, ni.NullNode):
+        return ["null"]
+    if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
+        return ["array"]
+    if isinstance(node, ni.DictNode):
+        return ["object"]
+    if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
+        return [f"one of {_listing(node.values)}"]
+    if isinstance(node, ni.UnionNode):
+        return [n for o in node.options for n in _node_kind_names(o)]
+    return ["any value"]
+
+
+def _entry(entry: Any) -> tuple[Any, Any]:
+    if not isinstance(entry, Mapping):
+        _fail(f'expected object {{"key": ..., "value": ...}}, got {_show(entry)}')
+    errs: list[list[Any]] | None = None
+    for name in ("key", "value"):
+        if name not in entry:
+            errs = _missing(errs, name, "missing required field")
+    for extra in entry:
+        if extra not in ("key", "value"):
+            errs = _missing(errs, extra, 'unknown field; an entry has only "key" and "value"')
+    if errs is not None:
+        raise _Invalid(errs)
+    return entry["key"], entry["value"]
+
+
+def _object_chooser(
+    pairs: list[tuple[ni.Node, Structure]],
+) -> Callable[[Any], list[Structure]] | None:
+    """Picks which of a union's object options to try for a JSON object.
+
+    A Literal (or single-valued Enum) field whose values tell the classes apart decides
+    alone; otherwise the classes whose required keys are present and which know every
+    key are tried in order. When none fits, the closest one is decoded, for its errors.
+    """
+    objects = [(_object_of(option), fn) for option, fn in pairs]
+    shaped = [(o, fn) for o, fn in objects if o is not None]
+    if len(shaped) < 2:
+        return None
+    others = [fn for o, fn in objects if o is None]
+    tag = _find_tag([o for o, _ in shaped])
+    shapes = [
+        (
+            frozenset(f.key for f in o.fields if not f.has_default and not f.nullable),
+            frozenset(f.key for f in o.fields),
+            fn,
+        )
+        for o, fn in shaped
+    ]
+    order = [fn for _, fn in pairs]
+    tag_key: Any = _M
+    tags = _Members([])
+    if tag is not None:
+        tag_key, per_option = tag
+        tags = _Members(
+            [
+                (value, fn)
+                for (_, fn), values in zip(shaped, per_option, strict=True)
+                for value in values
+            ]
+        )
+
+    def choose(v: dict[Any, Any]) -> list[Structure]:
+        if tag is not None:
+            found = v.get(tag_key, _M)
+            if found is not _M:
+                fn = tags.get(found, None)
+                if fn is None:
+                    raise _Invalid([[_not_one_of(found, tags.values), tag_key]])
+                return [fn]
+        keys = v.keys()
+        fitting = {fn for required, known, fn in shapes if required <= keys and keys <= known}
+        chosen = [fn for fn in order if fn in fitting or fn in others]
+        if chosen:
+            return chosen
+        best = min(shapes, key=lambda s: len(s[0] - keys) + len(keys - s[1]))
+        return [best[2]]
+
+    return choose
+
+
+def _object_of(node: ni.Node) -> ni.ObjectNode | None:
+    if isinstance(node, ni.ObjectNode):
+        return node
+    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
+        return _object_of(node.options[0])
+    return None
+
+
+def _find_tag(objects: list[ni.ObjectNode]) -> tuple[str, list[tuple[Any, ...]]] | None:
+    common = set.intersection(*({f.key for f in o.fields} for o in objects))
+    for key in [f.key for f in objects[0].fields if f.key in common]:
+        per_option: list[tuple[Any, ...]] = []
+        for o in objects:
+            f = o.field(key)
+            node = f.node
+            if f.has_default or f.nullable:
+                break
+            if isinstance(node, (ni.LiteralNode, ni.EnumNode)):
+                per_option.append(node.values)
+            else:
+                break
+        else:
+            seen: list[Any] = []
+            clash = False
+            for values in per_option:
+                for value in values:
+                    if any(value == s for s in seen):
+                        clash = True
+                    seen.append(value)
+            if not clash:
+                return key, per_option
+    return None
+
+
+@attrs.frozen
+class _Hints:
+    """Strictly private: what an object's unknown-key messages draw on."""
+
+    keys: tuple[str, ...]
+    by_name: dict[str, str]
+    label: str
+    accepted: str
+    always_list: bool
+
+
+def _unknown_hints(node: ni.ObjectNode, noun: str) -> _Hints:
+    keys = tuple(f.key for f in node.fields)
+    by_name = {f.name: f.key for f in node.fields if f.name != f.key}
+    listed = ", ".join(keys[:20]) + (", …" if len(keys) > 20 else "") if keys else "(none)"
+    if noun == "argument":
+        return _Hints(keys, by_name, "unknown argument", f"accepted parameters: {listed}", True)
+    return _Hints(keys, by_name, "unknown field", f"accepted fields: {listed}", False)
+
+
+def _unknown(
+    d: dict[Any, Any],
+    known: frozenset[str],
+    hints: _Hints,
+    errs: list[list[Any]] | None,
+) -> list[list[Any]] | None:
+    suggested = 0
+    for k in d:
+        try:
+            if k in known:
+                continue
+        except TypeError:
+            pass
+        message = hints.label
+        close: str | None = None
+        if isinstance(k, str):
+            close = hints.by_name.get(k)
+            if (
+                close is None
+                and len(k) <= _MAX_KEY_FOR_SUGGESTION
+                and suggested < _MAX_SUGGESTIONS
+            ):
+                suggested += 1
+                found = difflib.get_close_matches(k, hints.keys, n=1, cutoff=0.6)
+                close = found[0] if found else None
+        if close is not None:
+            message += f"; did you mean {close!r}?"
+        if hints.always_list or close is None:
+            message += f" ({hints.accepted})"
+        errs = _missing(errs, k, message)
+    return errs
+
+
+def _ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
+    """The problem a constructor (attrs validators, ``__post_init__``) reported."""
+    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    if len(text) > 200:
+        text = text[:200] + "…"
+    key: str | None = None
+    for arg in exc.args[1:]:
+        if isinstance(arg, attrs.Attribute) and arg.name in fields:
+            key = fields[arg.name]
+            break
+    if key is None:
+        m = re.match(r"'([A-Za-z_][A-Za-z0-9_]*)'", text)
+        if m and m.group(1) in fields:
+            key = fields[m.group(1)]
+    item: list[Any] = [f"invalid value: {text}"]
+    if key is not None:
+        item.append(key)
+    return [item]
+
+
+def _hook_errors(exc: BaseException) -> list[list[Any]]:
+    """The problems a user's cattrs hook raised, with cattrs' own paths kept."""
+    import cattrs
+
+    if isinstance(exc, _Invalid):
+        return exc.errors
+    if isinstance(exc, cattrs.BaseValidationError):
+        out: list[list[Any]] = []
+        for line in cattrs.transform_error(exc, path="$"):
+            message, _, where = line.rpartition(" @ ")
+            if not message:
+                message, where = where, "$"
+            item: list[Any] = [message[:200]]
+            suffix = where[1:]
+            if suffix:
+                item.append(_RawPath(suffix))
+            out.append(item)
+        return out
+    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    return [[f"invalid value: {text[:200]}"]]
+
+
+# -- cache and entry points -----------------------------------------------------------
+
+
+@attrs.frozen
+class _Decoder:
+    """Strictly private: the compiled structure function of one type."""
+
+    fn: Structure
+    hooked: tuple[tuple[Any, Any], ...] = ()
+
+
+_LOCK = threading.RLock()
+_DECODERS: dict[Any, _Decoder] = {}
+_ARGUMENTS: dict[ni.ObjectNode, Structure] = {}
+#: (id(converter), tp) -> (converter, decoder); bounded, converters are not weakref-able.
+_HOOKED: collections.OrderedDict[tuple[int, Any], tuple[Any, _Decoder]] = (
+    collections.OrderedDict()
+)
+_HOOKED_MAX = 128
+
+
+def _clear() -> None:
+    with _LOCK:
+        _DECODERS.clear()
+        _ARGUMENTS.clear()
+        _HOOKED.clear()
+        _ENCODERS.clear()
+
+
+_REGISTRY.on_change(_clear)
+
+
+def _decoder(tp: Any, converter: Any) -> _Decoder:
+    if converter is None:
+        try:
+            found = _DECODERS.get(tp)
+        except TypeError:  # unhashable type expression: compile without caching
+            return _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
+        if found is not None:
+            return found
+        with _LOCK:
+            found = _DECODERS.get(tp)
+            if found is None:
+                found = _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
+                _DECODERS[tp] = found
+        return found
+    try:
+        key = (id(converter), tp)
+        hit = _HOOKED.get(key)
+    except TypeError:
+        return _hooked_decoder(tp, converter)
+    if hit is not None and hit[0] is converter and _still_current(hit[1], converter):
+        return hit[1]
+    decoder = _hooked_decoder(tp, converter)
+    with _LOCK:
+        _HOOKED[key] = (converter, decoder)
+        _HOOKED.move_to_end(key)
+        while len(_HOOKED) > _HOOKED_MAX:
+            _HOOKED.popitem(last=False)
+    return decoder
+
+
+def _hooked_decoder(tp: Any, converter: Any) -> _Decoder:
+    compiler = _Compiler(_HookSource(converter))
+    fn = compiler.compile(ni.type_info(tp)).fn
+    seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
+    return _Decoder(fn, seen)
+
+
+def _current_hook(converter: Any, tp: Any) -> Any:
+    try:
+        return converter.get_structure_hook(tp)
+    except Exception:
+        return None
+
+
+def _still_current(decoder: _Decoder, converter: Any) -> bool:
+    return all(_current_hook(converter, t) is hook for t, hook in decoder.hooked)
+
+
+def _parse(data: str | bytes | bytearray | memoryview) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise DecodeError(
+            [("$", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
+                   f"(char {exc.pos})")],
+        ) from None
+
+
+def _run(fn: Structure, value: Any) -> Any:
+    try:
+        return fn(value)
+    except _Invalid as exc:
+        raise _decode_error(exc.errors) from None
+    except RecursionError:
+        raise DecodeError(
+            [("$", "the value is nested too deeply to decode; send a flatter value")]
+        ) from None
+
+
+def _decode_error(items: list[list[Any]]) -> DecodeError:
+    errors = [(_path(item[1:]), item[0]) for item in items]
+    if len(errors) <= _MAX_SHOWN:
+        return DecodeError(errors)
+    shown = "\n".join(f"- {p}: {m}" for p, m in errors[:_MAX_SHOWN])
+    message = (
+        f"The reply does not match the schema ({len(errors)} problems; the first "
+        f"{_MAX_SHOWN}):\n{shown}\n- … and {len(errors) - _MAX_SHOWN} more"
+    )
+    return DecodeError(errors, message=message)
+
+
+def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
+    """Decode a model reply into an instance of ``tp``, checking it against the schema.
+
+    ``data`` is JSON text (``str``, ``bytes``, ``bytearray``, ``memoryview``) or an
+    already-parsed JSON value (``dict``, ``list``, ...). The rules are the ones
+    ``schema(tp)`` states: unknown keys are rejected, a field is optional when it is
+    nullable or has a default (absent fields get their default), nothing is coerced
+    (``"5"`` is not an int, ``3.9`` is not an int, ``1`` is not a bool; an int is a fine
+    float), enums are read by value, date/time/UUID from their ISO text, and a
+    ``dict[str, T]`` field accepts an object or the strict adapters'
+    ``[{"key": ..., "value": ...}]`` array. attrs validators run as the instance is made.
+
+    Args:
+        tp: The type to decode into: an attrs class, a dataclass, or any type
+            expression ``schema()`` accepts.
+        data: The reply.
+        converter: A ``cattrs.Converter`` whose own structure hooks decode the types
+            they are registered for; the rules above decide everything else.
+
+    Returns:
+        The decoded value.
+
+    Raises:
+        DecodeError: The reply is not valid JSON or does not match; ``.errors`` lists
+            every problem with its JSON path, and ``str(error)`` is a compact report
+            to send back to the model.
+        SchemaError: ``tp`` itself cannot be described.
+
+    .. versionadded:: 0.1.0
+    """
+    decoder = _decoder(tp, converter)
+    if isinstance(data, (str, bytes, bytearray, memoryview)):
+        data = _parse(data)
+    return _run(decoder.fn, data)
+
+
+def decode_arguments(node: ni.ObjectNode, data: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
+    """Check a model's arguments for a function and decode them into Python values.
+
+    Args:
+        node: The function's inspected parameters (``type_info(func)``).
+        data: The arguments as JSON text or an already-parsed mapping. Blank text
+            counts as no arguments.
+
+    Returns:
+        The arguments the model supplied, decoded, keyed by parameter name; parameters
+        it left out are absent, so the function's own defaults apply.
+
+    Raises:
+        DecodeError: Every problem at once: missing or unknown arguments (naming the
+            accepted ones), wrong types, values out of range.
+    """
+    fn = _ARGUMENTS.get(node)
+    if fn is None:
+        with _LOCK:
+            fn = _ARGUMENTS.get(node)
+            if fn is None:
+                fn = _Compiler().arguments(node)
+                _ARGUMENTS[node] = fn
+    if isinstance(data, (str, bytes)):
+        data = {} if not data.strip() else _parse(data)
+    if not isinstance(data, Mapping):
+        accepted = ", ".join(f.key for f in node.fields) or "(none)"
+        raise DecodeError(
+            [("$", f"expected an object of named arguments ({accepted}), got {_show(data)}")]
+        )
+    result: dict[str, Any] = _run(fn, data)
+    return result
+
+
+# -- encoding ---------------------------------------------------------------------------
+
+Unstructure = Callable[[Any], Any]
+
+_ENCODERS: dict[Any, Unstructure] = {}
+
+
+class _EncodeCompiler:
+    """Strictly private: turns a node tree into functions producing JSON values."""
+
+    def __init__(self) -> None:
+        self._objects: dict[ni.ObjectNode, Unstructure] = {}
+
+    def compile(self, node: ni.Node) -> Unstructure:
+        if isinstance(node, ni.ObjectNode):
+            return self.object(node)
+        if isinstance(node, ni.ScalarNode):
+            if node.format is not None:
+                return _iso if node.format != "uuid" else str
+            if node.type == "number":
+                return _finite
+            return _plain
+        if isinstance(node, (ni.NullNode, ni.AnyNode)):
+            return _encode_any
+        if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
+            return _enum_value
+        if isinstance(node, ni.ArrayNode):
+            item = self.compile(node.items)
+            if node.container in (set, frozenset):
+                return lambda v: _sorted_if_possible([item(x) for x in v])
+            return lambda v: [item(x) for x in v]
+        if isinstance(node, ni.TupleNode):
+            items = [self.compile(i) for i in node.items]
+            return lambda v: [f(x) for f, x in zip(items, v, strict=False)]
+        if isinstance(node, ni.DictNode):
+            value = self.compile(node.values)
+            return lambda v: {_enum_value(k): value(x) for k, x in v.items()}
+        if isinstance(node, ni.UnionNode):
+            return self.union(node)
+        msg = f"unknown node {node!r}"
+        raise AssertionError(msg)
+
+    def union(self, node: ni.UnionNode) -> Unstructure:
+        if len(node.options) == 1:
+            return self.compile(node.options[0])
+        options = [(_matcher(o), self.compile(o)) for o in node.options]
+
+        def fn(v: Any) -> Any:
+            for matches, un in options:
+                if matches(v):
+                    return un(v)
+            msg = f"cannot encode {_brief(v)}: it is none of the types the field allows"
+            raise TypeError(msg)
+
+        return fn
+
+    def object(self, node: ni.ObjectNode) -> Unstructure:
+        found = self._objects.get(node)
+        if found is not None:
+            return found
+        plan: list[tuple[str, str, bool, Unstructure]] = []
+
+        def fn(obj: Any) -> Any:
+            out: dict[str, Any] = {}
+            for name, key, omit_none, un in plan:
+                value = getattr(obj, name)
+                if value is None and omit_none:
+                    continue
+                out[key] = un(value)
+            return out
+
+        self._objects[node] = fn
+        for f in node.fields:
+            # Leaving a None out is only right when reading it back gives None again.
+            omit = f.nullable and (not f.has_default or (
+                f.default_factory is None and f.default is None))
+            plan.append((f.name, f.key, omit, self.compile(f.node)))
+        return fn
+
+
+def _plain(v: Any) -> Any:
+    return v
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        msg = f"cannot encode {v!r}: JSON has no NaN or Infinity"
+        raise ValueError(msg)
+    return v
+
+
+def _iso(v: Any) -> Any:
+    return v.isoformat() if hasattr(v, "isoformat") else v
+
+
+def _enum_value(v: Any) -> Any:
+    return v.value if isinstance(v, enum.Enum) else v
+
+
+def _sorted_if_possible(items: list[Any]) -> list[Any]:
+    try:
+        return sorted(items)
+    except TypeError:
+        return items
+
+
+def _matcher(node: ni.Node) -> Callable[[Any], bool]:
+    if isinstance(node, ni.NullNode):
+        return lambda v: v is None
+    if isinstance(node, ni.AnyNode):
+        return lambda v: True
+    if isinstance(node, ni.ScalarNode):
+        py = node.python_type
+        if node.type == "integer":
+            return lambda v: isinstance(v, int) and not isinstance(v, bool)
+        if node.type == "number":
+            return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+        if py is datetime.date:
+            return lambda v: isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
+        return lambda v: isinstance(v, py)
+    if isinstance(node, ni.EnumNode):
+        cls = node.cls
+        return lambda v: isinstance(v, cls)
+    if isinstance(node, ni.LiteralNode):
+        members = _Members([(p, p) for p in node.python_values])
+        return lambda v: members.get(v, _M) is not _M
+    if isinstance(node, ni.ArrayNode):
+        kinds: tuple[type, ...] = (
+            (set, frozenset) if node.container in (set, frozenset) else (list, tuple)
+        )
+        return lambda v: isinstance(v, kinds)
+    if isinstance(node, ni.TupleNode):
+        n = len(node.items)
+        return lambda v: isinstance(v, tuple) and len(v) == n
+    if isinstance(node, ni.DictNode):
+        return lambda v: isinstance(v, Mapping)
+    if isinstance(node, ni.ObjectNode):
+        cls = _constructor(node.python_type)
+        return lambda v: isinstance(v, cls)
+    if isinstance(node, ni.UnionNode):
+        inner = [_matcher(o) for o in node.options]
+        return lambda v: any(m(v) for m in inner)
+    return lambda v: False
+
+
+def _encode_any(v: Any) -> Any:
+    """A JSON value for a value of unknown type (``Any`` fields, type parameters)."""
+    if v is None or isinstance(v, (str, bool, int)):
+        return v.value if isinstance(v, enum.Enum) else v
+    if isinstance(v, float):
+        return _finite(v)
+    if isinstance(v, enum.Enum):
+        return v.value
+    if isinstance(v, (datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, uuid.UUID):
+        return str(v)
+    if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
+        return _encoder_for(_runtime_type(v))(v)
+    if isinstance(v, Mapping):
+        return {_enum_value(k): _encode_any(x) for k, x in v.items()}
+    if isinstance(v, (set, frozenset)):
+        return _sorted_if_possible([_encode_any(x) for x in v])
+    if isinstance(v, (list, tuple)):
+        return [_encode_any(x) for x in v]
+    msg = f"cannot encode a {type(v).__name__} as JSON"
+    raise TypeError(msg)
+
+
+def _runtime_type(obj: Any) -> Any:
+    """The type to encode ``obj`` as: its parametrized generic, or ``Any`` per parameter."""
+    orig = getattr(obj, "__orig_class__", None)
+    if orig is not None:
+        return orig
+    cls = type(obj)
+    params = getattr(cls, "__parameters__", ())
+    if params:
+        return cls[tuple(Any for _ in params)]
+    return cls
+
+
+def _encoder_for(tp: Any) -> Unstructure:
+    try:
+        found = _ENCODERS.get(tp)
+    except TypeError:
+        return _EncodeCompiler().compile(ni.type_info(tp))
+    if found is None:
+        with _LOCK:
+            found = _ENCODERS.get(tp)
+            if found is None:
+                found = _EncodeCompiler().compile(ni.type_info(tp))
+                _ENCODERS[tp] = found
+    return found
+
+
+def encode(obj: Any) -> bytes:
+    """Encode an instance as the JSON the model would have sent for it.
+
+    Keys are the names the schema shows (``Field.key``), enums are written by value,
+    date/time values as ISO 8601 text, UUIDs as text, sets as lists; a nullable field
+    holding ``None`` is left out when decoding would give ``None`` back. The output
+    decodes back to an equal instance with ``decode(type(obj), ...)``.
+
+    Args:
+        obj: An attrs or dataclass instance, or any value made of JSON types, enums,
+            date/time values, UUIDs and such instances.
+
+    Returns:
+        UTF-8 JSON bytes.
+
+    Raises:
+        TypeError: A value has no JSON form (or an int is beyond 64 bits).
+        ValueError: A float is NaN or infinite.
+
+    .. versionadded:: 0.1.0
+    """
+    value = _encode_any(obj)
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError as exc:
+        msg = f"cannot encode {type(obj).__name__} as JSON: {exc}"
+        raise TypeError(msg) from None
