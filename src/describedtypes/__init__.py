@@ -6,8 +6,19 @@ from typing import Any
 
 from ._annotate import Annotation, annotate
 from ._context import Context
-from ._schema import Rewrite, schema
-from .adapters import OPENAI, OPENAI_TOOLS, STANDARD, Adapter
+from ._rules import Problem, check, check_request
+from ._schema import Rewrite, explain, schema
+from .adapters import (
+    ANTHROPIC,
+    ANTHROPIC_TOOLS,
+    GEMINI,
+    MCP_TOOLS,
+    OPENAI,
+    OPENAI_CHAT_TOOLS,
+    OPENAI_TOOLS,
+    STANDARD,
+    Adapter,
+)
 from .errors import (
     ArgumentError,
     DecodeError,
@@ -18,20 +29,29 @@ from .errors import (
 )
 
 __all__ = [
+    "ANTHROPIC",
+    "ANTHROPIC_TOOLS",
     "Adapter",
     "Annotation",
     "ArgumentError",
     "Context",
     "DecodeError",
     "DescribedTypesError",
+    "GEMINI",
     "IncompleteReplyError",
+    "MCP_TOOLS",
     "OPENAI",
+    "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
+    "Problem",
     "RefusalError",
     "Rewrite",
     "STANDARD",
     "SchemaError",
     "annotate",
+    "check",
+    "check_request",
+    "explain",
     "schema",
 ]
 

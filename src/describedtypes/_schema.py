@@ -6,16 +6,18 @@ import enum
 import math
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 import attrs
+import orjson
 
 from . import inspect as ni
 from ._annotate import _REGISTRY
+from ._rules import check
 from .adapters import STANDARD, Adapter
 from .errors import SchemaError
 
-__all__ = ["Rewrite", "build", "schema"]
+__all__ = ["Rewrite", "build", "explain", "schema"]
 
 Json = dict[str, Any]
 
@@ -76,15 +78,9 @@ class _Builder:
                 o for o in ni.iter_objects(root) if o in self.recursive and o is not root_obj
             ]
         self.keys = _defs_keys(self.to_defs)
-        if self.recursive and not adapter.recursion:
-            first = next(iter(self.recursive))
-            raise SchemaError(
-                f"{first.name} refers to itself, and {adapter.name} does not accept recursive "
-                "schemas; bound the depth with separate classes (e.g. a Level2 type without "
-                "the self-reference), or use an adapter that accepts recursion",
-                path=self._root_name(),
-                type_=owner,
-            )
+        # Definitions are emitted only when something refers to them (a described use
+        # may have been inlined instead).
+        self.referenced: set[int] = set()
 
     def _root_name(self) -> str:
         return self.root_object.name if self.root_object is not None else ""
@@ -109,15 +105,17 @@ class _Builder:
                 out["description"] = description
         else:
             out = self.render(root, "", path)
-        if self.to_defs:
-            defs: Json = {}
+        built: dict[int, Json] = {}
+        while any(id(o) in self.referenced and id(o) not in built for o in self.to_defs):
             for o in self.to_defs:
-                key = self.keys[id(o)]
-                pointer = "/$defs/" + _escape(key)
-                defs[key] = self.object_body(o, pointer, o.name)
-                if o.description is not None:
-                    defs[key]["description"] = o.description
-            out["$defs"] = defs
+                if id(o) in self.referenced and id(o) not in built:
+                    key = self.keys[id(o)]
+                    pointer = "/$defs/" + _escape(key)
+                    built[id(o)] = self.object_body(o, pointer, o.name)
+                    if o.description is not None:
+                        built[id(o)]["description"] = o.description
+        if built:
+            out["$defs"] = {self.keys[id(o)]: built[id(o)] for o in self.to_defs if id(o) in built}
         return out
 
     def description_of(self, node: ni.Node, field: ni.Field | None) -> str | None:
@@ -132,12 +130,36 @@ class _Builder:
 
     def render(self, node: ni.Node, pointer: str, path: str, field: ni.Field | None = None) -> Json:
         """The schema of ``node``, with its description and annotation enum after the type."""
-        out = self.render_type(node, pointer, path)
         description = field.description if field is not None else None
         if description is None:
             description = node.description
-        if description is None and isinstance(node, ni.ObjectNode) and "$ref" not in out:
-            description = node.description
+        obj = _as_object(node)
+        if (
+            obj is not None
+            and not self.adapter.ref_siblings
+            and id(obj) in self.keys
+            and description is not None
+            and description == obj.description
+        ):
+            # The definition carries this very description: nothing to put beside $ref.
+            description = None
+        if (
+            obj is not None
+            and not self.adapter.ref_siblings
+            and id(obj) in self.keys
+            and description is not None
+            and obj not in self.recursive
+        ):
+            # The provider takes no keywords beside $ref: inline the class here so the
+            # model still reads what this field is.
+            out = self.object_body(obj, pointer, path)
+            self.rewrites.append(Rewrite(
+                pointer or "/", "inlined",
+                f"$ref to {self.keys[id(obj)]} inlined to keep the description beside it "
+                f"({self.adapter.name} takes no keywords beside $ref)",
+            ))
+        else:
+            out = self.render_type(node, pointer, path)
         constraints_text = out.pop("\0described", None)
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
@@ -145,15 +167,39 @@ class _Builder:
             if "$ref" in out and not self.adapter.ref_siblings:
                 self.rewrites.append(
                     Rewrite(pointer or "/", "dropped",
-                            "description beside $ref (the referenced definition keeps its own)")
+                            f"description {description!r} beside $ref to a recursive class "
+                            "(the referenced definition keeps its own)")
                 )
             else:
                 out["description"] = description
         if node.enum is not None and not isinstance(node, ni.ObjectNode):
-            out["enum"] = list(node.enum)
+            if self.enum_ok(node.enum):
+                out["enum"] = list(node.enum)
+            else:
+                text = _one_of_text(node.enum)
+                out["description"] = (out["description"] + " " + text
+                                      if "description" in out else text)
+                self.rewrites.append(Rewrite(pointer or "/", "described",
+                                             f"enum {list(node.enum)!r}"))
         return out
 
-    def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:  # noqa: C901, PLR0911
+    def enum_ok(self, values: Any) -> bool:
+        """The provider accepts these values in an ``enum``."""
+        allowed = self.adapter.enum_types
+        return allowed is None or all(_enum_kind(v) & allowed for v in values)
+
+    def enum_or_text(self, out: Json, values: tuple[Any, ...], pointer: str) -> Json:
+        """``out`` with ``enum`` (or ``const``) set, or the values as text where not accepted."""
+        if len(values) == 1 and "const" in self.adapter.keywords:
+            out["const"] = values[0]
+        elif self.enum_ok(values):
+            out["enum"] = list(values)
+        else:
+            out["\0described"] = _one_of_text(values)
+            self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
+        return out
+
+    def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:
         if isinstance(node, ni.ObjectNode):
             return self.object_use(node, pointer, path)
         if isinstance(node, ni.ScalarNode):
@@ -162,7 +208,9 @@ class _Builder:
                 if self.adapter.formats is None or node.format in self.adapter.formats:
                     out["format"] = node.format
                 else:
-                    self.rewrites.append(Rewrite(pointer or "/", "dropped", f"format {node.format}"))
+                    self.rewrites.append(
+                        Rewrite(pointer or "/", "dropped", f"format {node.format}")
+                    )
             self.constraints(out, node, pointer)
             return out
         if isinstance(node, ni.NullNode):
@@ -177,21 +225,22 @@ class _Builder:
                 )
             return {}
         if isinstance(node, ni.EnumNode):
-            return {"type": _one_or_list(node.types), "enum": list(node.values)}
-        if isinstance(node, ni.LiteralNode):
             out = {"type": _one_or_list(node.types)}
-            if len(node.values) == 1:
-                out["const"] = node.values[0]
-            else:
+            if len(node.values) == 1 and self.enum_ok(node.values):
+                # A one-member Enum stays an enum (its type says "pick from these").
                 out["enum"] = list(node.values)
-            return out
+                return out
+            return self.enum_or_text(out, node.values, pointer)
+        if isinstance(node, ni.LiteralNode):
+            return self.enum_or_text({"type": _one_or_list(node.types)}, node.values, pointer)
         if isinstance(node, ni.ArrayNode):
-            out = {"type": "array", "items": self.render(node.items, pointer + "/items", path + "[]")}
+            items = self.render(node.items, pointer + "/items", path + "[]")
+            out = {"type": "array", "items": items}
             if node.unique:
                 if "uniqueItems" in self.adapter.keywords:
                     out["uniqueItems"] = True
                 else:
-                    out["\0described"] = _CONSTRAINT_WORDS["uniqueItems"] + "."
+                    out["\0described"] = "Items must be unique."
                     self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
             self.constraints(out, node, pointer, array=True)
             return out
@@ -220,8 +269,11 @@ class _Builder:
         if c.pattern is not None and not array:
             wanted.append(("pattern", c.pattern))
         words = []
+        top = self.adapter.min_items_max
         for key, value in wanted:
-            if key in self.adapter.keywords:
+            if key in self.adapter.keywords and not (
+                key == "minItems" and top is not None and value > top
+            ):
                 out[key] = value
             else:
                 words.append(_CONSTRAINT_WORDS[key].format(value))
@@ -252,7 +304,13 @@ class _Builder:
             values = self.render(node.values, pointer + "/additionalProperties", path + "{}")
             out: Json = {"type": "object", "additionalProperties": values}
             if not isinstance(node.keys, ni.ScalarNode):
-                out["propertyNames"] = self.render(node.keys, pointer + "/propertyNames", path)
+                if "propertyNames" in self.adapter.keywords:
+                    out["propertyNames"] = self.render(node.keys, pointer + "/propertyNames", path)
+                else:
+                    keys = _enum_values(node.keys)
+                    out["\0described"] = _one_of_text(keys, "Keys must be")
+                    self.rewrites.append(Rewrite(pointer or "/", "described",
+                                                 f"propertyNames {list(keys)!r}"))
             return out
         item_pointer = pointer + "/items/properties"
         entry: Json = {
@@ -288,6 +346,8 @@ class _Builder:
             and _is_typed_scalar(node.without_null())
         ):
             inner = self.render(node.without_null(), pointer, path)
+            if "enum" in inner and not self.enum_ok((None,)):
+                return {"anyOf": [inner, {"type": "null"}]}
             inner["type"] = [inner["type"], "null"]
             if "enum" in inner and None not in inner["enum"]:
                 inner["enum"] = [*inner["enum"], None]
@@ -304,6 +364,7 @@ class _Builder:
         if obj is self.root_object and obj in self.recursive:
             return {"$ref": "#"}
         if id(obj) in self.keys:
+            self.referenced.add(id(obj))
             return {"$ref": "#/$defs/" + _escape(self.keys[id(obj)])}
         return self.object_body(obj, pointer, path)
 
@@ -326,10 +387,14 @@ class _Builder:
                     ) if not isinstance(inner, ni.ObjectNode) else inner
                 node = inner
             prop = self.render(node, fpointer, fpath, f)
-            if self.adapter.emit_defaults and f.has_default and not self.adapter.strict:
+            if f.has_default:
                 default = _json_default(f)
                 if default is not _NO_DEFAULT and not (default is None and not _allows_null(prop)):
-                    prop["default"] = default
+                    if self.adapter.emit_defaults and not self.adapter.strict:
+                        prop["default"] = default
+                    elif default is not None:  # a null default is the nullable type itself
+                        self.rewrites.append(Rewrite(fpointer, "dropped",
+                                                     f"default {default!r}"))
             properties[f.key] = prop
             if self.adapter.strict or not optional:
                 required.append(f.key)
@@ -391,6 +456,34 @@ def _is_typed_scalar(node: ni.Node) -> bool:
     return isinstance(node, (ni.ScalarNode, ni.EnumNode, ni.LiteralNode)) and (
         not isinstance(node, (ni.EnumNode, ni.LiteralNode)) or len(node.types) == 1
     ) and not (isinstance(node, ni.LiteralNode) and len(node.values) == 1)
+
+
+def _enum_kind(value: Any) -> frozenset[str]:
+    """The JSON types a value in an ``enum`` counts as."""
+    if value is None:
+        return frozenset({"null"})
+    if isinstance(value, bool):
+        return frozenset({"boolean"})
+    if isinstance(value, int):
+        return frozenset({"integer", "number"})
+    if isinstance(value, float):
+        return frozenset({"number"})
+    if isinstance(value, str):
+        return frozenset({"string"})
+    return frozenset({"object"})
+
+
+def _enum_values(node: ni.Node) -> tuple[Any, ...]:
+    if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
+        return node.values
+    return node.enum or ()
+
+
+def _one_of_text(values: Any, lead: str = "Must be") -> str:
+    shown = [orjson.dumps(v).decode() for v in values]
+    if len(shown) == 1:
+        return f"{lead} {shown[0]}."
+    return f"{lead} one of: {', '.join(shown)}."
 
 
 def _one_or_list(kinds: Any) -> Any:
@@ -504,22 +597,16 @@ def build(obj: Any, adapter: Adapter, use_references: bool) -> tuple[Json, list[
     body = builder.body()
     root = _as_object(node)
     name = root.name if root is not None else _fallback_name(obj)
-    if adapter.name_pattern is not None and not adapter.valid_name(name):
-        raise SchemaError(
-            f"the name {name!r} is not accepted by {adapter.name} (it must match "
-            f"{adapter.name_pattern}); register another with "
-            f"annotate.register(..., Annotation(name={_suggest_name(name)!r}))",
-            path=name,
-            type_=obj,
-        )
     description = root.description if root is not None else node.description
-    problems: list[tuple[str, str]] = []
-    for check in adapter.checks:
-        problems.extend(check(body, adapter))
-    if problems:
-        text = "; ".join(f"{p or '/'}: {m}" for p, m in problems)
-        raise SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
     wrapped = adapter.wrap(name, description, body, adapter.strict)
+    # The same rules check() applies: never hand out a schema the provider rejects.
+    problems = check(wrapped, adapter)
+    if problems:
+        if len(problems) == 1:
+            text = str(problems[0])
+        else:
+            text = "\n" + "\n".join(f"- {p}" for p in problems)
+        raise SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
     return wrapped, builder.rewrites
 
 
@@ -527,11 +614,6 @@ def _fallback_name(obj: Any) -> str:
     from ._annotate import object_name
 
     return object_name(obj)
-
-
-def _suggest_name(name: str) -> str:
-    cleaned = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
-    return (cleaned or "schema")[:64]
 
 
 class _FrozenObject(tuple):  # type: ignore[type-arg]
@@ -625,12 +707,12 @@ def schema(
 
     .. versionadded:: 0.1.0
     """
-    if not isinstance(llm_adapter, Adapter):
+    if not isinstance(cast(Any, llm_adapter), Adapter):
         msg = (
             f"llm_adapter must be an Adapter such as STANDARD or OPENAI, got {llm_adapter!r}"
         )
         raise SchemaError(msg)
-    if not callable(dict_type):
+    if not callable(cast(Any, dict_type)):
         msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
         raise SchemaError(msg)
     built = cached_build(obj, llm_adapter, bool(use_references))
@@ -639,6 +721,34 @@ def schema(
     return _thaw(built.frozen, dict_type)
 
 
-def iter_rewrites(obj: Any, llm_adapter: Adapter, *, use_references: bool = False) -> Iterator[Rewrite]:
+def iter_rewrites(
+    obj: Any, llm_adapter: Adapter, *, use_references: bool = False
+) -> Iterator[Rewrite]:
     """The changes ``llm_adapter`` makes to fit ``obj``'s schema to its provider."""
     return iter(cached_build(obj, llm_adapter, bool(use_references)).rewrites)
+
+
+def explain(obj: Any, adapter: Adapter, *, use_references: bool = False) -> list[Rewrite]:
+    """Every change ``adapter`` makes to fit ``obj``'s schema to its provider.
+
+    A bound moved into the description, a ``$ref`` inlined, a default or keyword dropped,
+    a dict sent as key/value entries: each is a ``Rewrite`` with the JSON pointer (into the
+    schema body) where it happened. ``schema(..., report=[...])`` collects the same list.
+
+    Args:
+        obj: The type or function, as passed to ``schema()``.
+        adapter: The adapter it is built for.
+        use_references: As for ``schema()``.
+
+    Returns:
+        The rewrites in the order they were made; empty when nothing was changed.
+
+    Raises:
+        SchemaError: ``obj`` cannot be described under ``adapter``.
+
+    .. versionadded:: 0.1.0
+    """
+    if not isinstance(cast(Any, adapter), Adapter):
+        msg = f"adapter must be an Adapter such as STANDARD or OPENAI, got {adapter!r}"
+        raise SchemaError(msg)
+    return list(cached_build(obj, adapter, bool(use_references)).rewrites)

@@ -1,0 +1,1153 @@
+"""Provider rules: what OpenAI, Anthropic, Gemini and MCP accept, as checks on a schema.
+
+One set of rules serves two callers: ``schema()`` runs an adapter's rules on its own
+output (and raises ``SchemaError`` listing what they found instead of emitting a schema the
+provider would reject), and ``check()`` runs them on any schema dict, such as one made by
+pydantic or written by hand. The rule texts follow shared/PROVIDERS.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import attrs
+
+if TYPE_CHECKING:
+    from .adapters import Adapter
+
+__all__ = [
+    "ANTHROPIC_RULES",
+    "GEMINI_RULES",
+    "MCP_RULES",
+    "OPENAI_RULES",
+    "Document",
+    "Limits",
+    "Problem",
+    "Rule",
+    "Visit",
+    "check",
+    "check_request",
+    "regex_features",
+    "suggest_name",
+]
+
+
+@attrs.frozen
+class Problem:
+    """One thing a provider would reject, found by ``check()``.
+
+    Attributes:
+        pointer: JSON pointer (RFC 6901) into the checked document; ``""`` is its root.
+        rule: The rule that found it (``"additionalProperties"``, ``"keyword"``,
+            ``"limit.depth"``, ...).
+        message: What is wrong, why, and how to fix it.
+
+    .. versionadded:: 0.1.0
+    """
+
+    pointer: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message} [{self.rule}]"
+
+
+@attrs.frozen(kw_only=True)
+class Limits:
+    """Size limits of one schema and budgets of one request; None means no limit.
+
+    Attributes:
+        max_properties: Object properties in one schema, summed over every object.
+        max_depth: Levels of object nesting (the root object is level 1).
+        max_chars: Characters of all property names, definition names, enum and const
+            values in one schema.
+        max_enum_values: Enum values in one schema.
+        large_enum_values: A string enum with more values than this ...
+        large_enum_chars: ... may hold at most this many characters in total.
+        max_strict_tools: Strict tools in one request.
+        max_optional_params: Properties left out of ``required``, over all strict
+            schemas of a request (one schema alone is checked too).
+        max_union_params: Schemas with ``anyOf`` or a list of types, over all strict
+            schemas of a request (one schema alone is checked too).
+
+    .. versionadded:: 0.1.0
+    """
+
+    max_properties: int | None = None
+    max_depth: int | None = None
+    max_chars: int | None = None
+    max_enum_values: int | None = None
+    large_enum_values: int | None = None
+    large_enum_chars: int | None = None
+    max_strict_tools: int | None = None
+    max_optional_params: int | None = None
+    max_union_params: int | None = None
+
+
+@attrs.frozen(kw_only=True, repr=False, eq=False)
+class Visit:
+    """One subschema met while walking a document.
+
+    Attributes:
+        pointer: Its JSON pointer within the schema body (``""`` is the body's root).
+        schema: The subschema.
+        parent: The visit of the schema that holds it (None at the root).
+        keyword: The keyword it sits under (``"properties"``, ``"items"``, ``"$defs"``,
+            ...); ``""`` at the root.
+        key: The property name, definition name or list index under ``keyword``.
+    """
+
+    pointer: str
+    schema: Mapping[str, Any]
+    parent: Visit | None
+    keyword: str
+    key: str | None
+
+    def __repr__(self) -> str:
+        return f"Visit({self.pointer or '/'})"
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class Document:
+    """What a rule looks at: a schema body, where it sits, and every subschema in it.
+
+    Attributes:
+        body: The JSON Schema body.
+        prefix: The body's pointer within the checked document (``""`` for a bare body,
+            ``"/function/parameters"`` for a wrapped Chat Completions tool, ...).
+        wrapped: True when the checked document was an adapter's wrapped output.
+        name: The schema or tool name found in the wrapper, if any.
+        name_pointer: Where that name sits (None when the wrapper holds no name).
+        strict: Whether the provider applies its strict rules: the wrapper's own
+            ``strict`` flag when it has one, else the adapter's.
+        visits: Every subschema of the body, root first, in document order.
+    """
+
+    body: Mapping[str, Any]
+    prefix: str
+    wrapped: bool
+    name: Any
+    name_pointer: str | None
+    strict: bool
+    visits: tuple[Visit, ...]
+
+    def problem(self, pointer: str, rule: str, message: str) -> Problem:
+        """A problem at ``pointer`` within the body."""
+        return Problem(self.prefix + pointer, rule, message)
+
+    def resolve(self, ref: str) -> Mapping[str, Any] | None:
+        """The subschema a local ``$ref`` points at, or None."""
+        return _resolve(self.body, ref)
+
+    @functools.cached_property
+    def containers(self) -> tuple[str, ...]:
+        """Pointers of the root and every definition, longest first."""
+        found = [v.pointer for v in self.visits if v.keyword in ("$defs", "definitions")]
+        return (*sorted(found, key=len, reverse=True), "")
+
+    @functools.cached_property
+    def stats(self) -> _Stats:
+        """Counts the size limits and budgets are measured in."""
+        return _compute_stats(self)
+
+
+@attrs.frozen(repr=False)
+class Rule:
+    """One provider rule: a function that finds the problems of a document.
+
+    Args:
+        id: The rule's name, used in ``Problem.rule`` unless the rule gives a finer one.
+        find: ``find(document, adapter)`` yields ``Problem`` values.
+        strict_only: The provider applies it only in strict mode.
+        summary: One line saying what the rule demands.
+
+    .. versionadded:: 0.1.0
+    """
+
+    id: str
+    find: Callable[[Document, Adapter], Iterable[Problem]]
+    strict_only: bool = False
+    summary: str = ""
+
+    def __repr__(self) -> str:
+        return f"Rule({self.id!r})"
+
+
+# -- walking -----------------------------------------------------------------------------
+
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+)
+# Structure a value's shape depends on (not definitions, not conditions).
+_STRUCTURE = ("properties", "items", "prefixItems", "anyOf", "oneOf", "allOf",
+              "additionalProperties")
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _children(
+    schema: Mapping[str, Any], keywords: Sequence[str]
+) -> Iterator[tuple[str, str | None, Mapping[str, Any]]]:
+    """The subschemas under ``keywords``: (keyword, key or index or None, subschema)."""
+    for kw in keywords:
+        if kw not in schema:
+            continue
+        value = schema[kw]
+        if kw in _SCHEMA_MAPS and isinstance(value, Mapping):
+            for key, sub in value.items():
+                if isinstance(sub, Mapping):
+                    yield kw, str(key), sub
+        elif isinstance(value, list) and (kw in _SCHEMA_LISTS or kw == "items"):
+            for i, sub in enumerate(value):
+                if isinstance(sub, Mapping):
+                    yield kw, str(i), sub
+        elif kw in _SCHEMA_ONE and isinstance(value, Mapping):
+            yield kw, None, value
+
+
+def _child_pointer(pointer: str, kw: str, key: str | None) -> str:
+    return f"{pointer}/{kw}" if key is None else f"{pointer}/{kw}/{_escape(key)}"
+
+
+_ALL_SUBSCHEMA_KEYWORDS = (*_SCHEMA_MAPS, *_SCHEMA_LISTS, *_SCHEMA_ONE)
+
+
+def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
+    out: list[Visit] = []
+    stack: list[Visit] = [Visit(pointer="", schema=body, parent=None, keyword="", key=None)]
+    while stack:
+        visit = stack.pop()
+        out.append(visit)
+        found = []
+        for kw, key, sub in _children(visit.schema, _ALL_SUBSCHEMA_KEYWORDS):
+            found.append(Visit(pointer=_child_pointer(visit.pointer, kw, key), schema=sub,
+                               parent=visit, keyword=kw, key=key))
+        stack.extend(reversed(found))
+    return tuple(out)
+
+
+def _resolve(body: Mapping[str, Any], ref: Any) -> Mapping[str, Any] | None:
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return None
+    node: Any = body
+    fragment = ref[1:]
+    if fragment and not fragment.startswith("/"):
+        return None
+    for token in fragment.split("/")[1:] if fragment else ():
+        token = _unescape(token)
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if isinstance(node, Mapping) else None
+
+
+# -- unwrapping --------------------------------------------------------------------------
+
+_NAME = "\x00describedtypes-name\x00"
+_DESCRIPTION = "\x00describedtypes-description\x00"
+_BODY = {"\x00describedtypes-body\x00": True}
+
+
+class _StrictMark:
+    """Passed as ``strict`` to a wrapper to find where it puts the flag."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+_STRICT = _StrictMark()
+
+Path = tuple[Any, ...]
+
+
+@functools.lru_cache(maxsize=128)
+def _layout(wrap: Any) -> tuple[Path | None, Path | None, Path | None]:
+    """Where a wrapper puts the body, the name and the strict flag."""
+    try:
+        sample = wrap(_NAME, _DESCRIPTION, dict(_BODY), _STRICT)
+    except Exception:  # a user's wrapper that cannot be probed is treated as bare
+        return (), None, None
+    paths: dict[str, Path] = {}
+
+    def find(value: Any, path: Path) -> None:
+        if isinstance(value, Mapping) and dict(value) == _BODY:
+            paths.setdefault("body", path)
+        elif value is _STRICT:
+            paths.setdefault("strict", path)
+        elif isinstance(value, str) and value == _NAME:
+            paths.setdefault("name", path)
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                find(v, (*path, k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                find(v, (*path, i))
+
+    find(sample, ())
+    return paths.get("body", ()), paths.get("name"), paths.get("strict")
+
+
+def _get(doc: Any, path: Path) -> Any:
+    for step in path:
+        in_map = isinstance(doc, Mapping) and step in doc
+        in_list = isinstance(doc, list) and isinstance(step, int) and step < len(doc)
+        if not (in_map or in_list):
+            return _MISSING
+        doc = doc[step]
+    return doc
+
+
+def _pointer(path: Path) -> str:
+    return "".join(f"/{_escape(str(step))}" for step in path)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING: Any = _Missing()
+
+
+def document(obj: Mapping[str, Any], adapter: Adapter, prefix: str = "") -> Document:
+    """Find the body in ``obj`` (an adapter's wrapped output or a bare body)."""
+    body_path, name_path, strict_path = _layout(cast(Any, adapter.wrap))
+    body = obj
+    wrapped = False
+    name: Any = None
+    name_pointer = None
+    strict = adapter.strict
+    if body_path:
+        inner = _get(obj, body_path)
+        if isinstance(inner, Mapping):
+            body, wrapped = inner, True
+            if name_path is not None:
+                name = _get(obj, name_path)
+                name_pointer = prefix + _pointer(name_path)
+            if strict_path is not None:
+                flag = _get(obj, strict_path)
+                if isinstance(flag, bool):
+                    strict = flag
+    return Document(
+        body=body,
+        prefix=prefix + (_pointer(body_path) if wrapped and body_path else ""),
+        wrapped=wrapped,
+        name=name,
+        name_pointer=name_pointer,
+        strict=strict,
+        visits=_walk(body),
+    )
+
+
+# -- public entry points -----------------------------------------------------------------
+
+
+def _run(doc: Document, adapter: Adapter) -> list[Problem]:
+    problems: list[Problem] = []
+    for rule in adapter.checks:
+        if rule.strict_only and not doc.strict:
+            continue
+        problems.extend(rule.find(doc, adapter))
+    return problems
+
+
+def _require_adapter(adapter: Any) -> None:
+    from .adapters import Adapter
+
+    if not isinstance(adapter, Adapter):
+        msg = f"adapter must be an Adapter such as OPENAI or ANTHROPIC_TOOLS, got {adapter!r}"
+        raise TypeError(msg)
+
+
+def check(schema: Mapping[str, Any], adapter: Adapter) -> list[Problem]:
+    """Every problem ``adapter``'s provider would reject in ``schema``, with its pointer.
+
+    ``schema`` is a JSON Schema body (from this library, pydantic, or written by hand) or
+    an adapter's wrapped output such as an OpenAI tool; a wrapped output's name and
+    ``strict`` flag are checked too (``"strict": false`` turns the strict-only rules off).
+
+    Args:
+        schema: The schema or wrapped definition, as plain JSON data.
+        adapter: The provider to check against (``OPENAI``, ``ANTHROPIC_TOOLS``, ...).
+
+    Returns:
+        The problems, in document order per rule; empty when the provider accepts it.
+
+    Raises:
+        TypeError: ``schema`` is not a JSON object or ``adapter`` is not an Adapter.
+
+    .. versionadded:: 0.1.0
+    """
+    _require_adapter(adapter)
+    if not isinstance(cast(Any, schema), Mapping):
+        msg = f"check() takes a JSON Schema object (a dict), got {type(schema).__name__}"
+        raise TypeError(msg)
+    return _run(document(schema, adapter), adapter)
+
+
+def check_request(definitions: Sequence[Mapping[str, Any]], adapter: Adapter) -> list[Problem]:
+    """Problems of a whole request's tool definitions: each one's, and the shared budgets.
+
+    Besides checking every definition as ``check()`` does, this sums what a provider
+    budgets per request (Anthropic: strict tools, optional parameters, union-typed
+    parameters) and rejects two tools with the same name.
+
+    Args:
+        definitions: The wrapped tool definitions, as ``schema(f, adapter)`` returns them.
+        adapter: The adapter they were built for.
+
+    Returns:
+        The problems, with pointers that start with the definition's index (``/2/...``);
+        request-wide ones have the pointer ``""``.
+
+    Raises:
+        TypeError: ``definitions`` is not a list of JSON objects or ``adapter`` is not an
+            Adapter.
+
+    .. versionadded:: 0.1.0
+    """
+    _require_adapter(adapter)
+    items: Any = definitions
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+        msg = f"check_request() takes a list of tool definitions, got {type(definitions).__name__}"
+        raise TypeError(msg)
+    problems: list[Problem] = []
+    docs: list[Document] = []
+    for i, item in enumerate(definitions):
+        if not isinstance(cast(Any, item), Mapping):
+            msg = f"definition {i} is a {type(item).__name__}, not a JSON object"
+            raise TypeError(msg)
+        doc = document(item, adapter, prefix=f"/{i}")
+        docs.append(doc)
+        problems.extend(_run(doc, adapter))
+    problems.extend(_request_budgets(docs, adapter))
+    seen: dict[str, int] = {}
+    for i, doc in enumerate(docs):
+        if not isinstance(doc.name, str) or doc.name_pointer is None:
+            continue
+        if doc.name in seen:
+            problems.append(Problem(
+                doc.name_pointer, "unique-names",
+                f"the tool name {doc.name!r} is already used by definition {seen[doc.name]}; "
+                "tool names must be unique within a request",
+            ))
+        else:
+            seen[doc.name] = i
+    return problems
+
+
+def _request_budgets(docs: list[Document], adapter: Adapter) -> Iterator[Problem]:
+    limits = adapter.limits
+    strict = [d for d in docs if d.strict]
+    if limits.max_strict_tools is not None and len(strict) > limits.max_strict_tools:
+        yield Problem(
+            "", "limit.strict-tools",
+            f"{len(strict)} strict tools in one request; {adapter.name} accepts at most "
+            f"{limits.max_strict_tools}; send the others with strict off "
+            f"({adapter.name}.replace(strict=False)) or split the request",
+        )
+    if len(strict) < 2:
+        return
+    optional = sum(_stats(d).optional for d in strict)
+    if limits.max_optional_params is not None and optional > limits.max_optional_params:
+        yield Problem(
+            "", "limit.optional-params",
+            f"{optional} optional parameters across {len(strict)} strict schemas; "
+            f"{adapter.name} accepts at most {limits.max_optional_params} per request; "
+            "make some required, or send some tools with strict off",
+        )
+    unions = sum(_stats(d).unions for d in strict)
+    if limits.max_union_params is not None and unions > limits.max_union_params:
+        yield Problem(
+            "", "limit.union-params",
+            f"{unions} union-typed parameters (anyOf or a list of types, nullable fields "
+            f"included) across {len(strict)} strict schemas; {adapter.name} accepts at most "
+            f"{limits.max_union_params} per request; make some fields non-nullable, or send "
+            "some tools with strict off",
+        )
+
+
+# -- names -------------------------------------------------------------------------------
+
+
+def suggest_name(name: str, pattern: str | None) -> str:
+    """A name close to ``name`` that matches ``pattern`` (the provider's name rule).
+
+    .. versionadded:: 0.1.0
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "tool"
+    if pattern is None:
+        return cleaned
+    candidates = [cleaned, cleaned[:64], "_" + cleaned[:63], "tool_" + cleaned[:59], "tool"]
+    for candidate in candidates:
+        if re.fullmatch(pattern, candidate):
+            return candidate
+    return cleaned[:64]
+
+
+def _name_rule(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    if doc.name_pointer is None or adapter.name_pattern is None:
+        return
+    name = doc.name
+    if not isinstance(name, str):
+        yield Problem(doc.name_pointer, "name",
+                      f"the name is missing; {adapter.name} needs a name matching "
+                      f"^{adapter.name_pattern}$")
+        return
+    if re.fullmatch(adapter.name_pattern, name) is None:
+        better = suggest_name(name, adapter.name_pattern)
+        yield Problem(
+            doc.name_pointer, "name",
+            f"the name {name!r} does not match ^{adapter.name_pattern}$, the names "
+            f"{adapter.name} accepts; use a name such as {better!r} (for a Python type or "
+            f"function: annotate.register(obj, Annotation(name={better!r})))",
+        )
+
+
+NAME = Rule("name", _name_rule, summary="The schema or tool name matches the provider's pattern.")
+
+
+# -- structure ---------------------------------------------------------------------------
+
+
+def _types_of(schema: Mapping[str, Any]) -> list[Any]:
+    kind = schema.get("type", _MISSING)
+    if kind is _MISSING:
+        return []
+    return list(kind) if isinstance(kind, list) else [kind]
+
+
+def _is_object(schema: Mapping[str, Any]) -> bool:
+    kinds = _types_of(schema)
+    return "object" in kinds or (not kinds and "properties" in schema)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=repr)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _root_object(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    body = doc.body
+    fix = ("wrap the value in an object with one property (in Python: wrap the value in an "
+           "attrs class or dataclass with one field)")
+    for kw in ("anyOf", "oneOf", "allOf"):
+        if kw in body:
+            yield doc.problem("", "root-object",
+                              f"the root is a union ({kw}); {adapter.name} needs one object "
+                              f"(type: \"object\") at the root; {fix}")
+            return
+    if "$ref" in body and "type" not in body:
+        yield doc.problem("", "root-object",
+                          f"the root is a $ref; {adapter.name} needs type: \"object\" at the "
+                          "root; put the referenced object's keywords at the root instead")
+        return
+    if body.get("type") != "object":
+        got = _short(body["type"]) if "type" in body else "no type"
+        yield doc.problem("", "root-object",
+                          f"the root has {got if 'type' not in body else 'type ' + got}; "
+                          f"{adapter.name} needs type: \"object\" at the root; {fix}")
+
+
+ROOT_OBJECT = Rule("root-object", _root_object,
+                   summary="The root is one object schema, not a union.")
+
+
+def _closed_objects(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    for v in doc.visits:
+        if not _is_object(v.schema):
+            continue
+        extra = v.schema.get("additionalProperties", _MISSING)
+        if extra is _MISSING:
+            yield doc.problem(v.pointer, "additionalProperties",
+                              f"this object does not set additionalProperties; {adapter.name} "
+                              "needs additionalProperties: false on every object")
+        elif extra is not False:
+            yield doc.problem(
+                v.pointer + "/additionalProperties", "additionalProperties",
+                f"additionalProperties is {_short(extra)}; {adapter.name} accepts only closed "
+                "objects (additionalProperties: false); send an open map such as "
+                "dict[str, T] as an array of {key, value} objects (describedtypes does this "
+                "under strict adapters)",
+            )
+
+
+CLOSED_OBJECTS = Rule("additionalProperties", _closed_objects, strict_only=True,
+                      summary="Every object sets additionalProperties: false.")
+
+
+def _all_required(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    for v in doc.visits:
+        props = v.schema.get("properties")
+        if not isinstance(props, Mapping):
+            continue
+        required = v.schema.get("required", [])
+        required = required if isinstance(required, list) else []
+        missing = [k for k in props if k not in required]
+        if missing:
+            listed = ", ".join(repr(k) for k in missing)
+            yield doc.problem(
+                v.pointer, "required",
+                f"every property must be listed in required under {adapter.name}; missing: "
+                f"{listed}; spell an optional field as a union with null (type: [T, \"null\"] "
+                "or anyOf with {\"type\": \"null\"}) and list it",
+            )
+
+
+ALL_REQUIRED = Rule("required", _all_required, strict_only=True,
+                    summary="Every property is listed in required.")
+
+
+def _object_properties(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    for v in doc.visits:
+        s = v.schema
+        if "object" in _types_of(s) and "properties" not in s and s.get(
+            "additionalProperties", False
+        ) is False:
+            yield doc.problem(v.pointer, "properties",
+                              f"an object without a properties key is rejected by "
+                              f"{adapter.name}; write properties: {{}} and required: [] for an "
+                              "object with no fields")
+
+
+OBJECT_PROPERTIES = Rule("properties", _object_properties, strict_only=True,
+                         summary="Every object has a properties key.")
+
+_JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+
+
+def _typed_rule(untyped_ok: frozenset[str]) -> Callable[[Document, Adapter], Iterator[Problem]]:
+    def find(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+        for v in doc.visits:
+            s = v.schema
+            if "type" not in s:
+                if v.keyword in ("$defs", "definitions") or any(k in s for k in untyped_ok):
+                    continue
+                yield doc.problem(v.pointer, "type",
+                                  f"this schema has no type; {adapter.name} needs a type on "
+                                  "every schema (Any cannot be expressed); use a concrete "
+                                  "type, or anyOf over the allowed types")
+                continue
+            bad = [k for k in _types_of(s) if k not in _JSON_TYPES]
+            if bad:
+                yield doc.problem(v.pointer + "/type", "type",
+                                  f"{_short(bad[0])} is not a JSON Schema type "
+                                  f"{adapter.name} accepts; use one of "
+                                  + ", ".join(sorted(_JSON_TYPES)))
+
+    return find
+
+
+_UNTYPED_OK = frozenset({"anyOf", "oneOf", "allOf", "$ref", "enum", "const"})
+TYPED = Rule("type", _typed_rule(_UNTYPED_OK), strict_only=True,
+             summary="Every schema has a JSON type (or is a union, reference or enum).")
+
+
+def _formats(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    allowed = adapter.formats
+    if allowed is None:
+        return
+    for v in doc.visits:
+        fmt = v.schema.get("format")
+        if fmt is not None and fmt not in allowed:
+            yield doc.problem(v.pointer + "/format", "format",
+                              f"the format {fmt!r} is not accepted by {adapter.name}, which "
+                              f"accepts {', '.join(sorted(allowed))}; remove it and say it in "
+                              "the description")
+
+
+FORMATS = Rule("format", _formats, strict_only=True,
+               summary="String formats are from the provider's list.")
+
+
+def _ref_target(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    for v in doc.visits:
+        if "$ref" not in v.schema:
+            continue
+        ref = v.schema["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            yield doc.problem(v.pointer + "/$ref", "$ref",
+                              f"{adapter.name} accepts only local references (#/$defs/...), "
+                              f"got {_short(ref)}; copy the external schema into $defs")
+        elif doc.resolve(ref) is None:
+            yield doc.problem(v.pointer + "/$ref", "$ref",
+                              f"the reference {ref!r} points at nothing in this schema")
+
+
+REF_TARGET = Rule("$ref", _ref_target, summary="Every $ref is local and resolves.")
+
+
+def _ref_siblings_rule(dollar_ok: bool) -> Callable[[Document, Adapter], Iterator[Problem]]:
+    def find(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+        for v in doc.visits:
+            s = v.schema
+            if "$ref" not in s:
+                continue
+            siblings = [
+                k for k in s
+                if k not in ("$ref", "$defs", "definitions")
+                and not (dollar_ok and k.startswith("$"))
+            ]
+            if siblings:
+                listed = ", ".join(siblings)
+                yield doc.problem(
+                    v.pointer, "$ref-siblings",
+                    f"a $ref cannot have sibling keywords under {adapter.name} (found "
+                    f"{listed}); inline the referenced schema here and put them on it "
+                    "(describedtypes does this for a described field), or move them onto "
+                    "the definition",
+                )
+
+    return find
+
+
+OPENAI_REF_SIBLINGS = Rule("$ref-siblings", _ref_siblings_rule(dollar_ok=False),
+                           strict_only=True, summary="A $ref stands alone.")
+GEMINI_REF_SIBLINGS = Rule("$ref-siblings", _ref_siblings_rule(dollar_ok=True),
+                           summary="A $ref has only $-keywords beside it.")
+
+
+def _keyword_rule(
+    accepted: frozenset[str], advice: Mapping[str, str], provider: str
+) -> Callable[[Document, Adapter], Iterator[Problem]]:
+    def find(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+        for v in doc.visits:
+            for kw in v.schema:
+                if kw in accepted:
+                    continue
+                hint = advice.get(kw)
+                if hint is None:
+                    text = (f"{kw!r} is not among the keywords {provider} documents as "
+                            f"supported under {adapter.name}; remove it or say it in the "
+                            "description")
+                else:
+                    text = f"{kw!r} is rejected by {adapter.name}; {hint}"
+                yield doc.problem(f"{v.pointer}/{_escape(kw)}", "keyword", text)
+
+    return find
+
+
+_DESCRIBE = "state it in the description instead (describedtypes writes e.g. 'Must be at least 1.')"
+_COMMON_ADVICE = {
+    "oneOf": "use anyOf with the same alternatives",
+    "discriminator": "remove it (pydantic emits it with oneOf for tagged unions); anyOf needs none",
+    "allOf": "merge the schemas into one",
+    "not": _DESCRIBE,
+    "if": _DESCRIBE,
+    "then": _DESCRIBE,
+    "else": _DESCRIBE,
+    "dependentRequired": _DESCRIBE,
+    "dependentSchemas": _DESCRIBE,
+    "uniqueItems": "say 'Items must be unique.' in the description instead",
+    "nullable": 'use type: [T, "null"] or anyOf with {"type": "null"}',
+    "prefixItems": "fixed-length tuples are not supported; use an object with one property "
+                   "per position",
+    "patternProperties": "open maps are not supported; use an array of {key, value} objects",
+    "propertyNames": "open maps are not supported; use an array of {key, value} objects",
+}
+
+_OPENAI_ACCEPTED = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum",
+    "const", "$ref", "$defs", "definitions", "description", "title", "pattern", "format",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems",
+    "maxItems", "minLength", "maxLength", "$schema", "$id",
+})
+_OPENAI_ADVICE = {
+    **_COMMON_ADVICE,
+    "default": "remove it (OpenAI and Azure OpenAI reject default in strict mode); every "
+               "field is required there, so say the usual value in the description",
+}
+OPENAI_KEYWORDS = Rule(
+    "keyword", _keyword_rule(_OPENAI_ACCEPTED, _OPENAI_ADVICE, "OpenAI"), strict_only=True,
+    summary="Only keywords OpenAI's strict mode supports.",
+)
+
+_ANTHROPIC_ACCEPTED = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "anyOf", "allOf",
+    "enum", "const", "$ref", "$defs", "definitions", "description", "title", "default",
+    "format", "pattern", "minItems", "$schema", "$id",
+})
+_ANTHROPIC_BOUND = ("Anthropic's strict mode has no numeric, length or item-count bounds; "
+                    + _DESCRIBE)
+_ANTHROPIC_ADVICE = {
+    **_COMMON_ADVICE,
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                     "multipleOf", "minLength", "maxLength", "maxItems"), _ANTHROPIC_BOUND),
+}
+ANTHROPIC_KEYWORDS = Rule(
+    "keyword", _keyword_rule(_ANTHROPIC_ACCEPTED, _ANTHROPIC_ADVICE, "Anthropic"),
+    strict_only=True, summary="Only keywords Anthropic's strict mode supports.",
+)
+
+
+def _min_items(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    top = adapter.min_items_max
+    if top is None:
+        return
+    for v in doc.visits:
+        value = v.schema.get("minItems")
+        if isinstance(value, int) and value > top:
+            yield doc.problem(v.pointer + "/minItems", "minItems",
+                              f"minItems is {value}; {adapter.name} accepts at most {top}; "
+                              f"{_DESCRIBE}")
+
+
+MIN_ITEMS = Rule("minItems", _min_items, strict_only=True,
+                 summary="minItems is within the provider's bound (Anthropic: 0 or 1).")
+
+
+def regex_features(pattern: str) -> list[str]:
+    """The regex features in ``pattern`` that Anthropic's strict grammar lacks.
+
+    Finds backreferences, lookahead, lookbehind and word boundaries (``\\b``, ``\\B``).
+
+    .. versionadded:: 0.1.0
+    """
+    found: list[str] = []
+
+    def add(feature: str) -> None:
+        if feature not in found:
+            found.append(feature)
+
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            d = pattern[i + 1]
+            if not in_class:
+                if d in "bB":
+                    add("word boundaries")
+                elif (d.isdigit() and d != "0") or d == "k":
+                    add("backreferences")
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            i = j
+            continue
+        elif pattern.startswith("(?", i):
+            rest = pattern[i + 2:i + 4]
+            if rest[:1] in ("=", "!"):
+                add("lookahead")
+            elif rest in ("<=", "<!"):
+                add("lookbehind")
+            elif rest == "P=":
+                add("backreferences")
+        i += 1
+    return found
+
+
+def _pattern_syntax(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    for v in doc.visits:
+        pattern = v.schema.get("pattern")
+        if not isinstance(pattern, str):
+            continue
+        features = regex_features(pattern)
+        if features:
+            yield doc.problem(v.pointer + "/pattern", "pattern",
+                              f"the pattern uses {', '.join(features)}, which {adapter.name} "
+                              "does not support (no backreferences, lookaround or \\b); "
+                              "simplify the pattern or say it in the description")
+
+
+PATTERN_SYNTAX = Rule("pattern", _pattern_syntax, strict_only=True,
+                      summary="Patterns use no backreferences, lookaround or \\b.")
+
+
+def _enum_rule(
+    allowed: Callable[[Any], bool], what: str
+) -> Callable[[Document, Adapter], Iterator[Problem]]:
+    def find(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+        for v in doc.visits:
+            values = v.schema.get("enum")
+            if not isinstance(values, list):
+                continue
+            bad = [x for x in values if not allowed(x)]
+            if bad:
+                yield doc.problem(v.pointer + "/enum", "enum",
+                                  f"{adapter.name} accepts only {what} in enum, got "
+                                  f"{_short(bad[0])}; move the other values into the type "
+                                  "(anyOf with {\"type\": \"null\"} for null) or the description")
+
+    return find
+
+
+def _primitive(x: Any) -> bool:
+    return x is None or isinstance(x, (str, int, float, bool))
+
+
+def _string_or_number(x: Any) -> bool:
+    return isinstance(x, (str, int, float)) and not isinstance(x, bool)
+
+
+ANTHROPIC_ENUM = Rule("enum", _enum_rule(_primitive, "primitive values"), strict_only=True,
+                      summary="enum holds primitive values only.")
+GEMINI_ENUM = Rule("enum", _enum_rule(_string_or_number, "strings and numbers"),
+                   summary="enum holds strings and numbers only.")
+
+
+# -- references and recursion ------------------------------------------------------------
+
+
+def _container(doc: Document, pointer: str) -> str:
+    for c in doc.containers:
+        if c == "" or pointer == c or pointer.startswith(c + "/"):
+            return c
+    return ""
+
+
+def _cyclic_refs(doc: Document) -> list[Visit]:
+    """The ``$ref`` visits that lead back to the definition (or root) holding them."""
+    edges: dict[str, set[str]] = {}
+    refs: list[tuple[Visit, str, str]] = []
+    for v in doc.visits:
+        ref = v.schema.get("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#") or doc.resolve(ref) is None:
+            continue
+        source = _container(doc, v.pointer)
+        target = _container(doc, ref[1:])
+        edges.setdefault(source, set()).add(target)
+        refs.append((v, source, target))
+
+    @functools.cache
+    def reach(start: str) -> frozenset[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            todo.extend(edges.get(node, ()))
+        return frozenset(seen)
+
+    return [v for v, source, target in refs if source in reach(target)]
+
+
+def _no_recursion(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    for v in _cyclic_refs(doc):
+        yield doc.problem(
+            v.pointer, "recursion",
+            f"the reference {v.schema['$ref']!r} leads back to the schema that holds it, and "
+            f"{adapter.name} does not accept recursive schemas; bound the depth with separate "
+            "classes (e.g. a Level2 type without the self-reference), or send it with strict "
+            f"off ({adapter.name}.replace(strict=False))",
+        )
+
+
+NO_RECURSION = Rule("recursion", _no_recursion, strict_only=True,
+                    summary="No recursive schemas.")
+
+
+def _cyclic_ref_required(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    for v in _cyclic_refs(doc):
+        container = _container(doc, v.pointer)
+        node: Visit | None = v
+        innermost: Visit | None = None
+        optional = False
+        while node is not None and node.pointer != container:
+            if node.keyword == "properties" and node.parent is not None:
+                required = node.parent.schema.get("required", [])
+                if node.key not in (required if isinstance(required, list) else []):
+                    optional = True
+                    break
+                innermost = innermost or node
+            node = node.parent
+        if optional:
+            continue
+        if innermost is not None:
+            key = innermost.key
+            where = f"the required property {key!r}"
+            fix = (f"leave {key!r} out of required (in Python: give the field a default, "
+                   "e.g. attrs.field(factory=list) or = None)")
+        else:
+            where = "a place that is always present"
+            fix = "put the reference in a property that is not required"
+        yield doc.problem(
+            (innermost or v).pointer, "recursion",
+            f"the recursive reference {v.schema['$ref']!r} sits in {where}; {adapter.name} "
+            "unrolls recursion only through properties that are not required (nullable is "
+            f"not enough); {fix}",
+        )
+
+
+CYCLIC_REF_REQUIRED = Rule("recursion", _cyclic_ref_required,
+                           summary="Recursive references sit only in non-required properties.")
+
+
+# -- limits ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Stats:
+    properties: int
+    chars: int
+    enum_values: int
+    optional: int
+    unions: int
+    large_enums: tuple[tuple[str, int, int], ...]  # (pointer, values, chars)
+
+
+def _text_length(value: Any) -> int:
+    return len(value) if isinstance(value, str) else len(json.dumps(value, default=repr))
+
+
+def _stats(doc: Document) -> _Stats:
+    return doc.stats
+
+
+def _compute_stats(doc: Document) -> _Stats:
+    properties = chars = enum_values = optional = unions = 0
+    large: list[tuple[str, int, int]] = []
+    for v in doc.visits:
+        s = v.schema
+        if v.keyword in ("$defs", "definitions") and v.key is not None:
+            chars += len(v.key)
+        props = s.get("properties")
+        if isinstance(props, Mapping):
+            properties += len(props)
+            chars += sum(len(str(k)) for k in props)
+            required = s.get("required", [])
+            required = required if isinstance(required, list) else []
+            optional += sum(1 for k in props if k not in required)
+        values = s.get("enum")
+        if isinstance(values, list):
+            enum_values += len(values)
+            length = sum(_text_length(x) for x in values)
+            chars += length
+            if all(isinstance(x, str) for x in values):
+                large.append((v.pointer, len(values), length))
+        if "const" in s:
+            chars += _text_length(s["const"])
+        if "anyOf" in s or "oneOf" in s or isinstance(s.get("type"), list):
+            unions += 1
+    return _Stats(properties, chars, enum_values, optional, unions, tuple(large))
+
+
+def _max_depth(doc: Document) -> tuple[int, str]:
+    """The deepest object nesting (root object = 1), following references once."""
+    memo: dict[int, tuple[int, str]] = {}
+
+    def depth(schema: Mapping[str, Any], pointer: str, active: frozenset[int]) -> tuple[int, str]:
+        here = 1 if _is_object(schema) else 0
+        best = (here, pointer)
+        subs: list[tuple[Mapping[str, Any], str, frozenset[int]]] = []
+        for kw, key, sub in _children(schema, _STRUCTURE):
+            subs.append((sub, _child_pointer(pointer, kw, key), active))
+        ref = schema.get("$ref")
+        target = doc.resolve(ref) if isinstance(ref, str) else None
+        if isinstance(ref, str) and target is not None and id(target) not in active:
+            if id(target) not in memo:
+                memo[id(target)] = depth(target, ref[1:], active | {id(target)})
+            found = memo[id(target)]
+            if here + found[0] > best[0]:
+                best = (here + found[0], found[1])
+        for sub, sub_pointer, sub_active in subs:
+            found = depth(sub, sub_pointer, sub_active)
+            if here + found[0] > best[0]:
+                best = (here + found[0], found[1])
+        return best
+
+    return depth(doc.body, "", frozenset({id(doc.body)}))
+
+
+def _limits(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    limits = adapter.limits
+    stats = _stats(doc)
+    name = adapter.name
+    if limits.max_properties is not None and stats.properties > limits.max_properties:
+        yield doc.problem("", "limit.properties",
+                          f"the schema has {stats.properties:,} object properties; {name} "
+                          f"accepts at most {limits.max_properties:,} in one schema; split it "
+                          "into smaller schemas or tools")
+    if limits.max_depth is not None:
+        deepest, where = _max_depth(doc)
+        if deepest > limits.max_depth:
+            yield doc.problem(where, "limit.depth",
+                              f"objects nest {deepest} levels deep here; {name} accepts at "
+                              f"most {limits.max_depth} levels of nesting; flatten the inner "
+                              "classes")
+    if limits.max_chars is not None and stats.chars > limits.max_chars:
+        yield doc.problem("", "limit.chars",
+                          f"property names, definition names, enum and const values add up "
+                          f"to {stats.chars:,} characters; {name} accepts at most "
+                          f"{limits.max_chars:,}; shorten names or enums")
+    if limits.max_enum_values is not None and stats.enum_values > limits.max_enum_values:
+        yield doc.problem("", "limit.enum-values",
+                          f"the schema has {stats.enum_values:,} enum values; {name} accepts "
+                          f"at most {limits.max_enum_values:,} in one schema; use a string "
+                          "and list the values in the description, or split the enum")
+    if limits.large_enum_values is not None and limits.large_enum_chars is not None:
+        for pointer, count, length in stats.large_enums:
+            if count > limits.large_enum_values and length > limits.large_enum_chars:
+                yield doc.problem(pointer + "/enum", "limit.large-enum",
+                                  f"this string enum has {count:,} values of {length:,} "
+                                  f"characters in total; {name} accepts at most "
+                                  f"{limits.large_enum_chars:,} characters in an enum of more "
+                                  f"than {limits.large_enum_values} values")
+    if limits.max_optional_params is not None and stats.optional > limits.max_optional_params:
+        yield doc.problem("", "limit.optional-params",
+                          f"the schema has {stats.optional} optional properties; {name} "
+                          f"accepts at most {limits.max_optional_params} per request; make "
+                          "some required")
+    if limits.max_union_params is not None and stats.unions > limits.max_union_params:
+        yield doc.problem("", "limit.union-params",
+                          f"the schema has {stats.unions} union-typed schemas (anyOf or a list "
+                          f"of types, nullable fields included); {name} accepts at most "
+                          f"{limits.max_union_params} per request; make some fields "
+                          f"non-nullable, or send it with strict off "
+                          f"({name}.replace(strict=False))")
+
+
+LIMITS = Rule("limits", _limits, strict_only=True,
+              summary="The schema stays within the adapter's size limits and budgets.")
+
+
+# -- the providers' rule sets ------------------------------------------------------------
+
+OPENAI_RULES: tuple[Rule, ...] = (
+    ROOT_OBJECT, NAME, REF_TARGET, TYPED, OPENAI_KEYWORDS, CLOSED_OBJECTS, ALL_REQUIRED,
+    OBJECT_PROPERTIES, FORMATS, OPENAI_REF_SIBLINGS, LIMITS,
+)
+ANTHROPIC_RULES: tuple[Rule, ...] = (
+    ROOT_OBJECT, NAME, REF_TARGET, TYPED, ANTHROPIC_KEYWORDS, CLOSED_OBJECTS, FORMATS,
+    MIN_ITEMS, PATTERN_SYNTAX, ANTHROPIC_ENUM, NO_RECURSION, LIMITS,
+)
+GEMINI_RULES: tuple[Rule, ...] = (
+    ROOT_OBJECT, NAME, REF_TARGET, GEMINI_REF_SIBLINGS, CYCLIC_REF_REQUIRED, GEMINI_ENUM,
+)
+MCP_RULES: tuple[Rule, ...] = (ROOT_OBJECT, NAME)
