@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import attrs
 import pytest
@@ -75,7 +75,7 @@ def rest_doc(prices: list[float], tax_rate: float = 0.0) -> float:
 
 def update_profile(
     user_id: Annotated[str, Annotation(description="User ID")],
-    name: Annotated[Optional[str], Annotation(description="New name, if changing")] = None,
+    name: Annotated[str | None, Annotation(description="New name, if changing")] = None,
 ) -> bool:
     """Update user profile."""
     return bool(user_id and name)

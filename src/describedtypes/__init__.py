@@ -6,8 +6,18 @@ from typing import Any
 
 from ._annotate import Annotation, annotate
 from ._context import Context
+from ._glue import (
+    read_tool_calls,
+    tool_calls_from_anthropic,
+    tool_calls_from_openai_chat,
+    tool_calls_from_openai_responses,
+    tool_results_for_anthropic,
+    tool_results_for_openai_chat,
+    tool_results_for_openai_responses,
+)
 from ._rules import Problem, check, check_request
 from ._schema import Rewrite, explain, schema
+from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
@@ -48,11 +58,22 @@ __all__ = [
     "Rewrite",
     "STANDARD",
     "SchemaError",
+    "Tool",
+    "ToolCall",
+    "ToolResult",
+    "Toolbox",
     "annotate",
     "check",
     "check_request",
     "explain",
+    "read_tool_calls",
     "schema",
+    "tool_calls_from_anthropic",
+    "tool_calls_from_openai_chat",
+    "tool_calls_from_openai_responses",
+    "tool_results_for_anthropic",
+    "tool_results_for_openai_chat",
+    "tool_results_for_openai_responses",
 ]
 
 

@@ -1,0 +1,128 @@
+"""Overhead of ``Toolbox.call`` for a trivial tool with 3 arguments, against calling it directly.
+
+Run: python benchmarks/bench_tools.py [--profile]
+
+One model call ``{"city": "Paris", "days": 3, "metric": true}`` (JSON text, as OpenAI
+sends it) is run five ways, in one run:
+
+- ``direct``: ``get_weather(city="Paris", days=3, metric=True)``, the floor;
+- ``orjson + direct``: ``orjson.loads`` then ``get_weather(**args)``, no checks at all;
+- ``pydantic validate_call``: ``orjson.loads`` then a ``pydantic.validate_call(strict=True)``
+  wrapper (the usual way to check a function's arguments);
+- ``msgspec``: ``msgspec.json.decode`` into a Struct of the three parameters, then the call;
+- ``Toolbox.call``: the whole tool path: lookup, JSON parsing, argument checking
+  (unknown keys, types, no coercion), the call, and the ``ToolResult`` with the
+  JSON-encoded content.
+
+Everything is reported as time per call and as the ratio to ``direct``; the
+``Toolbox.call`` / ``pydantic`` ratio is printed too. ``--profile`` adds a cProfile of
+``Toolbox.call``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import cProfile
+import pstats
+import statistics
+import sys
+import timeit
+from typing import Any
+
+import msgspec
+import orjson
+import pydantic
+
+from describedtypes import Toolbox
+
+ARGUMENTS = b'{"city": "Paris", "days": 3, "metric": true}'
+
+
+def get_weather(city: str, days: int, metric: bool) -> str:
+    """Get the weather forecast.
+
+    Args:
+        city: City name.
+        days: Days ahead.
+        metric: Celsius when true.
+    """
+    return "sunny"
+
+
+class WeatherArgs(msgspec.Struct, forbid_unknown_fields=True):
+    city: str
+    days: int
+    metric: bool
+
+
+def per_call(fn: Any, number: int, repeat: int = 9) -> float:
+    """Median seconds per call over ``repeat`` runs of ``number`` calls."""
+    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def main() -> None:
+    box = Toolbox([get_weather])
+    validated = pydantic.validate_call(config={"strict": True, "extra": "forbid"})(get_weather)
+
+    def direct() -> str:
+        return get_weather(city="Paris", days=3, metric=True)
+
+    def loads_direct() -> str:
+        return get_weather(**orjson.loads(ARGUMENTS))
+
+    def with_pydantic() -> str:
+        return validated(**orjson.loads(ARGUMENTS))
+
+    def with_msgspec() -> str:
+        a = msgspec.json.decode(ARGUMENTS, type=WeatherArgs)
+        return get_weather(city=a.city, days=a.days, metric=a.metric)
+
+    def toolbox() -> Any:
+        return box.call("get_weather", ARGUMENTS, call_id="call_1")
+
+    result = toolbox()
+    assert not result.is_error, result
+    assert result.content == "sunny", result
+    assert with_pydantic() == with_msgspec() == "sunny"
+
+    number = 20_000
+    rows = [
+        ("direct", per_call(direct, number * 5)),
+        ("orjson + direct", per_call(loads_direct, number)),
+        ("pydantic validate_call", per_call(with_pydantic, number)),
+        ("msgspec", per_call(with_msgspec, number)),
+        ("Toolbox.call", per_call(toolbox, number)),
+    ]
+    base = rows[0][1]
+    print(f"Toolbox.call of a 3-argument tool ({len(ARGUMENTS)} bytes of JSON arguments)")
+    print(f"{'':<24}{'per call':>12}{'x direct':>12}")
+    for label, seconds in rows:
+        print(f"{label:<24}{seconds * 1e6:>10.2f}us{seconds / base:>11.1f}x")
+    times = dict(rows)
+    print(f"Toolbox.call / direct:                 {times['Toolbox.call'] / base:.1f}x")
+    print(f"Toolbox.call - direct (overhead):      "
+          f"{(times['Toolbox.call'] - base) * 1e6:.2f}us")
+    print(f"Toolbox.call / pydantic validate_call: "
+          f"{times['Toolbox.call'] / times['pydantic validate_call']:.2f}x")
+
+    async def many() -> None:
+        await box.acall("get_weather", ARGUMENTS)
+
+    loop = asyncio.new_event_loop()
+    try:
+        seconds = per_call(lambda: loop.run_until_complete(many()), 2_000, repeat=5)
+    finally:
+        loop.close()
+    print(f"Toolbox.acall (sync tool, worker thread, own loop turn): {seconds * 1e6:.1f}us")
+
+    if "--profile" in sys.argv:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(50_000):
+            toolbox()
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()
