@@ -6,6 +6,7 @@ from typing import Any
 
 from ._annotate import Annotation, annotate
 from ._context import Context
+from ._decode import decode, encode
 from ._glue import (
     read_tool_calls,
     tool_calls_from_anthropic,
@@ -65,6 +66,8 @@ __all__ = [
     "annotate",
     "check",
     "check_request",
+    "decode",
+    "encode",
     "explain",
     "read_tool_calls",
     "schema",

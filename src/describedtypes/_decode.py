@@ -257,6 +257,13 @@ _FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
     "uuid": (uuid.UUID, "UUID string"),
 }
 
+# The C parsers; what they reject goes to the full parsers above (e.g. "Z" on 3.10).
+_FAST_PARSERS: dict[str, Callable[[str], Any]] = {
+    "date-time": datetime.datetime.fromisoformat,
+    "date": datetime.date.fromisoformat,
+    "time": datetime.time.fromisoformat,
+}
+
 _KIND_NAMES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 
 
@@ -325,6 +332,15 @@ class _Compiled:
     fast: str | None = None
     kinds: frozenset[type] = frozenset()
     lenient: frozenset[type] = frozenset()
+    #: For a plain ``list[X]``: how to decode X, so object code can loop inline (one
+    #: Python frame per level of a recursive type instead of three, and faster).
+    items: _Compiled | None = None
+    #: The name generated code calls it by (objects: resolves even inside a cycle).
+    ref: str | None = None
+    #: An expression over ``{v}`` giving the decoded value, or ``_M`` (or raising
+    #: ValueError) to fall back to ``fn``: lets generated code skip the call for
+    #: enums and dates.
+    convert: str | None = None
 
 
 _JSON_CLASSES = (type(None), bool, int, float, str, list, dict)
@@ -613,7 +629,14 @@ class _Compiler:
             except ValueError:
                 _fail(expected + _show(v))
 
-        return _Compiled(fn, None, frozenset({str}))
+        convert = None
+        if not checks and pattern is None and enum_check is None:
+            parser = self.name("_p", _FAST_PARSERS.get(node.format, parse))
+            convert = (
+                f"({parser}({{v}}) if {{v}}.__class__ is str and len({{v}}) <= "
+                f"{_MAX_FORMAT_LENGTH} else _M)"
+            )
+        return _Compiled(fn, None, frozenset({str}), convert=convert)
 
     def null(self) -> _Compiled:
         def fn(v: Any) -> Any:
@@ -650,7 +673,12 @@ class _Compiler:
                 _fail(_not_one_of(v, values))
             return found
 
-        return _Compiled(fn, None, *_value_kinds(values))
+        convert = None
+        for kind in (str, int):
+            if values and all(type(v) is kind for v in values):
+                table = self.name("_em", dict(members.others))
+                convert = f"({table}.get({{v}}, _M) if {{v}}.__class__ is {kind.__name__} else _M)"
+        return _Compiled(fn, None, *_value_kinds(values), convert=convert)
 
     def literal(self, node: ni.LiteralNode) -> _Compiled:
         pairs = list(zip(node.values, node.python_values, strict=True))
@@ -722,7 +750,7 @@ class _Compiler:
                 "    return v[:]\n"
             )
             fn = self._exec(name, src, "array", {"_collect": collect})
-            return _Compiled(fn, None, frozenset({list}))
+            return _Compiled(fn, None, frozenset({list}), items=item)
 
         def general(v: Any) -> Any:
             if v.__class__ is not list:
@@ -735,7 +763,8 @@ class _Compiler:
                 out = collect(v)
             return finish(out)
 
-        return _Compiled(general, None, frozenset({list}))
+        inline = item if container is list and not checks else None
+        return _Compiled(general, None, frozenset({list}), items=inline)
 
     def fixed_tuple(self, node: ni.TupleNode) -> _Compiled:
         items = [self.compile(i).fn for i in node.items]
@@ -837,13 +866,18 @@ class _Compiler:
             inner = next(c for o, c in options if not isinstance(o, ni.NullNode))
             inner_fn = inner.fn
             fast = None if inner.fast is None else f"({{v}} is None or {inner.fast})"
+            convert = None
+            if inner.convert is not None:
+                convert = f"(None if {{v}} is None else {inner.convert})"
 
             def nullable(v: Any) -> Any:
                 return None if v is None else inner_fn(v)
 
             return self._with_enum(
                 node,
-                _Compiled(nullable, fast, inner.kinds | {type(None)}, inner.lenient),
+                _Compiled(
+                    nullable, fast, inner.kinds | {type(None)}, inner.lenient, convert=convert
+                ),
             )
         exact: dict[type, list[tuple[ni.Node, Structure]]] = {c: [] for c in _JSON_CLASSES}
         loose: dict[type, list[tuple[ni.Node, Structure]]] = {c: [] for c in _JSON_CLASSES}
@@ -920,13 +954,13 @@ class _Compiler:
             def later(v: Any) -> Any:
                 return ns[fname](v)
 
-            return _Compiled(later, None, frozenset({dict}))
+            return _Compiled(later, None, frozenset({dict}), ref=fname)
         fname = f"_o{len(self._objects)}_{_safe_name(node.name)}"
         self._objects[node] = fname
         src = self._object_source(node, fname, arguments=False)
         fn = self._exec(fname, src, node.name)
         self.ns[fname] = fn
-        compiled = _Compiled(fn, None, frozenset({dict}))
+        compiled = _Compiled(fn, None, frozenset({dict}), ref=fname)
         self._done[node] = compiled
         return compiled
 
@@ -936,6 +970,15 @@ class _Compiler:
         return self._exec(fname, src, node.name)
 
     def _object_source(self, node: ni.ObjectNode, fname: str, *, arguments: bool) -> str:
+        """The source of one object's structure function (or a function's arguments).
+
+        Fields the model must send are read with ``d[key]``; optional ones with
+        ``d.get``. In class mode every field whose value is always known (sent, null
+        for an absent nullable field, or a plain default) is passed to the constructor,
+        positionally where its signature allows (much cheaper than keywords); fields
+        with a factory default are passed only when sent, so the class makes its own.
+        In argument mode only what the model sent is returned.
+        """
         lines = [
             f"def {fname}(d):",
             "    if d.__class__ is not dict:",
@@ -943,17 +986,25 @@ class _Compiler:
             "    errs = None",
         ]
         required = 0
-        kwargs: list[str] = []
-        any_kw = arguments
+        always: dict[str, str] = {}  # init_name -> variable, passed on every call
+        uses_kw = arguments
         noun = "argument" if arguments else "field"
         missing = self.name("_msg", f"missing required {noun}")
         for i, f in enumerate(node.fields):
             compiled = self.compile(f.node)
-            fn = self.name("_f", compiled.fn)
+            fn = compiled.ref or self.name("_f", compiled.fn)
             key = repr(f.key)
             var = f"v{i}"
-            check = _check_lines(var, key, fn, compiled.fast)
-            passes_by_name = f.init_name.isidentifier() and not keyword.iskeyword(f.init_name)
+            items = compiled.items
+            if items is not None and items.fast is not None:
+                check = _fast_list_lines(var, key, fn, items.fast)
+            elif items is not None:
+                item_name = items.ref or self.name("_i", items.fn)
+                check = _inline_list_lines(var, key, fn, item_name)
+            elif compiled.convert is not None:
+                check = _convert_lines(var, key, fn, compiled.convert)
+            else:
+                check = _check_lines(var, key, fn, compiled.fast)
             if not f.has_default and not f.nullable:
                 required += 1
                 lines += [
@@ -964,19 +1015,19 @@ class _Compiler:
                     "    else:",
                     *_indent(check, 8),
                 ]
-                store = "kw" if arguments or not passes_by_name else None
-            elif f.nullable and not f.has_default and not arguments:
-                lines += [
-                    f"    {var} = d.get({key}, _M)",
-                    f"    if {var} is _M:",
-                    f"        {var} = None",
-                    "    else:",
-                    "        n += 1",
-                    *_indent(check, 8),
-                ]
-                store = None if passes_by_name else "kw"
-            else:
-                any_kw = True
+                if arguments:
+                    lines.append(f"        kw[{f.init_name!r}] = {var}")
+                else:
+                    always[f.init_name] = var
+                continue
+            plain_default = (
+                f.default_factory is None
+                and f.default is not ni._TAKES_SELF
+                and f.has_default
+            )
+            if arguments or not (plain_default or not f.has_default):
+                # Passed only when sent: the function's or the factory's default applies.
+                uses_kw = True
                 lines += [
                     f"    {var} = d.get({key}, _M)",
                     f"    if {var} is not _M:",
@@ -984,13 +1035,18 @@ class _Compiler:
                     *_indent(check, 8),
                     f"        kw[{f.init_name!r}] = {var}",
                 ]
-                store = ""
-            if store is None:
-                kwargs.append(f"{f.init_name}={var}")
-            elif store == "kw":
-                any_kw = True
-                lines.append(f"    if errs is None: kw[{f.init_name!r}] = {var}")
-        if any_kw:
+                continue
+            absent = "None" if not f.has_default else self.name("_d", f.default)
+            lines += [
+                f"    {var} = d.get({key}, _M)",
+                f"    if {var} is _M:",
+                f"        {var} = {absent}",
+                "    else:",
+                "        n += 1",
+                *_indent(check, 8),
+            ]
+            always[f.init_name] = var
+        if uses_kw:
             lines.insert(4, "    kw = {}")
         lines.insert(4, f"    n = {required}")
         known = self.name("_k", frozenset(f.key for f in node.fields))
@@ -1004,12 +1060,15 @@ class _Compiler:
         if arguments:
             lines.append("    return kw")
             return "\n".join(lines) + "\n"
-        cls = self.name("_cls", _constructor(node.python_type))
+        constructor = _constructor(node.python_type)
+        cls = self.name("_cls", constructor)
         fields = self.name("_fm", {f.name: f.key for f in node.fields})
-        call_args = ", ".join([*kwargs, "**kw"] if any_kw else kwargs)
+        call_args = _call_arguments(constructor, always)
+        if uses_kw:
+            call_args.append("**kw")
         lines += [
             "    try:",
-            f"        return {cls}({call_args})",
+            f"        return {cls}({', '.join(call_args)})",
             "    except RecursionError:",
             "        raise",
             "    except Exception as exc:",
@@ -1040,6 +1099,82 @@ def _check_lines(var: str, key: str, fn: str, fast: str | None) -> list[str]:
     if fast is None or fast == "True":
         return [] if fast == "True" else body
     return [f"if not {fast.format(v=var)}:", *_indent(body, 4)]
+
+
+def _call_arguments(constructor: Any, always: dict[str, str]) -> list[str]:
+    """Constructor arguments: positional in signature order while possible, then by name."""
+    import inspect as pyinspect
+
+    out: list[str] = []
+    rest = dict(always)
+    try:
+        params = list(pyinspect.signature(constructor).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = (pyinspect.Parameter.POSITIONAL_ONLY, pyinspect.Parameter.POSITIONAL_OR_KEYWORD)
+    for p in params:
+        if p.kind not in positional or p.name not in rest:
+            break
+        out.append(rest.pop(p.name))
+    for name, var in rest.items():
+        if name.isidentifier() and not keyword.iskeyword(name):
+            out.append(f"{name}={var}")
+        else:
+            out.append(f"**{{{name!r}: {var}}}")
+    return out
+
+
+def _convert_lines(var: str, key: str, fn: str, convert: str) -> list[str]:
+    return [
+        "try:",
+        f"    t = {convert.format(v=var)}",
+        "except ValueError:",
+        "    t = _M",
+        "if t is _M:",
+        "    try:",
+        f"        {var} = {fn}({var})",
+        "    except _Invalid as e:",
+        f"        errs = _merge(errs, e, {key})",
+        "else:",
+        f"    {var} = t",
+    ]
+
+
+def _fast_list_lines(var: str, key: str, fn: str, fast: str) -> list[str]:
+    return [
+        f"ok = {var}.__class__ is list",
+        "if ok:",
+        f"    for x in {var}:",
+        f"        if not {fast.format(v='x')}:",
+        "            ok = False",
+        "            break",
+        "if ok:",
+        f"    {var} = {var}[:]",
+        "else:",
+        "    try:",
+        f"        {var} = {fn}({var})",
+        "    except _Invalid as e:",
+        f"        errs = _merge(errs, e, {key})",
+    ]
+
+
+def _inline_list_lines(var: str, key: str, fn: str, item: str) -> list[str]:
+    # The loop stays in the object's frame; on any problem the list's own function
+    # runs again over the value to collect every problem with its index.
+    return [
+        "try:",
+        f"    if {var}.__class__ is not list:",
+        "        raise _Invalid([])",
+        "    t = []",
+        f"    for x in {var}:",
+        f"        t.append({item}(x))",
+        f"    {var} = t",
+        "except _Invalid:",
+        "    try:",
+        f"        {var} = {fn}({var})",
+        "    except _Invalid as e:",
+        f"        errs = _merge(errs, e, {key})",
+    ]
 
 
 def _indent(lines: list[str], n: int) -> list[str]:
@@ -1383,14 +1518,20 @@ def _still_current(decoder: _Decoder, converter: Any) -> bool:
     return all(_current_hook(converter, t) is hook for t, hook in decoder.hooked)
 
 
+def _json_error(exc: orjson.JSONDecodeError) -> DecodeError:
+    where = f"line {exc.lineno} column {exc.colno} (char {exc.pos})"
+    return DecodeError([("$", f"invalid JSON: {exc.msg} at {where}")])
+
+
+def _too_deep() -> DecodeError:
+    return DecodeError([("$", "the value is nested too deeply to decode; send a flatter value")])
+
+
 def _parse(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise DecodeError(
-            [("$", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
-                   f"(char {exc.pos})")],
-        ) from None
+        raise _json_error(exc) from None
 
 
 def _run(fn: Structure, value: Any) -> Any:
@@ -1399,9 +1540,7 @@ def _run(fn: Structure, value: Any) -> Any:
     except _Invalid as exc:
         raise _decode_error(exc.errors) from None
     except RecursionError:
-        raise DecodeError(
-            [("$", "the value is nested too deeply to decode; send a flatter value")]
-        ) from None
+        raise _too_deep() from None
 
 
 def _decode_error(items: list[list[Any]]) -> DecodeError:
@@ -1446,10 +1585,25 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
 
     .. versionadded:: 0.1.0
     """
-    decoder = _decoder(tp, converter)
+    # The common path is spelled out here: one call less per decode.
+    if converter is None:
+        try:
+            fn = _DECODERS[tp].fn
+        except (KeyError, TypeError):
+            fn = _decoder(tp, None).fn
+    else:
+        fn = _decoder(tp, converter).fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
-        data = _parse(data)
-    return _run(decoder.fn, data)
+        try:
+            data = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise _json_error(exc) from None
+    try:
+        return fn(data)
+    except _Invalid as exc:
+        raise _decode_error(exc.errors) from None
+    except RecursionError:
+        raise _too_deep() from None
 
 
 def decode_arguments(node: ni.ObjectNode, data: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
