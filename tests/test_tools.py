@@ -539,6 +539,36 @@ class TestNonConcurrent:
         assert state["max"] == 1
 
 
+    def test_cancelled_caller_does_not_let_runs_overlap(self) -> None:
+        """Cancelling an acall of a concurrent=False sync tool keeps the next run waiting."""
+        box = Toolbox()
+        started = threading.Event()
+        release = threading.Event()
+        order: list[str] = []
+
+        @box.tool(concurrent=False)
+        def work(i: int) -> int:
+            order.append(f"start {i}")
+            if i == 1:
+                started.set()
+                release.wait()
+            order.append(f"end {i}")
+            return i
+
+        async def main() -> ToolResult:
+            first = asyncio.create_task(box.acall("work", {"i": 1}))
+            await asyncio.to_thread(started.wait)
+            first.cancel()
+            second = asyncio.create_task(box.acall("work", {"i": 2}))
+            for _ in range(20):  # let the second call get as far as it can
+                await asyncio.sleep(0)
+            release.set()
+            return await second
+
+        assert run(main()).value == 2
+        assert order == ["start 1", "end 1", "start 2", "end 2"]
+
+
 class TestModelMistakes:
     def test_unknown_tool(self) -> None:
         """An unknown tool name gives an error result with did-you-mean and the tool list."""

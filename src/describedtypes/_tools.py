@@ -21,7 +21,7 @@ import orjson
 from . import adapters as _adapters
 from ._annotate import _REGISTRY
 from ._decode import decode_arguments, encode
-from ._rules import check_request
+from ._rules import check, check_request
 from ._schema import schema
 from .errors import ArgumentError, DecodeError, SchemaError
 from .inspect import ObjectNode, type_info
@@ -317,7 +317,14 @@ class Tool:
         description = self.description
         if self._description is not None and "description" in body:
             body["description"] = self._description
-        return llm_adapter.wrap(self.name, description, body, llm_adapter.strict)
+        wrapped = llm_adapter.wrap(self.name, description, body, llm_adapter.strict)
+        # The body was checked as it was built; this adds the wrapper's own rules.
+        problems = check(wrapped, llm_adapter)
+        if problems:
+            text = "; ".join(str(p) for p in problems)
+            msg = f"{llm_adapter.name} would reject the tool {self.name!r}: {text}"
+            raise SchemaError(msg, path=self.name, type_=self.func)
+        return wrapped
 
     # -- running -----------------------------------------------------------------------
 
