@@ -553,30 +553,35 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _root_object(doc: Document, adapter: Adapter) -> Iterator[Problem]:
-    body = doc.body
-    fix = ("wrap the value in an object with one property (in Python: wrap the value in an "
-           "attrs class or dataclass with one field)")
-    for kw in ("anyOf", "oneOf", "allOf"):
-        if kw in body:
+def _root_object_rule(unions_ok: bool) -> Callable[[Document, Adapter], Iterator[Problem]]:
+    def find(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+        body = doc.body
+        fix = ("wrap the value in an object with one property (in Python: wrap the value in "
+               "an attrs class or dataclass with one field)")
+        for kw in ("anyOf", "oneOf", "allOf"):
+            if kw in body and not (unions_ok and body.get("type") == "object"):
+                yield doc.problem("", "root-object",
+                                  f"the root is a union ({kw}); {adapter.name} needs one "
+                                  f"object (type: \"object\") at the root; {fix}")
+                return
+        if "$ref" in body and "type" not in body:
             yield doc.problem("", "root-object",
-                              f"the root is a union ({kw}); {adapter.name} needs one object "
-                              f"(type: \"object\") at the root; {fix}")
+                              f"the root is a $ref; {adapter.name} needs type: \"object\" at "
+                              "the root; put the referenced object's keywords at the root")
             return
-    if "$ref" in body and "type" not in body:
-        yield doc.problem("", "root-object",
-                          f"the root is a $ref; {adapter.name} needs type: \"object\" at the "
-                          "root; put the referenced object's keywords at the root instead")
-        return
-    if body.get("type") != "object":
-        got = _short(body["type"]) if "type" in body else "no type"
-        yield doc.problem("", "root-object",
-                          f"the root has {got if 'type' not in body else 'type ' + got}; "
-                          f"{adapter.name} needs type: \"object\" at the root; {fix}")
+        if body.get("type") != "object":
+            got = f"type {_short(body['type'])}" if "type" in body else "no type"
+            yield doc.problem("", "root-object",
+                              f"the root has {got}; {adapter.name} needs type: \"object\" at "
+                              f"the root; {fix}")
+
+    return find
 
 
-ROOT_OBJECT = Rule("root-object", _root_object,
+ROOT_OBJECT = Rule("root-object", _root_object_rule(unions_ok=False),
                    summary="The root is one object schema, not a union.")
+MCP_ROOT_OBJECT = Rule("root-object", _root_object_rule(unions_ok=True),
+                       summary="The root has type: \"object\" (other keywords may join it).")
 
 
 def _closed_objects(doc: Document, adapter: Adapter) -> Iterator[Problem]:
@@ -1150,4 +1155,4 @@ ANTHROPIC_RULES: tuple[Rule, ...] = (
 GEMINI_RULES: tuple[Rule, ...] = (
     ROOT_OBJECT, NAME, REF_TARGET, GEMINI_REF_SIBLINGS, CYCLIC_REF_REQUIRED, GEMINI_ENUM,
 )
-MCP_RULES: tuple[Rule, ...] = (ROOT_OBJECT, NAME)
+MCP_RULES: tuple[Rule, ...] = (MCP_ROOT_OBJECT, NAME)

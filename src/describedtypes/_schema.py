@@ -13,7 +13,7 @@ import orjson
 
 from . import inspect as ni
 from ._annotate import _REGISTRY
-from ._rules import check
+from ._rules import check, regex_features
 from .adapters import STANDARD, Adapter
 from .errors import SchemaError
 
@@ -27,17 +27,18 @@ _CONSTRAINT_KEYS = {
     "maximum": "maximum",
     "exclusive_maximum": "exclusiveMaximum",
 }
-_CONSTRAINT_WORDS = {
-    "minimum": "at least {}",
-    "exclusiveMinimum": "greater than {}",
-    "maximum": "at most {}",
-    "exclusiveMaximum": "less than {}",
-    "minLength": "at least {} characters",
-    "maxLength": "at most {} characters",
-    "pattern": "matching the regular expression {}",
-    "minItems": "at least {} items",
-    "maxItems": "at most {} items",
-    "uniqueItems": "items must be unique",
+# A bound the provider does not take as a keyword is written into the description:
+# (sentence opening, clause) per keyword; clauses with the same opening are joined.
+_CONSTRAINT_TEXT = {
+    "minimum": ("Must be", "at least {}"),
+    "exclusiveMinimum": ("Must be", "greater than {}"),
+    "maximum": ("Must be", "at most {}"),
+    "exclusiveMaximum": ("Must be", "less than {}"),
+    "minLength": ("Must have", "at least {} characters"),
+    "maxLength": ("Must have", "at most {} characters"),
+    "pattern": ("Must match", "the regular expression `{}`"),
+    "minItems": ("Must have", "at least {} items"),
+    "maxItems": ("Must have", "at most {} items"),
 }
 
 
@@ -268,21 +269,21 @@ class _Builder:
             wanted.append(("maxItems" if array else "maxLength", c.max_length))
         if c.pattern is not None and not array:
             wanted.append(("pattern", c.pattern))
-        words = []
+        clauses: dict[str, list[str]] = {}
         top = self.adapter.min_items_max
         for key, value in wanted:
             if key in self.adapter.keywords and not (
-                key == "minItems" and top is not None and value > top
+                (key == "minItems" and top is not None and value > top)
+                or (key == "pattern" and self.adapter.regex_subset and regex_features(value))
             ):
                 out[key] = value
             else:
-                words.append(_CONSTRAINT_WORDS[key].format(value))
+                opening, clause = _CONSTRAINT_TEXT[key]
+                clauses.setdefault(opening, []).append(clause.format(value))
                 self.rewrites.append(Rewrite(pointer or "/", "described", f"{key}: {value!r}"))
-        if words:
-            text = "Must be " + ", ".join(w for w in words if not w.startswith("items")) + "."
-            if any(w.startswith("items") for w in words):
-                text = (text if text != "Must be ." else "") + " Items must be unique."
-            out["\0described"] = (out.get("\0described", "") + " " + text.strip()).strip()
+        if clauses:
+            text = " ".join(f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items())
+            out["\0described"] = (out.get("\0described", "") + " " + text).strip()
 
     def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
         if not self.adapter.tuples:

@@ -19,16 +19,24 @@ from ._rules import (
     GEMINI_RULES,
     MCP_RULES,
     OPENAI_RULES,
+    Document,
     Limits,
+    Problem,
     Rule,
+    check,
+    check_request,
 )
 
 __all__ = [
     "ALL_CONSTRAINTS",
     "ALL_KEYWORDS",
     "Adapter",
+    "Document",
     "Limits",
+    "Problem",
     "Rule",
+    "check",
+    "check_request",
     "Wrapper",
     "anthropic_output_format",
     "anthropic_tool",
@@ -204,6 +212,8 @@ class Adapter:
             written into the description.
         enum_types: The JSON types an ``enum`` may hold (None: any scalar). An enum with
             other values is written into the description.
+        regex_subset: Patterns must avoid backreferences, lookaround and ``\\b``; a
+            pattern that uses them is written into the description.
         name_pattern: The regular expression a schema or tool name must match.
         limits: Size limits and request budgets, checked by the ``limits`` rule.
         checks: The rules the built output is checked against; ``check()`` runs the same.
@@ -227,6 +237,7 @@ class Adapter:
     formats: frozenset[str] | None = None
     min_items_max: int | None = None
     enum_types: frozenset[str] | None = None
+    regex_subset: bool = False
     name_pattern: str | None = None
     limits: Limits = attrs.field(factory=Limits)
     checks: tuple[Rule, ...] = ()
@@ -353,6 +364,7 @@ ANTHROPIC_TOOLS = Adapter(
     keywords=_ANTHROPIC_KEYWORDS,
     formats=_ANTHROPIC_FORMATS,
     min_items_max=1,
+    regex_subset=True,
     name_pattern=_ANTHROPIC_NAME,
     limits=ANTHROPIC_LIMITS,
     checks=ANTHROPIC_RULES,
