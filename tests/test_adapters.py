@@ -162,18 +162,24 @@ class TestShapes:
             "parameters": self.BODY_STRICT}}
         assert list(out["function"]) == ["name", "description", "strict", "parameters"]
 
+    BODY_ANTHROPIC: ClassVar[dict[str, Any]] = {
+        **BODY_STRICT,
+        "properties": {"city": {"type": "string"},
+                       "days": {"anyOf": [{"type": "integer"}, {"type": "null"}]}},
+    }
+
     def test_anthropic_tools(self) -> None:
-        """ANTHROPIC_TOOLS is a strict Messages API tool."""
+        """ANTHROPIC_TOOLS is a strict Messages API tool; nullable types use anyOf."""
         out = schema(Weather, ANTHROPIC_TOOLS)
         assert out == {"name": "Weather", "description": "Current weather for a city.",
-                       "strict": True, "input_schema": self.BODY_STRICT}
+                       "strict": True, "input_schema": self.BODY_ANTHROPIC}
         assert list(out) == ["name", "description", "strict", "input_schema"]
 
     def test_anthropic_output_format(self) -> None:
         """ANTHROPIC is output_config.format; the body keeps the description."""
         out = schema(Weather, ANTHROPIC)
         assert out == {"type": "json_schema", "schema": {
-            **self.BODY_STRICT, "description": "Current weather for a city."}}
+            **self.BODY_ANTHROPIC, "description": "Current weather for a city."}}
 
     def test_gemini(self) -> None:
         """GEMINI is a function declaration on the JSON Schema path, STANDARD-style body."""
@@ -265,7 +271,11 @@ ANTHROPIC_BUILD = [
      {"type": "string", "pattern": "[a-z]+"}),
     ("A6 lookahead described", str, {"validator": attrs.validators.matches_re(r"(?=a)\w+")},
      {"type": "string", "description": "Must match the regular expression `(?=a)\\w+`."}),
-    ("A7 nullable", Optional[str], {}, {"type": ["string", "null"]}),  # noqa: UP045
+    ("A7 nullable as anyOf", Optional[str], {},  # noqa: UP045
+     {"anyOf": [{"type": "string"}, {"type": "null"}]}),
+    ("A7 scalar union as anyOf", Union[int, str], {},  # noqa: UP007
+     {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+    ("A7 mixed literal without a type list", Literal["a", 1], {}, {"enum": ["a", 1]}),
     ("dict as entries", dict[str, bool], {},
      {"type": "array", "items": {"type": "object", "properties": {
          "key": {"type": "string"}, "value": {"type": "boolean"}},

@@ -184,6 +184,12 @@ class _Builder:
                                              f"enum {list(node.enum)!r}"))
         return out
 
+    def typed(self, kinds: tuple[str, ...]) -> Json:
+        """``{"type": ...}`` for an enum's value types (left out where lists are not taken)."""
+        if len(kinds) > 1 and not self.adapter.type_lists:
+            return {}
+        return {"type": _one_or_list(kinds)}
+
     def enum_ok(self, values: Any) -> bool:
         """The provider accepts these values in an ``enum``."""
         allowed = self.adapter.enum_types
@@ -226,14 +232,14 @@ class _Builder:
                 )
             return {}
         if isinstance(node, ni.EnumNode):
-            out = {"type": _one_or_list(node.types)}
+            out = self.typed(node.types)
             if len(node.values) == 1 and self.enum_ok(node.values):
                 # A one-member Enum stays an enum (its type says "pick from these").
                 out["enum"] = list(node.values)
                 return out
             return self.enum_or_text(out, node.values, pointer)
         if isinstance(node, ni.LiteralNode):
-            return self.enum_or_text({"type": _one_or_list(node.types)}, node.values, pointer)
+            return self.enum_or_text(self.typed(node.types), node.values, pointer)
         if isinstance(node, ni.ArrayNode):
             items = self.render(node.items, pointer + "/items", path + "[]")
             out = {"type": "array", "items": items}
@@ -340,6 +346,8 @@ class _Builder:
                 kind = "null" if isinstance(o, ni.NullNode) else o.type  # type: ignore[attr-defined]
                 if kind not in kinds:
                     kinds.append(kind)
+            if len(kinds) > 1 and not self.adapter.type_lists:
+                return {"anyOf": [{"type": kind} for kind in kinds]}
             return {"type": _one_or_list(kinds)}
         if (
             node.nullable
@@ -347,7 +355,7 @@ class _Builder:
             and _is_typed_scalar(node.without_null())
         ):
             inner = self.render(node.without_null(), pointer, path)
-            if "enum" in inner and not self.enum_ok((None,)):
+            if not self.adapter.type_lists or ("enum" in inner and not self.enum_ok((None,))):
                 return {"anyOf": [inner, {"type": "null"}]}
             inner["type"] = [inner["type"], "null"]
             if "enum" in inner and None not in inner["enum"]:

@@ -212,6 +212,8 @@ class Adapter:
             written into the description.
         enum_types: The JSON types an ``enum`` may hold (None: any scalar). An enum with
             other values is written into the description.
+        type_lists: ``type`` may be a list (``["string", "null"]``); when False, unions of
+            types are spelled with ``anyOf``.
         regex_subset: Patterns must avoid backreferences, lookaround and ``\\b``; a
             pattern that uses them is written into the description.
         name_pattern: The regular expression a schema or tool name must match.
@@ -237,6 +239,7 @@ class Adapter:
     formats: frozenset[str] | None = None
     min_items_max: int | None = None
     enum_types: frozenset[str] | None = None
+    type_lists: bool = True
     regex_subset: bool = False
     name_pattern: str | None = None
     limits: Limits = attrs.field(factory=Limits)
@@ -295,7 +298,8 @@ _OPENAI_KEYWORDS = frozenset(
 _OPENAI_NAME = r"[a-zA-Z0-9_-]{1,64}"
 
 # Anthropic strict: no numeric, length or item-count bounds; minItems of 0 or 1 only
-# (PROVIDERS.md A3-A5).
+# (PROVIDERS.md A3-A5). Nullable types are spelled with anyOf: the SDK's own schema
+# transform takes only single types, and both spellings count the same toward A9.
 _ANTHROPIC_KEYWORDS = frozenset({"pattern", "minItems", "const"})
 _ANTHROPIC_FORMATS = _OPENAI_FORMATS | {"uri"}
 _ANTHROPIC_NAME = r"[a-zA-Z0-9_-]{1,128}"
@@ -364,6 +368,7 @@ ANTHROPIC_TOOLS = Adapter(
     keywords=_ANTHROPIC_KEYWORDS,
     formats=_ANTHROPIC_FORMATS,
     min_items_max=1,
+    type_lists=False,
     regex_subset=True,
     name_pattern=_ANTHROPIC_NAME,
     limits=ANTHROPIC_LIMITS,
