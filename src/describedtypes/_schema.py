@@ -288,7 +288,9 @@ class _Builder:
                 clauses.setdefault(opening, []).append(clause.format(value))
                 self.rewrites.append(Rewrite(pointer or "/", "described", f"{key}: {value!r}"))
         if clauses:
-            text = " ".join(f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items())
+            text = " ".join(
+                f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items()
+            )
             out["\0described"] = (out.get("\0described", "") + " " + text).strip()
 
     def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
