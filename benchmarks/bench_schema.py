@@ -16,11 +16,11 @@ import pydantic
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _models import build_attrs, build_msgspec, build_pydantic  # noqa: E402
+from _models import build_attrs, build_msgspec, build_pydantic
 
-from describedtypes import OPENAI, STANDARD, schema  # noqa: E402
-from describedtypes import _schema as schema_module  # noqa: E402
-from describedtypes import inspect as inspect_module  # noqa: E402
+from describedtypes import OPENAI, STANDARD, schema
+from describedtypes import _schema as schema_module
+from describedtypes import inspect as inspect_module
 
 
 def best(fn: object, number: int, repeat: int = 7) -> float:

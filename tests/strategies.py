@@ -79,7 +79,7 @@ _SCALARS: list[Callable[[st.DrawFn], TypeAndValues]] = [
     _literal_type,
 ]
 
-_HASHABLE_SCALARS = _SCALARS[:4] + [lambda d: (uuid.UUID, st.uuids())]
+_HASHABLE_SCALARS = [*_SCALARS[:4], lambda d: (uuid.UUID, st.uuids())]
 
 
 @st.composite

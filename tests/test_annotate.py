@@ -142,7 +142,8 @@ class TestDefaults:
             x: int
 
         out = schema(Bare)
-        assert out == {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+        expected = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+        assert out == expected
 
 
 class TestRegister:
@@ -153,7 +154,9 @@ class TestRegister:
         """An override replaces what it names and keeps the code's other descriptions."""
         annotate.register(
             Documented,
-            Annotation(description="Overridden.", parameters={"a": Annotation(description="New a.")}),
+            Annotation(
+                description="Overridden.", parameters={"a": Annotation(description="New a.")}
+            ),
         )
         out = schema(Documented)
         assert out["description"] == "Overridden."

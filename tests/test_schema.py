@@ -79,9 +79,9 @@ class TestTypeMapping:
                 },
             ),
             (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
-            (Union[int, str], {"type": ["integer", "string"]}),
+            (Union[int, str], {"type": ["integer", "string"]}),  # noqa: UP007 - the typing spelling
             (
-                Union[int, list[int]],
+                Union[int, list[int]],  # noqa: UP007 - the typing spelling
                 {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]},
             ),
             (Any, {}),

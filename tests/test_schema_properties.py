@@ -85,7 +85,7 @@ def test_references_and_inline_describe_the_same_values(
     cv: TypeAndValues, adapter: Any
 ) -> None:
     """Inline and $defs layouts accept the same instances (checked on the inline one's)."""
-    cls, values = cv
+    cls, _ = cv
     inline = body_of(schema(cls, llm_adapter=adapter), adapter)
     refs = body_of(schema(cls, llm_adapter=adapter, use_references=True), adapter)
     if "$defs" not in refs:

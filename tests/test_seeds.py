@@ -11,7 +11,7 @@ import pytest
 
 from describedtypes import OPENAI, OPENAI_TOOLS, STANDARD, annotate, schema
 
-from .seed_types import PALETTE, Address, Palette, Person, Query, Shirt, Weather, register_all
+from .seed_types import PALETTE, Palette, Person, Query, Shirt, Weather, register_all
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import enum
 import inspect
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, Union, overload
+from typing import Any, TypeVar, cast, overload
 
 import attrs
 import docstring_parser
@@ -15,7 +15,7 @@ import docstring_parser
 __all__ = ["Annotation", "annotate"]
 
 T = TypeVar("T")
-EnumValue = Union[str, int, float, bool]
+EnumValue = str | int | float | bool
 
 
 class _FrozenMap(Mapping[str, "Annotation"]):
@@ -50,7 +50,7 @@ class _FrozenMap(Mapping[str, "Annotation"]):
         return repr(self._data)
 
 
-def _to_parameters(value: Mapping[str, Annotation] | None) -> _FrozenMap:
+def _to_parameters(value: object) -> _FrozenMap:  # validates user input: any object
     if isinstance(value, _FrozenMap):
         return value
     if value is None:
@@ -74,7 +74,7 @@ def _to_parameters(value: Mapping[str, Annotation] | None) -> _FrozenMap:
     return _FrozenMap(value)
 
 
-def _to_enum(value: Sequence[EnumValue] | None) -> tuple[EnumValue, ...] | None:
+def _to_enum(value: object) -> tuple[EnumValue, ...] | None:  # validates user input
     if value is None:
         return None
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
@@ -83,7 +83,7 @@ def _to_enum(value: Sequence[EnumValue] | None) -> tuple[EnumValue, ...] | None:
             f"write enum=[{value!r}] for a single value."
         )
         raise TypeError(msg)
-    items = tuple(value)
+    items: tuple[Any, ...] = tuple(value)
     for item in items:
         if not isinstance(item, (str, int, float, bool)):
             msg = (
@@ -156,7 +156,7 @@ class Annotation:
         )
 
 
-AnnotationSource = Union[Annotation, Callable[[Any], Annotation]]
+AnnotationSource = Annotation | Callable[[Any], Annotation]
 
 
 class _Registry:
@@ -215,9 +215,11 @@ class _Annotate:
     def register(self, tp: T, annotation: AnnotationSource) -> T: ...
 
     @overload
-    def register(self, tp: T) -> Callable[[Callable[[Any], Annotation]], Callable[[Any], Annotation]]: ...
+    def register(
+        self, tp: T
+    ) -> Callable[[Callable[[Any], Annotation]], Callable[[Any], Annotation]]: ...
 
-    def register(self, tp: Any, annotation: AnnotationSource | None = None) -> Any:
+    def register(self, tp: Any, annotation: Any = None) -> Any:
         """Register the annotation of a class or function.
 
         ``annotate.register(Weather, Annotation(...))`` registers a fixed annotation;
@@ -232,12 +234,12 @@ class _Annotate:
         _check_registrable(tp)
         if annotation is None:
 
-            def decorator(func: Callable[[Any], Annotation]) -> Callable[[Any], Annotation]:
+            def decorator(func: Any) -> Callable[[Any], Annotation]:
                 if not callable(func):
                     msg = "@annotate.register(tp) decorates a function tp -> Annotation."
                     raise TypeError(msg)
                 _REGISTRY.set(_registry_key(tp), func)
-                return func
+                return cast("Callable[[Any], Annotation]", func)
 
             return decorator
         if not isinstance(annotation, Annotation) and not callable(annotation):
@@ -276,7 +278,7 @@ def registered_override(obj: Any) -> Annotation | None:
     source = _REGISTRY.get(_registry_key(obj))
     if source is None or isinstance(source, Annotation):
         return source
-    override = source(obj)
+    override: object = source(obj)
     if not isinstance(override, Annotation):
         msg = (
             f"the annotation function registered for {_describe(obj)} returned "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import types
 import typing
 from typing import Any
@@ -29,9 +28,7 @@ NoneType = type(None)
 get_origin = typing_extensions.get_origin
 get_args = typing_extensions.get_args
 
-_UNION_TYPES: tuple[Any, ...] = (typing.Union,)
-if sys.version_info >= (3, 10):
-    _UNION_TYPES += (types.UnionType,)
+_UNION_TYPES: tuple[Any, ...] = (typing.Union, types.UnionType)
 
 _LITERALS = {typing.Literal, typing_extensions.Literal}
 _ANNOTATED = {typing.Annotated, typing_extensions.Annotated}

@@ -6,6 +6,7 @@ and the tool runtime all read the same nodes, so they cannot disagree.
 
 from __future__ import annotations
 
+import builtins
 import collections.abc
 import dataclasses
 import datetime
@@ -17,7 +18,7 @@ import threading
 import typing
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import attrs
 
@@ -100,7 +101,7 @@ class ScalarNode(Node):
     """``str``, ``int``, ``float``, ``bool``, and the string formats (datetime, UUID, ...)."""
 
     type: JsonType
-    python_type: type
+    python_type: builtins.type
     format: str | None = None
 
 
@@ -281,7 +282,7 @@ _LIST_ORIGINS = {
     collections.abc.Iterable: list,
     collections.abc.Collection: list,
     typing.List: list,  # noqa: UP006 - the alias is a distinct object to recognise
-    typing.Sequence: list,  # noqa: UP006
+    typing.Sequence: list,
 }
 _SET_ORIGINS = {
     set: set,
@@ -296,7 +297,7 @@ _DICT_ORIGINS = {
     collections.abc.Mapping: dict,
     collections.abc.MutableMapping: dict,
     typing.Dict: dict,  # noqa: UP006
-    typing.Mapping: dict,  # noqa: UP006
+    typing.Mapping: dict,
 }
 
 _SUGGESTIONS: dict[Any, str] = {
@@ -368,12 +369,12 @@ class _Inspector:
                     node = attrs.evolve(node, **changes)
         return node
 
-    def _bare(self, tp: Any, path: str, owner: Any) -> Node:  # noqa: C901, PLR0911, PLR0912
+    def _bare(self, tp: Any, path: str, owner: Any) -> Node:
         if tp is None or tp is t.NoneType:
             return NullNode()
         if tp is Any or tp is object:
             return AnyNode()
-        if isinstance(tp, str) or isinstance(tp, typing.ForwardRef):
+        if isinstance(tp, (str, typing.ForwardRef)):
             name = tp if isinstance(tp, str) else tp.__forward_arg__
             raise SchemaError(
                 f"cannot resolve the forward reference {name!r}; define {name} at module "
@@ -485,7 +486,9 @@ class _Inspector:
                 )
             values.append(value)
         return LiteralNode(
-            values=tuple(values), python_values=tuple(python_values), types=_json_types(tuple(values))
+            values=tuple(values),
+            python_values=tuple(python_values),
+            types=_json_types(tuple(values)),
         )
 
     # -- objects ---------------------------------------------------------------------
@@ -539,7 +542,7 @@ class _Inspector:
                 _make_field(name, init_name, fnode, field_ann, override.get(name), default, factory)
             )
         _check_unique_keys(fields, root, tp)
-        node.fields = tuple(fields)
+        object.__setattr__(node, "fields", tuple(fields))
         node._seal()
         return node
 
@@ -832,7 +835,7 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
     params = getattr(cls, "__parameters__", ())
     args = t.get_args(tp)
     if params and args:
-        mapping = dict(zip(params, args))
+        mapping = dict(zip(params, args, strict=False))
         hints = {k: _substitute(v, mapping) for k, v in hints.items()}
     return hints
 
@@ -849,7 +852,7 @@ def _substitute(tp: Any, mapping: dict[Any, Any]) -> Any:
     return tp
 
 
-_FieldRow = tuple[str, str, Any, Union[Callable[[], Any], None], Any]
+_FieldRow = tuple[str, str, Any, Callable[[], Any] | None, Any]
 
 
 def _class_fields(cls: type) -> Iterator[_FieldRow]:
@@ -946,10 +949,17 @@ def _apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
             if all(isinstance(x, (str, int, float, bool)) for x in values):
                 enum_values = values
         elif kind == "_NumberValidator":
-            key = {">=": "minimum", ">": "exclusive_minimum", "<=": "maximum",
-                   "<": "exclusive_maximum"}.get(v.compare_op)
-            if key is not None and isinstance(v.bound, (int, float)):
-                found = found.merged(Constraints(**{key: v.bound}))
+            bound = v.bound
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+                op = v.compare_op
+                if op == ">=":
+                    found = found.merged(Constraints(minimum=bound))
+                elif op == ">":
+                    found = found.merged(Constraints(exclusive_minimum=bound))
+                elif op == "<=":
+                    found = found.merged(Constraints(maximum=bound))
+                elif op == "<":
+                    found = found.merged(Constraints(exclusive_maximum=bound))
         elif kind == "_MinLengthValidator":
             found = found.merged(Constraints(min_length=v.min_length))
         elif kind == "_MaxLengthValidator":
