@@ -541,3 +541,23 @@ class TestPydanticSchemas:
                                                          ANTHROPIC_TOOLS)}
         assert ("/properties/age/minimum", "keyword") in anthropic
         assert ("/properties/pet/oneOf", "keyword") in anthropic
+
+
+def test_a_custom_rule_runs_in_check_and_schema() -> None:
+    """One set of rules: a rule added to an adapter is applied by check() and schema()."""
+    import attrs
+
+    from describedtypes import SchemaError, schema
+    from describedtypes.adapters import Document, Rule
+
+    def no_floats(doc: Document, adapter: Adapter) -> Any:
+        for v in doc.visits:
+            if v.schema.get("type") == "number":
+                yield doc.problem(v.pointer, "no-floats", "use an integer")
+
+    ints_only = STANDARD.replace(name="INTS", checks=(Rule("no-floats", no_floats),))
+    assert found(prop({"type": "number"}), ints_only) == [("/properties/x", "no-floats")]
+    holder = attrs.make_class("HasFloat", {"x": attrs.field(type=float)})
+    with pytest.raises(SchemaError, match=r"/properties/x: use an integer \[no-floats\]"):
+        schema(holder, ints_only)
+    assert schema(attrs.make_class("HasInt", {"x": attrs.field(type=int)}), ints_only)
