@@ -16,6 +16,7 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._response import decode_response
 from ._rules import Problem, check, check_request
 from ._schema import Rewrite, explain, schema
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
@@ -67,6 +68,7 @@ __all__ = [
     "check",
     "check_request",
     "decode",
+    "decode_response",
     "encode",
     "explain",
     "read_tool_calls",

@@ -191,7 +191,8 @@ def _listing(values: tuple[Any, ...], limit: int = 30) -> str:
 
 
 def _not_one_of(value: Any, values: tuple[Any, ...]) -> str:
-    if value is None or isinstance(value, (str, int, float)):
+    kinds, lenient = _value_kinds(values)
+    if _classify(value) in kinds | lenient:
         return f"{_brief(value)} is not one of {_listing(values)}"
     return f"expected one of {_listing(values)}, got {_show(value)}"
 
@@ -907,6 +908,8 @@ class _Compiler:
                 candidates = choosers[dict](v)
             if len(candidates) == 1:
                 return candidates[0](v)
+            if cls is dict or cls is list:
+                return _try_remembered(candidates, v)
             failures: list[_Invalid] = []
             for candidate in candidates:
                 try:
@@ -1099,6 +1102,50 @@ def _check_lines(var: str, key: str, fn: str, fast: str | None) -> list[str]:
     if fast is None or fast == "True":
         return [] if fast == "True" else body
     return [f"if not {fast.format(v=var)}:", *_indent(body, 4)]
+
+
+_ATTEMPTS = threading.local()
+
+
+def _try_remembered(candidates: Any, v: Any) -> Any:
+    """Try a union's options on a container, remembering each outcome for this decode.
+
+    A union nested in a union re-decodes the same value once per outer option, which
+    is exponential in the nesting depth (a recursive type with an untagged union). Each
+    (value, option) outcome is kept while the outermost such union runs, so every
+    value is decoded at most once per option.
+    """
+    memo: dict[tuple[int, int], tuple[Any, Any, list[list[Any]] | None]] | None = getattr(
+        _ATTEMPTS, "memo", None
+    )
+    owner = memo is None
+    if memo is None:
+        memo = _ATTEMPTS.memo = {}
+    try:
+        failures: list[list[list[Any]]] = []
+        for candidate in candidates:
+            key = (id(v), id(candidate))
+            seen = memo.get(key)
+            if seen is not None:
+                if seen[2] is None:
+                    return seen[1]
+                failures.append(seen[2])
+                continue
+            try:
+                result = candidate(v)
+            except _Invalid as e:
+                # Copied: the caller appends path segments to the items in place.
+                problems = [list(item) for item in e.errors]
+                memo[key] = (v, None, problems)  # v kept alive so its id stays unique
+                failures.append(problems)
+                continue
+            memo[key] = (v, result, None)
+            return result
+        best = min(failures, key=len)
+        raise _Invalid([list(item) for item in best])
+    finally:
+        if owner:
+            _ATTEMPTS.memo = None
 
 
 def _call_arguments(constructor: Any, always: dict[str, str]) -> list[str]:
