@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes import OPENAI, OPENAI_TOOLS, STANDARD, schema
+from describedtypes import OPENAI, OPENAI_TOOLS, STANDARD, encode, schema
 
 from .strategies import TypeAndValues, classes
 
@@ -80,13 +81,24 @@ def test_strict_output_has_no_rejected_constructs(
     assert body["type"] == "object"
 
 
-@given(classes(), st.sampled_from([STANDARD, OPENAI, OPENAI_TOOLS]))
-def test_references_and_inline_describe_the_same_values(
-    cv: TypeAndValues, adapter: Any
+@given(st.data(), classes(), st.booleans())
+def test_encoded_instances_validate_against_standard(
+    data: st.DataObject, cv: TypeAndValues, use_references: bool
 ) -> None:
-    """Inline and $defs layouts accept the same instances (checked on the inline one's)."""
+    """encode() of any instance validates against the STANDARD body, inline or with $defs."""
+    cls, values = cv
+    instance = data.draw(values)
+    body = schema(cls, use_references=use_references)
+    jsonschema.Draft202012Validator(body).validate(orjson.loads(encode(instance)))
+
+
+@given(classes(), st.sampled_from([STANDARD, OPENAI, OPENAI_TOOLS]))
+def test_references_do_not_change_a_flat_class(cv: TypeAndValues, adapter: Any) -> None:
+    """A class with no nested classes has the same schema with or without references."""
     cls, _ = cv
     inline = body_of(schema(cls, llm_adapter=adapter), adapter)
     refs = body_of(schema(cls, llm_adapter=adapter, use_references=True), adapter)
-    if "$defs" not in refs:
+    if "$defs" not in refs and "$defs" not in inline:
         assert refs == inline
+    else:
+        assert "$defs" in refs

@@ -1,0 +1,86 @@
+"""python -m describedtypes schema TARGET (SPEC 6)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from describedtypes._cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = str(ROOT / "examples" / "weather.py") + ":Weather"
+
+
+def test_prints_standard_schema_of_a_file_target(capsys: pytest.CaptureFixture[str]) -> None:
+    """A path/to/file.py:Name target prints its STANDARD schema as indented JSON."""
+    assert main(["schema", EXAMPLE]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert data["type"] == "object"
+    assert data["description"] == "Current weather observation."
+    assert out.startswith("{\n  ")
+
+
+def test_adapter_and_references(capsys: pytest.CaptureFixture[str]) -> None:
+    """--adapter picks the shape and --references factors classes into $defs."""
+    assert main(["schema", EXAMPLE, "--adapter", "OpenAI", "--references"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["strict"] is True
+    assert data["schema"]["properties"]["location"] == {"$ref": "#/$defs/Location"}
+
+
+def test_module_target(capsys: pytest.CaptureFixture[str]) -> None:
+    """A package.module:Name target is imported."""
+    assert main(["schema", "tests.seed_types:Person", "--adapter", "openai_tools"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "Person"
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("examples/weather.py", "TARGET must look like"),
+        ("examples/nope.py:Weather", "no such file"),
+        (EXAMPLE.replace("Weather", "Wether"), "did you mean 'Weather'?"),
+        ("no_such_module_xyz:Thing", "cannot import 'no_such_module_xyz'"),
+    ],
+)
+def test_bad_targets_exit_2_with_a_message(
+    target: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A target that cannot be loaded exits 2 with one line saying why."""
+    with pytest.raises(SystemExit) as info:
+        main(["schema", target])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_schema_error_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    """A type the adapter cannot express exits 1 with the SchemaError message."""
+    with pytest.raises(SystemExit) as info:
+        main(["schema", "builtins:bytes"])
+    assert info.value.code == 1
+    assert "JSON has no bytes" in capsys.readouterr().err
+
+
+def test_unknown_adapter_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """An adapter name that does not exist lists the valid ones."""
+    with pytest.raises(SystemExit) as info:
+        main(["schema", EXAMPLE, "--adapter", "claude"])
+    assert info.value.code == 2
+    assert "anthropic_tools" in capsys.readouterr().err
+
+
+def test_python_dash_m_entry_point() -> None:
+    """python -m describedtypes runs the same command line."""
+    done = subprocess.run(
+        [sys.executable, "-m", "describedtypes", "schema", EXAMPLE, "--adapter", "gemini"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert json.loads(done.stdout)["name"] == "Weather"

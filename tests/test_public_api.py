@@ -1,0 +1,39 @@
+"""The public surface: every exported name exists, and nothing private leaks."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import describedtypes
+
+
+def test_all_is_sorted_and_resolves() -> None:
+    """__all__ is sorted case-sensitively and every name in it exists."""
+    assert describedtypes.__all__ == sorted(describedtypes.__all__)
+    for name in describedtypes.__all__:
+        assert getattr(describedtypes, name) is not None
+
+
+def test_spec_names_are_exported() -> None:
+    """The names SPEC.md promises are importable from the top level."""
+    promised = {
+        "Annotation", "annotate", "schema", "decode", "encode", "STANDARD", "OPENAI",
+        "OPENAI_TOOLS", "OPENAI_CHAT_TOOLS", "ANTHROPIC_TOOLS", "ANTHROPIC", "GEMINI",
+        "MCP_TOOLS", "Context", "Tool", "Toolbox", "ToolResult", "DescribedTypesError",
+        "SchemaError", "DecodeError", "ArgumentError",
+    }
+    assert promised <= set(describedtypes.__all__)
+
+
+def test_version_comes_from_the_installed_metadata() -> None:
+    """__version__ is the installed distribution's version."""
+    assert describedtypes.__version__ == importlib.metadata.version("describedtypes")
+
+
+def test_errors_subclass_the_builtins_callers_catch() -> None:
+    """SchemaError is a TypeError, DecodeError and ArgumentError are ValueErrors."""
+    assert issubclass(describedtypes.SchemaError, TypeError)
+    assert issubclass(describedtypes.DecodeError, ValueError)
+    assert issubclass(describedtypes.ArgumentError, ValueError)
+    for name in ("SchemaError", "DecodeError", "ArgumentError"):
+        assert issubclass(getattr(describedtypes, name), describedtypes.DescribedTypesError)
