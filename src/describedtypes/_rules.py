@@ -12,7 +12,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import attrs
 
@@ -151,6 +151,11 @@ class Document:
         return (*sorted(found, key=len, reverse=True), "")
 
     @functools.cached_property
+    def container_set(self) -> frozenset[str]:
+        """The same pointers, for lookups."""
+        return frozenset(self.containers)
+
+    @functools.cached_property
     def stats(self) -> _Stats:
         """Counts the size limits and budgets are measured in."""
         return _compute_stats(self)
@@ -195,44 +200,59 @@ _SCHEMA_ONE = (
     "unevaluatedItems",
     "additionalItems",
 )
-# Structure a value's shape depends on (not definitions, not conditions).
-_STRUCTURE = ("properties", "items", "prefixItems", "anyOf", "oneOf", "allOf",
-              "additionalProperties")
 
 
 def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+    if "~" in token or "/" in token:
+        return token.replace("~", "~0").replace("/", "~1")
+    return token
 
 
 def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # JSON data is almost always plain dicts: test that first, it is much cheaper.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+_MAP, _LIST, _ONE, _ITEMS = range(4)
+_KINDS: dict[str, int] = {
+    **dict.fromkeys(_SCHEMA_MAPS, _MAP),
+    **dict.fromkeys(_SCHEMA_LISTS, _LIST),
+    **dict.fromkeys(_SCHEMA_ONE, _ONE),
+    "items": _ITEMS,
+}
+
+
 def _children(
-    schema: Mapping[str, Any], keywords: Sequence[str]
+    schema: Mapping[str, Any], keywords: frozenset[str] | None = None
 ) -> Iterator[tuple[str, str | None, Mapping[str, Any]]]:
-    """The subschemas under ``keywords``: (keyword, key or index or None, subschema)."""
-    for kw in keywords:
-        if kw not in schema:
+    """The subschemas, in document order: (keyword, key or index or None, subschema).
+
+    ``keywords`` limits the keywords looked under (None: every keyword holding schemas).
+    """
+    for kw, value in schema.items():
+        kind = _KINDS.get(kw)
+        if kind is None or (keywords is not None and kw not in keywords):
             continue
-        value = schema[kw]
-        if kw in _SCHEMA_MAPS and isinstance(value, Mapping):
-            for key, sub in value.items():
-                if isinstance(sub, Mapping):
-                    yield kw, str(key), sub
-        elif isinstance(value, list) and (kw in _SCHEMA_LISTS or kw == "items"):
-            for i, sub in enumerate(value):
-                if isinstance(sub, Mapping):
-                    yield kw, str(i), sub
-        elif kw in _SCHEMA_ONE and isinstance(value, Mapping):
+        if kind == _MAP:
+            if _is_map(value):
+                for key, sub in value.items():
+                    if _is_map(sub):
+                        yield kw, str(key), sub
+        elif kind == _LIST or (kind == _ITEMS and type(value) is list):
+            if isinstance(value, list):
+                for i, sub in enumerate(value):
+                    if _is_map(sub):
+                        yield kw, str(i), sub
+        elif _is_map(value):
             yield kw, None, value
 
 
 def _child_pointer(pointer: str, kw: str, key: str | None) -> str:
     return f"{pointer}/{kw}" if key is None else f"{pointer}/{kw}/{_escape(key)}"
-
-
-_ALL_SUBSCHEMA_KEYWORDS = (*_SCHEMA_MAPS, *_SCHEMA_LISTS, *_SCHEMA_ONE)
 
 
 def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
@@ -241,10 +261,11 @@ def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
     while stack:
         visit = stack.pop()
         out.append(visit)
-        found = []
-        for kw, key, sub in _children(visit.schema, _ALL_SUBSCHEMA_KEYWORDS):
-            found.append(Visit(pointer=_child_pointer(visit.pointer, kw, key), schema=sub,
-                               parent=visit, keyword=kw, key=key))
+        found = [
+            Visit(pointer=_child_pointer(visit.pointer, kw, key), schema=sub, parent=visit,
+                  keyword=kw, key=key)
+            for kw, key, sub in _children(visit.schema)
+        ]
         stack.extend(reversed(found))
     return tuple(out)
 
@@ -258,13 +279,13 @@ def _resolve(body: Mapping[str, Any], ref: Any) -> Mapping[str, Any] | None:
         return None
     for token in fragment.split("/")[1:] if fragment else ():
         token = _unescape(token)
-        if isinstance(node, Mapping) and token in node:
+        if _is_map(node) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
             return None
-    return node if isinstance(node, Mapping) else None
+    return node if _is_map(node) else None
 
 
 # -- unwrapping --------------------------------------------------------------------------
@@ -408,6 +429,8 @@ def check(schema: Mapping[str, Any], adapter: Adapter) -> list[Problem]:
     if not isinstance(cast(Any, schema), Mapping):
         msg = f"check() takes a JSON Schema object (a dict), got {type(schema).__name__}"
         raise TypeError(msg)
+    if not adapter.checks:
+        return []
     return _run(document(schema, adapter), adapter)
 
 
@@ -544,8 +567,12 @@ def _types_of(schema: Mapping[str, Any]) -> list[Any]:
 
 
 def _is_object(schema: Mapping[str, Any]) -> bool:
-    kinds = _types_of(schema)
-    return "object" in kinds or (not kinds and "properties" in schema)
+    kind = schema.get("type")
+    if kind == "object":
+        return True
+    if kind is None:
+        return "properties" in schema
+    return isinstance(kind, list) and "object" in kind
 
 
 def _short(value: Any) -> str:
@@ -610,7 +637,7 @@ CLOSED_OBJECTS = Rule("additionalProperties", _closed_objects, strict_only=True,
 def _all_required(doc: Document, adapter: Adapter) -> Iterator[Problem]:
     for v in doc.visits:
         props = v.schema.get("properties")
-        if not isinstance(props, Mapping):
+        if not _is_map(props):
             continue
         required = v.schema.get("required", [])
         required = required if isinstance(required, list) else []
@@ -929,6 +956,8 @@ GEMINI_ENUM = Rule("enum", _enum_rule(_string_or_number, "strings and numbers"),
 
 
 def _container(doc: Document, pointer: str) -> str:
+    if pointer in doc.container_set:
+        return pointer
     for c in doc.containers:
         if c == "" or pointer == c or pointer.startswith(c + "/"):
             return c
@@ -1043,7 +1072,7 @@ def _compute_stats(doc: Document) -> _Stats:
         if v.keyword in ("$defs", "definitions") and v.key is not None:
             chars += len(v.key)
         props = s.get("properties")
-        if isinstance(props, Mapping):
+        if _is_map(props):
             properties += len(props)
             chars += sum(len(str(k)) for k in props)
             required = s.get("required", [])
@@ -1064,30 +1093,48 @@ def _compute_stats(doc: Document) -> _Stats:
 
 
 def _max_depth(doc: Document) -> tuple[int, str]:
-    """The deepest object nesting (root object = 1), following references once."""
-    memo: dict[int, tuple[int, str]] = {}
+    """The deepest object nesting (root object = 1) and where, following references.
 
-    def depth(schema: Mapping[str, Any], pointer: str, active: frozenset[int]) -> tuple[int, str]:
-        here = 1 if _is_object(schema) else 0
-        best = (here, pointer)
-        subs: list[tuple[Mapping[str, Any], str, frozenset[int]]] = []
-        for kw, key, sub in _children(schema, _STRUCTURE):
-            subs.append((sub, _child_pointer(pointer, kw, key), active))
-        ref = schema.get("$ref")
-        target = doc.resolve(ref) if isinstance(ref, str) else None
-        if isinstance(ref, str) and target is not None and id(target) not in active:
-            if id(target) not in memo:
-                memo[id(target)] = depth(target, ref[1:], active | {id(target)})
-            found = memo[id(target)]
-            if here + found[0] > best[0]:
-                best = (here + found[0], found[1])
-        for sub, sub_pointer, sub_active in subs:
-            found = depth(sub, sub_pointer, sub_active)
-            if here + found[0] > best[0]:
-                best = (here + found[0], found[1])
+    Each definition (and the root) is measured once: the object levels down to every
+    place inside it, plus, at a ``$ref``, the height of the definition it refers to.
+    A reference back into a definition being measured (recursion) adds nothing.
+    """
+    level: dict[int, int] = {}
+    container: dict[int, str] = {}
+    places: dict[str, list[tuple[int, str, str | None]]] = {}
+    for v in doc.visits:
+        if v.parent is None or v.keyword in ("$defs", "definitions"):
+            base, home = 0, v.pointer
+        else:
+            base, home = level[id(v.parent)], container[id(v.parent)]
+        here = base + 1 if _is_object(v.schema) else base
+        level[id(v)] = here
+        container[id(v)] = home
+        ref = v.schema.get("$ref")
+        target = None
+        if isinstance(ref, str) and ref.startswith("#") and doc.resolve(ref) is not None:
+            target = _container(doc, ref[1:])
+        if here or target is not None:
+            places.setdefault(home, []).append((here, v.pointer, target))
+
+    memo: dict[str, tuple[int, str]] = {}
+
+    def height(home: str, active: frozenset[str]) -> tuple[int, str]:
+        if home in memo:
+            return memo[home]
+        best = (0, home)
+        for here, pointer, target in places.get(home, ()):
+            total, where = here, pointer
+            if target is not None and target not in active:
+                below, deepest = height(target, active | {target})
+                if below:
+                    total, where = here + below, deepest
+            if total > best[0]:
+                best = (total, where)
+        memo[home] = best
         return best
 
-    return depth(doc.body, "", frozenset({id(doc.body)}))
+    return height("", frozenset({""}))
 
 
 def _limits(doc: Document, adapter: Adapter) -> Iterator[Problem]:
