@@ -235,12 +235,39 @@ def main() -> None:
         f"checking the instances is the rest."
     )
     if "--profile" in sys.argv:
-        profiler = cProfile.Profile()
-        profiler.enable()
-        for _ in range(20000):
-            decode(Order, data)
-        profiler.disable()
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+        profile(data)
+
+
+def profile(data: bytes) -> None:
+    """Where describedtypes' time goes, grouped: parsing, generated checks, constructors."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(20000):
+        decode(Order, data)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    groups = {
+        "orjson.loads (parsing)": 0.0,
+        "generated structure functions (checks)": 0.0,
+        "attrs __init__ (constructors)": 0.0,
+        "everything else": 0.0,
+    }
+    for (filename, _line, name), row in stats.stats.items():  # type: ignore[attr-defined]
+        tottime = row[2]
+        if "orjson" in name or name == "<built-in method orjson.loads>":
+            groups["orjson.loads (parsing)"] += tottime
+        elif filename.startswith("<describedtypes decode"):
+            groups["generated structure functions (checks)"] += tottime
+        elif filename.startswith("<attrs generated"):
+            groups["attrs __init__ (constructors)"] += tottime
+        else:
+            groups["everything else"] += tottime
+    total = sum(groups.values())
+    print("\nprofile of describedtypes.decode (share of own time, cProfile overhead included):")
+    for label, seconds in groups.items():
+        print(f"  {label:42} {seconds / total:6.1%}")
+    print()
+    stats.sort_stats("tottime").print_stats(8)
 
 
 if __name__ == "__main__":

@@ -531,3 +531,24 @@ def test_public_names_are_exported() -> None:
     for name in ("decode", "encode", "decode_response"):
         assert name in describedtypes.__all__
         assert getattr(describedtypes, name) is not None
+
+
+def test_parsed_input_may_hold_the_decoded_values_themselves() -> None:
+    """Dates, UUIDs, sets and enum members in parsed input (cattrs.unstructure's output) pass."""
+
+    @attrs.define
+    class Record:
+        on: datetime.date
+        id: uuid.UUID
+        tags: frozenset[str]
+        unit: Unit
+
+    record = Record(datetime.date(2024, 1, 2), uuid.UUID(int=7), frozenset({"a"}), Unit.CELSIUS)
+    raw = {"on": record.on, "id": record.id, "tags": record.tags, "unit": Unit.CELSIUS}
+    assert decode(Record, raw) == record
+    assert decode(Record, cattrs.Converter().unstructure(record)) == record
+    with pytest.raises(DecodeError) as info:
+        decode(Record, {**raw, "on": datetime.datetime(2024, 1, 2)})
+    assert info.value.errors == [
+        ("$.on", "expected date string (YYYY-MM-DD), got a Python datetime (not a JSON value)")
+    ]

@@ -216,9 +216,12 @@ def test_nan_and_infinity_in_parsed_values_are_not_numbers() -> None:
 
 
 def test_python_objects_in_parsed_values_are_not_json() -> None:
-    """A set or other non-JSON object inside parsed data is reported, not raised raw."""
-    assert errors_of(list[int], {1, 2}) == [
-        ("$", "expected array, got a Python set (not a JSON value)")
+    """A non-JSON object inside parsed data is reported, not raised raw."""
+    assert errors_of(list[int], range(3)) == [
+        ("$", "expected array, got a Python range (not a JSON value)")
+    ]
+    assert errors_of(dict[str, str], {"a": b"x"}) == [
+        ("$.a", "expected string, got a Python bytes (not a JSON value)")
     ]
     assert errors_of(dict[str, int], {1: 1}) == [
         ("$[1]", "invalid key: expected string, got integer 1")

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import cattrs
 import jsonschema
 import orjson
 import pytest
@@ -209,3 +210,11 @@ def test_mutated_payloads_fail_where_they_were_changed(data: st.DataObject) -> N
     # Nothing is reported away from the changes.
     for p, _ in reported:
         assert any(p.startswith(render(c[:-1])) for c in changed), (p, reported)
+
+
+@given(st.data())
+def test_cattrs_unstructured_values_decode_back(data: st.DataObject) -> None:
+    """What cattrs.unstructure makes of an instance decodes back to an equal instance."""
+    cls, values = data.draw(classes())
+    x = data.draw(values)
+    assert decode(cls, cattrs.Converter().unstructure(x)) == x

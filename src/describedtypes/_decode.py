@@ -15,6 +15,19 @@ collects every problem below it and raises them together with paths relative to
 itself, and the caller adds its own key on the way up, so the valid path pays nothing
 for paths it does not need.
 
+Unions are decided the way the schema allows: by the JSON type of the value (an int
+prefers an integer option, a float a number option), then for objects by a Literal
+field whose values tell the classes apart, else by which classes' required keys are
+present and which know every key sent. When several options remain they are tried in
+order, and each (value, option) outcome is remembered for the rest of the decode, so
+unions nested in recursive types stay linear instead of exponential.
+
+Already-parsed input follows the JSON rules, with one allowance so that the output of
+``cattrs.unstructure`` decodes back (SPEC 4): a field may hold the very value it
+decodes to where that value is not JSON (a ``datetime``, ``date``, ``time`` or
+``UUID``, a set for an array, an Enum member). That is the value itself, not a
+conversion.
+
 The cattrs converter
 --------------------
 SPEC 4 speaks of "a cattrs converter configured for the same rules". Stock cattrs
@@ -228,7 +241,8 @@ def _as_object(value: Any) -> dict[Any, Any]:
 
 
 def _as_array(value: Any) -> list[Any]:
-    if isinstance(value, (list, tuple)):
+    # Sets only reach here in parsed input (cattrs.unstructure keeps them as sets).
+    if isinstance(value, (list, tuple, set, frozenset)):
         return list(value)
     _fail(f"expected array, got {_show(value)}")
 
@@ -355,11 +369,16 @@ def _classify(value: Any) -> type | None:
     for base in (bool, int, float, str):
         if isinstance(value, base):
             return base
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, set, frozenset)):
         return list
     if isinstance(value, Mapping):
         return dict
+    if isinstance(value, _STRING_VALUES):  # parsed input: the value a string stands for
+        return str
     return None
+
+
+_STRING_VALUES = (datetime.date, datetime.time, uuid.UUID)
 
 
 class _HookSource:
@@ -423,7 +442,6 @@ class _Compiler:
         self._names = 0
         self._objects: dict[ni.ObjectNode, str] = {}
         self._done: dict[ni.ObjectNode, _Compiled] = {}
-        self._arg_fns: dict[ni.ObjectNode, Structure] = {}
 
     def name(self, prefix: str, value: Any) -> str:
         self._names += 1
@@ -461,9 +479,12 @@ class _Compiler:
         raise AssertionError(msg)
 
     def _hooked(self, node: ni.Node) -> _Compiled | None:
+        """The user's hook for the node's type, if the user's converter has its own."""
         if self.hooks is None:
             return None
         if isinstance(node, ni.ObjectNode):
+            if node in self._done or node in self._objects:
+                return self._done.get(node)  # decided already (or being compiled)
             tp: Any = node.python_type
         elif isinstance(node, ni.EnumNode):
             tp = node.cls
@@ -471,8 +492,6 @@ class _Compiler:
             tp = node.python_type
         else:
             return None
-        if node in self._done:
-            return self._done[node] if isinstance(node, ni.ObjectNode) else None
         hook = self.hooks.hook_for(tp)
         self.hooked_types.append(tp)
         if hook is None:
@@ -608,9 +627,12 @@ class _Compiler:
         assert node.format is not None
         parse, what = _FORMATS[node.format]
         expected = f"expected {what}, got "
+        own_type = node.python_type
 
         def fn(v: Any) -> Any:
             if not isinstance(v, str):
+                if v.__class__ is own_type:  # parsed input holding the value itself
+                    return v
                 _fail(expected + _show(v))
             problems = [m for m in (check(v) for check in checks) if m is not None]
             if pattern is not None and not problems:
@@ -668,9 +690,14 @@ class _Compiler:
                 [(v, m) for v, m in zip(members.values, node.cls, strict=True) if v in allowed]
             )
 
+        cls = node.cls
+        own = frozenset(m for m in cls if m.value in values)
+
         def fn(v: Any) -> Any:
             found = members.get(v, _M)
             if found is _M:
+                if isinstance(v, cls) and v in own:  # parsed input holding the member
+                    return v
                 _fail(_not_one_of(v, values))
             return found
 
@@ -1613,6 +1640,8 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     float), enums are read by value, date/time/UUID from their ISO text, and a
     ``dict[str, T]`` field accepts an object or the strict adapters'
     ``[{"key": ..., "value": ...}]`` array. attrs validators run as the instance is made.
+    Parsed input may also hold a field's own value where JSON has none (a ``datetime``,
+    ``UUID``, set or Enum member), so ``cattrs.unstructure`` output decodes back.
 
     Args:
         tp: The type to decode into: an attrs class, a dataclass, or any type
