@@ -68,7 +68,16 @@ class Constraints:
     pattern: str | None = None
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in attrs.astuple(self, recurse=False))
+        # Asked for every node the builder renders: spelled out, not attrs.astuple.
+        return not (
+            self.minimum is None
+            and self.exclusive_minimum is None
+            and self.maximum is None
+            and self.exclusive_maximum is None
+            and self.min_length is None
+            and self.max_length is None
+            and self.pattern is None
+        )
 
     def merged(self, other: Constraints) -> Constraints:
         changes = {
