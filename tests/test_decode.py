@@ -504,6 +504,8 @@ def test_null_over_a_non_null_default_is_written_as_null() -> None:
     assert encode(Limit(None)) == b'{"value":null}'
     assert decode(Limit, encode(Limit(None))) == Limit(None)
     assert encode(Limit()) == b'{"value":10}'
+    # The STANDARD schema says so too: only null can mean None for this field.
+    assert schema(Limit)["properties"]["value"] == {"type": ["integer", "null"], "default": 10}
 
 
 def test_encode_refuses_values_json_cannot_hold() -> None:

@@ -387,8 +387,9 @@ class _Builder:
             fpointer = f"{pointer}/properties/{_escape(f.key)}"
             node = f.node
             optional = f.nullable or f.has_default
-            if f.nullable and not self.adapter.nullable_optionals:
+            if f.nullable and not self.adapter.nullable_optionals and _absent_means_none(f):
                 # STANDARD: an optional field keeps its type and is simply not required.
+                # (Not when its default is something else: then only null says None.)
                 inner = node.without_null()  # type: ignore[attr-defined]
                 if node.description is not None or node.enum is not None:
                     inner = attrs.evolve(
@@ -418,6 +419,11 @@ class _Builder:
 
 
 _NO_DEFAULT = object()
+
+
+def _absent_means_none(f: ni.Field) -> bool:
+    """Leaving the field out gives None (no default, or a None default)."""
+    return not f.has_default or (f.default_factory is None and f.default is None)
 
 
 def _json_default(f: ni.Field) -> Any:
