@@ -561,3 +561,11 @@ def test_a_custom_rule_runs_in_check_and_schema() -> None:
     with pytest.raises(SchemaError, match=r"/properties/x: use an integer \[no-floats\]"):
         schema(holder, ints_only)
     assert schema(attrs.make_class("HasInt", {"x": attrs.field(type=int)}), ints_only)
+
+
+def test_recursion_rule_reads_the_adapter() -> None:
+    """The recursion rule follows the adapter's recursion field, like the other rules
+    follow formats, limits and the name pattern."""
+    schema = prop({"type": "array", "items": {"$ref": "#"}})
+    assert [p.rule for p in check(schema, ANTHROPIC_TOOLS)] == ["recursion"]
+    assert check(schema, ANTHROPIC_TOOLS.replace(recursion=True)) == []

@@ -993,6 +993,8 @@ def _cyclic_refs(doc: Document) -> list[Visit]:
 
 
 def _no_recursion(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    if adapter.recursion:
+        return
     for v in _cyclic_refs(doc):
         yield doc.problem(
             v.pointer, "recursion",
@@ -1004,7 +1006,7 @@ def _no_recursion(doc: Document, adapter: Adapter) -> Iterator[Problem]:
 
 
 NO_RECURSION = Rule("recursion", _no_recursion, strict_only=True,
-                    summary="No recursive schemas.")
+                    summary="No recursive schemas (unless the adapter's recursion is True).")
 
 
 def _cyclic_ref_required(doc: Document, adapter: Adapter) -> Iterator[Problem]:
