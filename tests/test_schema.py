@@ -182,10 +182,40 @@ class TestFields:
         p = schema(C)["properties"]
         assert p["n"] == {"type": "integer", "minimum": 0, "exclusiveMaximum": 10}
         assert p["f"] == {"type": "number", "exclusiveMinimum": 0.5, "maximum": 2.5}
-        assert p["s"] == {"type": "string", "minLength": 1, "maxLength": 5, "pattern": "[a-z]+"}
+        assert p["s"] == {
+            "type": "string", "minLength": 1, "maxLength": 5, "pattern": "^(?:[a-z]+)$"
+        }
         assert p["items"] == {"type": "array", "items": {"type": "integer"}, "maxItems": 3}
         assert p["kind"] == {"type": "string", "enum": ["a", "b"]}
         assert p["maybe"] == {"type": "integer", "minimum": 1}
+
+    def test_pattern_anchoring_follows_the_match_function(self) -> None:
+        """matches_re's fullmatch/match/search become anchored or open JSON patterns."""
+        import re
+
+        v = attrs.validators
+
+        @attrs.define
+        class P:
+            full: str = attrs.field(validator=v.matches_re("a+"))
+            start: str = attrs.field(validator=v.matches_re("a+", func=re.match))
+            anywhere: str = attrs.field(validator=v.matches_re("a+", func=re.search))
+
+        p = schema(P)["properties"]
+        assert p["full"]["pattern"] == "^(?:a+)$"
+        assert p["start"]["pattern"] == "^(?:a+)"
+        assert p["anywhere"]["pattern"] == "a+"
+
+    def test_annotated_name_renames_the_key(self) -> None:
+        """Annotated[T, Annotation(name=...)] sets the property key the model sees."""
+
+        @attrs.define
+        class R:
+            user_id: Annotated[int, Annotation(name="userId", description="The user")]
+
+        out = schema(R)
+        assert out["properties"] == {"userId": {"type": "integer", "description": "The user"}}
+        assert out["required"] == ["userId"]
 
     def test_dataclass_fields_and_init_false(self) -> None:
         """Dataclass fields map like attrs fields; init=False fields are not shown."""

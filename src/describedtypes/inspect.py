@@ -547,6 +547,7 @@ class _Inspector:
                 )
             fnode = self.node(hints[name], field_path, tp)
             fnode = _apply_validator(fnode, validator, field_path, tp)
+            field_ann = _with_annotated_name(field_ann, hints[name])
             fields.append(
                 _make_field(name, init_name, fnode, field_ann, override.get(name), default, factory)
             )
@@ -611,9 +612,9 @@ class _Inspector:
                 continue
             pnode = self.node(hint, ppath, func)
             default = _NOTHING if p.default is p.empty else p.default
+            param_ann = _with_annotated_name(ann.parameters.get(p.name, Annotation()), hint)
             fields.append(
-                _make_field(p.name, p.name, pnode, ann.parameters.get(p.name, Annotation()),
-                            override.get(p.name), default, None)
+                _make_field(p.name, p.name, pnode, param_ann, override.get(p.name), default, None)
             )
         _check_unique_keys(fields, name, func)
         node = ObjectNode(
@@ -656,6 +657,19 @@ def _make_field(
         default=default,
         default_factory=factory,
     )
+
+
+def _with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
+    """``ann`` with the name an ``Annotated[T, Annotation(name=...)]`` gives, if it has none."""
+    if ann.name is not None:
+        return ann
+    name = None
+    while t.is_annotated(hint):
+        for meta in iter_annotation_metadata(hint.__metadata__):
+            if meta.name is not None:
+                name = meta.name
+        hint = t.get_args(hint)[0]
+    return ann if name is None else attrs.evolve(ann, name=name)
 
 
 def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
@@ -974,12 +988,30 @@ def _apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
         elif kind == "_MaxLengthValidator":
             found = found.merged(Constraints(max_length=v.max_length))
         elif kind == "_MatchesReValidator":
-            pattern = v.pattern.pattern if isinstance(v.pattern, re.Pattern) else v.pattern
-            if isinstance(pattern, str):
+            pattern = _json_pattern(v)
+            if pattern is not None:
                 found = found.merged(Constraints(pattern=pattern))
     if not found and enum_values is None:
         return node
     return _constrain(node, found, enum_values)
+
+
+def _json_pattern(validator: Any) -> str | None:
+    """The JSON Schema ``pattern`` of an attrs ``matches_re`` validator.
+
+    attrs matches with ``re.fullmatch`` unless told otherwise, while a JSON Schema
+    ``pattern`` matches anywhere in the string, so the pattern is anchored to say the same.
+    """
+    compiled = validator.pattern
+    pattern = compiled.pattern if isinstance(compiled, re.Pattern) else compiled
+    if not isinstance(pattern, str):
+        return None
+    func = getattr(validator.match_func, "__name__", "fullmatch")
+    if func == "search":
+        return pattern
+    if func == "match":
+        return f"^(?:{pattern})"
+    return f"^(?:{pattern})$"
 
 
 def _constrain(node: Node, found: Constraints, enum_values: tuple[Any, ...] | None) -> Node:
