@@ -286,3 +286,13 @@ class TestCollector:
         check_output("p", block, "ok  \n", shown)
         with pytest.raises(AssertionError, match="printed text differs"):
             check_output("p", block, "not ok\n", shown)
+
+
+def test_the_api_reference_lists_every_public_name() -> None:
+    """docs/api.md documents every name describedtypes exports, so none is left out."""
+    import describedtypes
+
+    reference = (DOCS / "api.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^::: describedtypes\.(\w+)\s*$", reference, re.MULTILINE))
+    documented |= set(re.findall(r"^#+ `(\w+)`\s*$", reference, re.MULTILINE))
+    assert sorted(set(describedtypes.__all__) - documented) == []
