@@ -268,9 +268,10 @@ ANTHROPIC_BUILD = [
     ("A5 uniqueItems described", frozenset[str], {},
      {"type": "array", "items": {"type": "string"}, "description": "Items must be unique."}),
     ("A6 plain pattern kept", str, {"validator": attrs.validators.matches_re(r"[a-z]+")},
-     {"type": "string", "pattern": "[a-z]+"}),
+     {"type": "string", "pattern": "^(?:[a-z]+)$"}),
     ("A6 lookahead described", str, {"validator": attrs.validators.matches_re(r"(?=a)\w+")},
-     {"type": "string", "description": "Must match the regular expression `(?=a)\\w+`."}),
+     {"type": "string",
+      "description": "Must match the regular expression `^(?:(?=a)\\w+)$`."}),
     ("A7 nullable as anyOf", Optional[str], {},  # noqa: UP045
      {"anyOf": [{"type": "string"}, {"type": "null"}]}),
     ("A7 scalar union as anyOf", Union[int, str], {},  # noqa: UP007

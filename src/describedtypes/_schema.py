@@ -34,11 +34,11 @@ _CONSTRAINT_TEXT = {
     "exclusiveMinimum": ("Must be", "greater than {}"),
     "maximum": ("Must be", "at most {}"),
     "exclusiveMaximum": ("Must be", "less than {}"),
-    "minLength": ("Must have", "at least {} characters"),
-    "maxLength": ("Must have", "at most {} characters"),
+    "minLength": ("Must have", "at least {} character{s}"),
+    "maxLength": ("Must have", "at most {} character{s}"),
     "pattern": ("Must match", "the regular expression `{}`"),
-    "minItems": ("Must have", "at least {} items"),
-    "maxItems": ("Must have", "at most {} items"),
+    "minItems": ("Must have", "at least {} item{s}"),
+    "maxItems": ("Must have", "at most {} item{s}"),
 }
 
 
@@ -137,8 +137,7 @@ class _Builder:
         obj = _as_object(node)
         if (
             obj is not None
-            and not self.adapter.ref_siblings
-            and id(obj) in self.keys
+            and (id(obj) in self.keys or (obj is self.root_object and obj in self.recursive))
             and description is not None
             and description == obj.description
         ):
@@ -285,7 +284,8 @@ class _Builder:
                 out[key] = value
             else:
                 opening, clause = _CONSTRAINT_TEXT[key]
-                clauses.setdefault(opening, []).append(clause.format(value))
+                plural = "" if value == 1 else "s"
+                clauses.setdefault(opening, []).append(clause.format(value, s=plural))
                 self.rewrites.append(Rewrite(pointer or "/", "described", f"{key}: {value!r}"))
         if clauses:
             text = " ".join(
