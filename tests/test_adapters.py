@@ -189,11 +189,23 @@ class TestShapes:
         assert list(out) == ["name", "description", "parameters_json_schema"]
 
     def test_mcp_tools(self) -> None:
-        """MCP_TOOLS is an MCP tool with STANDARD rules; no title is invented."""
+        """MCP_TOOLS is an MCP tool with STANDARD rules and a display title."""
         out = schema(Weather, MCP_TOOLS)
-        assert out == {"name": "Weather", "description": "Current weather for a city.",
+        assert out == {"name": "Weather", "title": "Weather",
+                       "description": "Current weather for a city.",
                        "inputSchema": self.BODY_STANDARD}
-        assert list(out) == ["name", "description", "inputSchema"]
+        assert list(out) == ["name", "title", "description", "inputSchema"]
+
+    @pytest.mark.parametrize(
+        ("name", "title"),
+        [("get_weather", "Get weather"), ("GetWeather", "Get weather"),
+         ("admin.tools.list", "Admin tools list"), ("fetchURL", "Fetch URL"), ("x", "X")],
+    )
+    def test_mcp_title_spells_the_name_as_words(self, name: str, title: str) -> None:
+        """The MCP title is the tool name written as words."""
+        from describedtypes.adapters import display_title
+
+        assert display_title(name) == title
 
     @pytest.mark.parametrize("adapter", [a for a in ALL if a not in (STANDARD, ANTHROPIC)])
     def test_no_description_key_when_unknown(self, adapter: Adapter) -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "anthropic_output_format",
     "anthropic_tool",
     "bare_body",
+    "display_title",
     "gemini_function",
     "mcp_tool",
     "openai_chat_tool",
@@ -157,14 +158,24 @@ def gemini_function(name: str, description: str | None, body: Body, strict: bool
 def mcp_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
     """An MCP tool definition.
 
-    ``title`` (the human display name) is left out: no display title is known, and MCP
-    clients show ``name`` when there is no ``title``.
+    ``title`` is the human display name MCP clients show: the name spelled as words
+    (``get_weather`` and ``GetWeather`` become ``Get weather``).
     """
-    out: Body = {"name": name}
+    out: Body = {"name": name, "title": display_title(name)}
     if description is not None:
         out["description"] = description
     out["inputSchema"] = body
     return out
+
+
+def display_title(name: str) -> str:
+    """``name`` as words for people: ``get_weather`` -> ``Get weather``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+", " ", name)
+    words = spaced.split()
+    if not words:
+        return name
+    text = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
+    return text[:1].upper() + text[1:]
 
 
 # What each strict-dependent choice is under strict mode; non-strict is the opposite.
