@@ -436,3 +436,26 @@ class TestCaching:
 def test_outputs_are_json(adapter: Any) -> None:
     """Every output is plain JSON data."""
     json.dumps(schema(TreeNode, adapter))
+
+
+class TestHostileTargets:
+    @pytest.mark.parametrize(
+        ("obj", "fragment"),
+        [
+            (Later(x=1), "not a type; pass the class itself: schema(Later)"),
+            ("Later", "got the string 'Later', not a type"),
+            ([1], "got a list value, not a type"),
+            ({}, "got a dict value, not a type"),
+            (42, "cannot describe 42"),
+            (Ellipsis, "cannot describe Ellipsis"),
+            (object(), "cannot describe <object object"),
+            (lambda a: a, "the parameter has no type annotation"),
+            (print, "*args cannot be described"),
+        ],
+    )
+    def test_things_that_are_not_types_get_a_schema_error(self, obj: Any, fragment: str) -> None:
+        """Values, names and unannotated callables raise SchemaError with the fix."""
+        for adapter in (STANDARD, OPENAI):
+            with pytest.raises(SchemaError) as info:
+                schema(obj, adapter)
+            assert fragment in str(info.value)

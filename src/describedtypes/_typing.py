@@ -52,12 +52,17 @@ def is_annotated(tp: Any) -> bool:
     return get_origin(tp) in _ANNOTATED
 
 
+def _is_one_of(tp: Any, forms: set[Any]) -> bool:
+    # By identity: ``tp`` may be any object, unhashable ones included.
+    return any(tp is form for form in forms) or get_origin(tp) in forms
+
+
 def is_classvar(tp: Any) -> bool:
-    return tp in _CLASSVARS or get_origin(tp) in _CLASSVARS
+    return _is_one_of(tp, _CLASSVARS)
 
 
 def is_final(tp: Any) -> bool:
-    return tp in _FINALS or get_origin(tp) in _FINALS
+    return _is_one_of(tp, _FINALS)
 
 
 def is_newtype(tp: Any) -> bool:

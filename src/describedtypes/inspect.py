@@ -1047,6 +1047,29 @@ def is_function_like(obj: Any) -> bool:
     return callable(obj) and not isinstance(obj, enum.Enum)
 
 
+def _check_describable(obj: Any) -> None:
+    """Catch the common slips of passing something that stands for a type."""
+    cls = type(obj)
+    if not isinstance(obj, type) and (attrs.has(cls) or dataclasses.is_dataclass(cls)):
+        raise SchemaError(
+            f"got an instance of {cls.__qualname__}, not a type; pass the class itself: "
+            f"schema({cls.__qualname__})",
+            type_=obj,
+        )
+    if isinstance(obj, str):
+        raise SchemaError(
+            f"got the string {obj[:60]!r}, not a type; pass the class or function itself "
+            "(the command line takes names: python -m describedtypes schema module:Name)",
+            type_=obj,
+        )
+    if isinstance(obj, (list, dict, set, tuple)) and not t.get_origin(obj):
+        raise SchemaError(
+            f"got a {cls.__name__} value, not a type; describe its type instead, e.g. "
+            "list[int] or dict[str, float]",
+            type_=obj,
+        )
+
+
 def type_info(obj: Any) -> Node:
     """Inspect a type expression or a function into a node tree (cached).
 
@@ -1065,6 +1088,7 @@ def type_info(obj: Any) -> Node:
         cacheable = True
     if cached is not None:
         return cached
+    _check_describable(obj)
     inspector = _Inspector()
     if is_function_like(obj):
         node: Node = inspector.function(obj)
