@@ -459,3 +459,14 @@ class TestHostileTargets:
             with pytest.raises(SchemaError) as info:
                 schema(obj, adapter)
             assert fragment in str(info.value)
+
+
+def test_pydantic_models_are_pointed_to_check() -> None:
+    """A pydantic model is not described, and the error says what to do instead."""
+    import pydantic
+
+    class M(pydantic.BaseModel):
+        x: int
+
+    with pytest.raises(SchemaError, match=r"model_json_schema\(\) and lint it"):
+        schema(M)

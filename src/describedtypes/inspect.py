@@ -449,7 +449,15 @@ class _Inspector:
             return self.object(tp, path)
         if t.is_classvar(tp):
             raise SchemaError("ClassVar is not a field type", path=path, type_=owner)
-        hint = _SUGGESTIONS.get(tp)
+        try:
+            hint = _SUGGESTIONS.get(tp)
+        except TypeError:  # an unhashable object where a type should be
+            hint = None
+        if hint is None and isinstance(tp, type) and hasattr(tp, "model_json_schema"):
+            hint = (
+                "describedtypes describes attrs classes and dataclasses; for a pydantic model "
+                "take Model.model_json_schema() and lint it with describedtypes.check()"
+            )
         if hint is None and isinstance(tp, type) and issubclass(tp, str):
             return ScalarNode(type="string", python_type=tp)
         reason = f"cannot describe {t.type_repr(tp)} to a model"
