@@ -1,0 +1,65 @@
+"""Never executed: mypy checks that the public API types the way users write it."""
+
+from __future__ import annotations
+
+import attrs
+
+from describedtypes import (
+    OPENAI,
+    OPENAI_TOOLS,
+    STANDARD,
+    Adapter,
+    Annotation,
+    Context,
+    DecodeError,
+    Problem,
+    Rewrite,
+    Toolbox,
+    ToolResult,
+    annotate,
+    check,
+    decode,
+    encode,
+    schema,
+)
+
+
+@attrs.define
+class Weather:
+    location: str
+    temperature: float
+
+
+annotate.register(Weather, Annotation(description="Current weather."))
+
+
+@annotate.register(Weather)
+def _weather(tp: type) -> Annotation:
+    return Annotation(name="Weather")
+
+
+body = schema(Weather)
+wrapped = schema(Weather, llm_adapter=OPENAI, use_references=True)
+rewrites: list[Rewrite] = []
+schema(Weather, OPENAI_TOOLS, report=rewrites)
+custom: Adapter = OPENAI.replace(strict=False)
+problems: list[Problem] = check(body, STANDARD)
+
+weather: Weather = decode(Weather, '{"location": "Paris", "temperature": 21.5}')
+raw: bytes = encode(weather)
+try:
+    decode(Weather, b"{}")
+except DecodeError as err:
+    pairs: list[tuple[str, str]] = err.errors
+
+toolbox = Toolbox()
+
+
+@toolbox.tool
+def get_weather(city: str, ctx: Context[dict[str, str]]) -> Weather:
+    return Weather(location=city, temperature=21.5)
+
+
+result: ToolResult = toolbox.call("get_weather", {"city": "Paris"}, context={})
+text: str = result.content
+failed: bool = result.is_error
