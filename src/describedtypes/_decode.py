@@ -71,7 +71,7 @@ import orjson
 
 from . import inspect as ni
 from ._annotate import _REGISTRY
-from .errors import DecodeError
+from .errors import DecodeError, SchemaError
 
 __all__ = ["decode", "decode_arguments", "encode"]
 
@@ -977,7 +977,7 @@ class _Compiler:
                 f"{node.name} is a function; decode() builds types. A function's arguments "
                 "are decoded by Toolbox (or decode_arguments(type_info(func), data))"
             )
-            raise TypeError(msg)
+            raise SchemaError(msg, type_=node.python_type)
         if node in self._objects:  # a cycle: call through the namespace
             ns, fname = self.ns, self._objects[node]
 
