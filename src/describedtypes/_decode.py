@@ -83,6 +83,13 @@ _MAX_SHOWN = 20
 _MAX_SUGGESTIONS = 50
 _MAX_KEY_FOR_SUGGESTION = 100
 _MAX_FORMAT_LENGTH = 100
+#: Beyond 2**53 a float is not an exact integer any more; orjson reads integers past
+#: 64 bits, and any number written with a point or exponent, as floats.
+_EXACT_FLOAT = float(2**53)
+_INEXACT = (
+    ", which is too large to be read exactly; write integers as plain digits (no decimal "
+    "point or exponent) between -9223372036854775808 and 18446744073709551615"
+)
 
 
 # -- problems -------------------------------------------------------------------------
@@ -557,6 +564,8 @@ class _Compiler:
                 if isinstance(v, float):
                     if not v.is_integer():
                         _fail(expected + _show(v))
+                    if not -_EXACT_FLOAT <= v <= _EXACT_FLOAT:
+                        _fail(expected + _show(v) + _INEXACT)
                     return finish(v, int(v))
                 return finish(v, int(v))
 
