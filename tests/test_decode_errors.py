@@ -198,12 +198,12 @@ def test_a_top_level_value_of_the_wrong_kind() -> None:
     ],
 )
 def test_invalid_json_is_a_decode_error_with_the_position(reply: str | bytes, reason: str) -> None:
-    """Empty, truncated or malformed JSON gives one error at $ with the parser's position."""
+    """Empty, truncated or malformed JSON gives one error at $ with the position and a fix."""
     ((path, message),) = errors_of(Weather, reply)
     assert path == "$"
     assert message.startswith("invalid JSON: ")
     assert reason in message
-    assert re.search(r"at line \d+ column \d+ \(char \d+\)$", message)
+    assert re.search(r"at line \d+ column \d+ \(char \d+\)(, near \".*\")?; \w", message)
 
 
 def test_nan_and_infinity_in_parsed_values_are_not_numbers() -> None:
