@@ -1694,10 +1694,15 @@ def _json_fix(msg: str, doc: str, pos: int) -> str:
         if rest[:1] in ("{", "["):
             return "send exactly one JSON value; a second one follows the first"
         return "send only the JSON value, with no text after it"
-    if msg.startswith("invalid literal"):
+    word = re.match(r"[A-Za-z]*", rest)
+    if msg.startswith("invalid literal") and word is not None and any(
+        literal.startswith(word.group()) for literal in ("true", "false", "null")
+    ):
         return "write true, false and null in lowercase and in full"
-    if msg == "unexpected character, expected a JSON value":
+    if msg.startswith("invalid literal") or msg == "unexpected character, expected a JSON value":
         if not doc[:pos].strip():
+            if "```" in doc:
+                return _FENCE_FIX
             return "send only the JSON value, with no text before it"
         return (
             "write a JSON value here: a string in double quotes, a number, true, false, "
@@ -1734,6 +1739,46 @@ def _position(before: str) -> str:
     line = before.count("\n") + 1
     column = len(before) - (before.rfind("\n") + 1) + 1
     return f"at line {line} column {column} (char {len(before)})"
+
+
+#: A markdown code fence around the whole reply: a first line of ```json (or ```), a last
+#: line of ```, and only whitespace around them.
+_FENCE = re.compile(r"\A\s*```(?:json)?[ \t]*\r?\n(.*)\n[ \t]*```\s*\Z", re.DOTALL | re.I)
+_FENCE_BYTES = re.compile(rb"\A\s*```(?:json)?[ \t]*\r?\n(.*)\n[ \t]*```\s*\Z", re.DOTALL | re.I)
+
+
+def _parse_fenced(data: str | bytes | bytearray | memoryview, exc: orjson.JSONDecodeError) -> Any:
+    """The JSON inside a markdown code fence around the whole reply, or the parse error.
+
+    Many models fence their JSON even when asked for JSON alone. No valid JSON starts
+    with a backtick, so dropping the fence changes the meaning of no valid reply; the
+    JSON inside is parsed and checked as strictly as any other.
+    """
+    if isinstance(data, str):
+        found = _FENCE.match(data)
+        if found is None:
+            raise _json_error(exc, data) from None
+        start, end = found.span(1)
+        # The fence lines become blanks: positions in errors still count from the
+        # reply's own first character.
+        data = (
+            re.sub(r"[^\n]", " ", data[:start]) + data[start:end]
+            + re.sub(r"[^\n]", " ", data[end:])
+        )
+    else:
+        raw = bytes(data)
+        found_bytes = _FENCE_BYTES.match(raw)
+        if found_bytes is None:
+            raise _json_error(exc, data) from None
+        start, end = found_bytes.span(1)
+        data = (
+            re.sub(rb"[^\n]", b" ", raw[:start]) + raw[start:end]
+            + re.sub(rb"[^\n]", b" ", raw[end:])
+        )
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as inner:
+        raise _json_error(inner, data) from None
 
 
 def _too_deep() -> DecodeError:
@@ -1782,6 +1827,13 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     Parsed input may also hold a field's own value where JSON has none (a ``datetime``,
     ``UUID``, set or Enum member), so ``cattrs.unstructure`` output decodes back.
 
+    One allowance for text: a markdown code fence around the whole reply (a first line
+    of ```` ```json ```` or ```` ``` ````, a last line of ```` ``` ````, only whitespace
+    outside them) is dropped and the JSON inside decoded, since many models fence JSON
+    even when asked for JSON alone. Nothing else around the JSON is: text before or
+    after it, or a fence that is not the whole reply, is a ``DecodeError`` that says to
+    send the JSON alone.
+
     Args:
         tp: The type to decode into: an attrs class, a dataclass, or any type
             expression ``schema()`` accepts.
@@ -1812,7 +1864,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
         try:
             data = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            raise _json_error(exc, data) from None
+            data = _parse_fenced(data, exc)
     try:
         return fn(data)
     except _Invalid as exc:
