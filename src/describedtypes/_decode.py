@@ -244,14 +244,29 @@ _M: Any = object()  # "absent" marker in generated code
 def _as_object(value: Any) -> dict[Any, Any]:
     if isinstance(value, Mapping):
         return dict(value)
-    _fail(f"expected object, got {_show(value)}")
+    _fail(f"expected object, got {_show(value)}{_wrapped_hint(value, '{')}")
 
 
 def _as_array(value: Any) -> list[Any]:
     # Sets only reach here in parsed input (cattrs.unstructure keeps them as sets).
     if isinstance(value, (list, tuple, set, frozenset)):
         return list(value)
-    _fail(f"expected array, got {_show(value)}")
+    _fail(f"expected array, got {_show(value)}{_wrapped_hint(value, '[')}")
+
+
+def _wrapped_hint(value: Any, opener: str) -> str:
+    """The fix when the value is there but wrapped: JSON text in a string, a 1-item array."""
+    kind = "object" if opener == "{" else "array"
+    if isinstance(value, str) and value.lstrip()[:1] == opener:
+        return f"; send the {kind} itself, not a string holding its JSON"
+    if (
+        opener == "{"
+        and isinstance(value, (list, tuple))
+        and len(value) == 1
+        and isinstance(value[0], Mapping)
+    ):
+        return "; send the object itself, not an array holding it"
+    return ""
 
 
 def _parse_datetime(text: str) -> datetime.datetime:
@@ -889,7 +904,7 @@ class _Compiler:
                 return from_object(dict(v))
             if isinstance(v, (list, tuple)):
                 return from_entries(list(v))
-            _fail(f"expected object, got {_show(v)}")
+            _fail(f"expected object, got {_show(v)}{_wrapped_hint(v, '{')}")
 
         return _Compiled(fn, None, frozenset({dict}), frozenset({list}))
 
@@ -1435,6 +1450,7 @@ class _Hints:
     label: str
     accepted: str
     always_list: bool
+    wrapper: str
 
 
 def _unknown_hints(node: ni.ObjectNode, noun: str) -> _Hints:
@@ -1442,8 +1458,14 @@ def _unknown_hints(node: ni.ObjectNode, noun: str) -> _Hints:
     by_name = {f.name: f.key for f in node.fields if f.name != f.key}
     listed = ", ".join(keys[:20]) + (", …" if len(keys) > 20 else "") if keys else "(none)"
     if noun == "argument":
-        return _Hints(keys, by_name, "unknown argument", f"accepted parameters: {listed}", True)
-    return _Hints(keys, by_name, "unknown field", f"accepted fields: {listed}", False)
+        return _Hints(
+            keys, by_name, "unknown argument", f"accepted parameters: {listed}", True,
+            "it wraps the arguments themselves; send them at the top level, unwrapped",
+        )
+    return _Hints(
+        keys, by_name, "unknown field", f"accepted fields: {listed}", False,
+        "it wraps this object's own fields; send them here, unwrapped",
+    )
 
 
 def _unknown(
@@ -1473,10 +1495,19 @@ def _unknown(
                 close = found[0] if found else None
         if close is not None:
             message += f"; did you mean {close!r}?"
+        elif _wraps(d[k], known):  # {"properties": {...}}, {"arguments": {...}}
+            message += "; " + hints.wrapper
         if hints.always_list or close is None:
             message += f" ({hints.accepted})"
         errs = _missing(errs, k, message)
     return errs
+
+
+def _wraps(value: Any, known: frozenset[str]) -> bool:
+    """Whether ``value`` is an object holding only keys of the object it was sent inside."""
+    if not isinstance(value, Mapping) or not value or len(value) > len(known):
+        return False
+    return all(isinstance(k, str) and k in known for k in value)
 
 
 def _ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
