@@ -438,6 +438,10 @@ def test_outputs_are_json(adapter: Any) -> None:
     json.dumps(schema(TreeNode, adapter))
 
 
+def _star_args(*args: int) -> None:
+    """Takes any number of ints."""
+
+
 class TestHostileTargets:
     @pytest.mark.parametrize(
         ("obj", "fragment"),
@@ -450,7 +454,7 @@ class TestHostileTargets:
             (Ellipsis, "cannot describe Ellipsis"),
             (object(), "cannot describe <object object"),
             (lambda a: a, "the parameter has no type annotation"),
-            (print, "*args cannot be described"),
+            (_star_args, "*args cannot be described"),
         ],
     )
     def test_things_that_are_not_types_get_a_schema_error(self, obj: Any, fragment: str) -> None:

@@ -385,6 +385,9 @@ class _Inspector:
             return AnyNode()
         if isinstance(tp, (str, typing.ForwardRef)):
             name = tp if isinstance(tp, str) else tp.__forward_arg__
+            resolved = _resolve_forward(name, owner)
+            if resolved is not None:
+                return self.node(resolved, path, owner)
             raise SchemaError(
                 f"cannot resolve the forward reference {name!r}; define {name} at module "
                 "level (or import it) so typing.get_type_hints can find it",
@@ -413,6 +416,10 @@ class _Inspector:
                     options.extend(o for o in sub.options if o not in options)
                 elif sub not in options:
                     options.append(sub)
+            if any(isinstance(o, UnionNode) and o.nullable for o in options):
+                # Python 3.10 wraps a None-defaulted Annotated[X | None, ...] in Optional
+                # again; the described union already allows null.
+                options = [o for o in options if not isinstance(o, NullNode)]
             return options[0] if len(options) == 1 else UnionNode(options=tuple(options))
         origin = t.get_origin(tp)
         args = t.get_args(tp)
@@ -687,6 +694,29 @@ def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
     if isinstance(node, ObjectNode):
         return UnionNode(options=(node,), enum=values)
     return attrs.evolve(node, enum=values)
+
+
+def _resolve_forward(name: str, owner: Any) -> Any:
+    """Evaluate a forward reference left inside a generic (``list["Tree"]``) by Python 3.10.
+
+    Python 3.11 evaluates these in ``get_type_hints``; 3.10 leaves the string. The names
+    visible are the owner's module globals and the owner itself.
+    """
+    import sys
+
+    target = getattr(owner, "__origin__", None) or owner
+    target = getattr(target, "__func__", target)
+    namespace: dict[str, Any] = {}
+    module = sys.modules.get(getattr(target, "__module__", "") or "")
+    if module is not None:
+        namespace.update(vars(module))
+    namespace.update(getattr(target, "__globals__", {}))
+    if isinstance(target, type):
+        namespace.setdefault(target.__name__, target)
+    try:
+        return eval(name, namespace)  # what get_type_hints itself does
+    except Exception:  # any failure: "cannot resolve", told by the caller
+        return None
 
 
 def _check_parameter_names(ann: Annotation, names: list[str], path: str, owner: Any) -> None:
