@@ -71,7 +71,7 @@ import orjson
 
 from . import inspect as ni
 from ._annotate import _REGISTRY
-from .errors import DecodeError, SchemaError
+from .errors import DecodeError, SchemaError, _render_errors
 
 __all__ = ["decode", "decode_arguments", "encode"]
 
@@ -83,6 +83,8 @@ _MAX_SHOWN = 20
 _MAX_SUGGESTIONS = 50
 _MAX_KEY_FOR_SUGGESTION = 100
 _MAX_FORMAT_LENGTH = 100
+#: Paths longer than this are cut in the middle in ``str(DecodeError)``.
+_MAX_PATH_SHOWN = 120
 #: Beyond 2**53 a float is not an exact integer any more; orjson reads integers past
 #: 64 bits, and any number written with a point or exponent, as floats.
 _EXACT_FLOAT = float(2**53)
@@ -1835,13 +1837,29 @@ def _run(fn: Structure, value: Any) -> Any:
 def _decode_error(items: list[list[Any]]) -> DecodeError:
     errors = [(_path(item[1:]), item[0]) for item in items]
     if len(errors) <= _MAX_SHOWN:
-        return DecodeError(errors)
-    shown = "\n".join(f"- {p}: {m}" for p, m in errors[:_MAX_SHOWN])
+        if all(len(p) <= _MAX_PATH_SHOWN for p, _ in errors):
+            return DecodeError(errors)
+        return DecodeError(errors, message=_render_errors([(_short_path(p), m) for p, m in errors]))
     message = (
         f"The reply does not match the schema ({len(errors)} problems; the first "
-        f"{_MAX_SHOWN}):\n{shown}\n- … and {len(errors) - _MAX_SHOWN} more"
+        f"{_MAX_SHOWN}):\n" + "\n".join(_problem_lines(errors))
     )
     return DecodeError(errors, message=message)
+
+
+def _problem_lines(errors: list[tuple[str, str]]) -> list[str]:
+    """``- path: message`` lines for a report: the first few, very deep paths shortened."""
+    lines = [f"- {_short_path(p)}: {m}" for p, m in errors[:_MAX_SHOWN]]
+    if len(errors) > _MAX_SHOWN:
+        lines.append(f"- … and {len(errors) - _MAX_SHOWN} more")
+    return lines
+
+
+def _short_path(path: str) -> str:
+    """A path cut in the middle when a deep value makes it long (``.errors`` keeps it whole)."""
+    if len(path) <= _MAX_PATH_SHOWN:
+        return path
+    return f"{path[:40]}…({len(path)} characters)…{path[-60:]}"
 
 
 def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
