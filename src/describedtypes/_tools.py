@@ -20,7 +20,7 @@ import orjson
 
 from . import adapters as _adapters
 from ._annotate import _REGISTRY
-from ._decode import decode_arguments, encode
+from ._decode import _brief, _json_problem, _problem_lines, decode_arguments, encode
 from ._rules import check, check_request
 from ._schema import schema
 from .errors import ArgumentError, DecodeError, SchemaError
@@ -365,7 +365,7 @@ class Tool:
         return kwargs
 
     def _argument_message(self, errors: Sequence[tuple[str, str]]) -> str:
-        lines = [f"- {path}: {message}" for path, message in errors]
+        lines = _problem_lines(list(errors))  # the first twenty; long paths shortened
         return (
             f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
             f"Required parameters: {_listing(self.required_parameters)}. "
@@ -529,10 +529,7 @@ def _parse_raw(arguments: Any) -> dict[str, Any] | str:
         except orjson.JSONDecodeError as exc:
             if not arguments.strip():  # some providers send "" for a call without arguments
                 return {}
-            return (
-                f"the arguments are not valid JSON ({exc}); send one JSON object with the "
-                "parameter names as keys"
-            )
+            return f"the arguments are not valid JSON: {_json_problem(exc, arguments)}"
         if type(raw) is dict:  # parsed JSON: a fresh dict with str keys
             return raw
     elif isinstance(arguments, Mapping):
@@ -740,9 +737,10 @@ class Toolbox:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is not None:
             return tool
-        shown = name if isinstance(name, str) else repr(name)
+        shown = name if isinstance(name, str) else _brief(name)
         hint = _did_you_mean(shown, self._tools) if isinstance(name, str) else ""
-        content = f"Unknown tool {shown!r}. {hint}Available tools: {_listing(self.names)}."
+        # _brief: a huge name is cut short in the text for the model.
+        content = f"Unknown tool {_brief(shown)}. {hint}Available tools: {_listing(self.names)}."
         return _failure(content, call_id, shown)
 
     def call(
