@@ -1948,7 +1948,9 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
         raise _too_deep() from None
 
 
-def decode_arguments(node: ni.ObjectNode, data: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
+def decode_arguments(
+    node: ni.ObjectNode, data: str | bytes | bytearray | memoryview | Mapping[str, Any]
+) -> dict[str, Any]:
     """Check a model's arguments for a function and decode them into Python values.
 
     Args:
@@ -1971,8 +1973,9 @@ def decode_arguments(node: ni.ObjectNode, data: str | bytes | Mapping[str, Any])
             if fn is None:
                 fn = _Compiler().arguments(node)
                 _ARGUMENTS[node] = fn
-    if isinstance(data, (str, bytes)):
-        data = {} if not data.strip() else _parse(data)
+    if isinstance(data, (str, bytes, bytearray, memoryview)):
+        text = bytes(data) if isinstance(data, memoryview) else data
+        data = {} if not text.strip() else _parse(text)
     if not isinstance(data, Mapping):
         accepted = ", ".join(f.key for f in node.fields) or "(none)"
         raise DecodeError(
