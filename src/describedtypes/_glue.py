@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._decode import _brief
 from ._tools import ToolCall, ToolResult
+from .errors import DescribedTypesError
 
 __all__ = [
     "read_tool_calls",
@@ -33,6 +35,14 @@ __all__ = [
 _MISSING = object()
 
 
+class _ShapeError(DescribedTypesError, TypeError):
+    """Strictly private: a reply (or a part of one) is not in a shape these readers know.
+
+    A ``TypeError``, as the readers document, and a ``DescribedTypesError``, as every
+    error *describedtypes* raises on purpose is.
+    """
+
+
 def _get(obj: Any, key: str, default: Any = None) -> Any:
     if isinstance(obj, Mapping):
         return obj.get(key, default)
@@ -43,19 +53,19 @@ def _has(obj: Any, key: str) -> bool:
     return _get(obj, key, _MISSING) is not _MISSING
 
 
-def _items(value: Any, what: str) -> list[Any]:
+def _items(value: Any, what: str, where: str) -> list[Any]:
     if value is None:
         return []
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        msg = f"expected a list of {what}, got {type(value).__name__}"
-        raise TypeError(msg)
+        msg = f"{where}: expected a list of {what}, got {type(value).__name__}"
+        raise _ShapeError(msg)
     return list(value)
 
 
-def _text(value: Any, what: str) -> str:
+def _text(value: Any, what: str, where: str) -> str:
     if not isinstance(value, str):
-        msg = f"the {what} must be a str, got {value!r}"
-        raise TypeError(msg)
+        msg = f"{where}: the {what} must be a str, got {_brief(value)}"
+        raise _ShapeError(msg)
     return value
 
 
@@ -73,6 +83,11 @@ def tool_calls_from_openai_responses(response: Any) -> list[ToolCall]:
         One ``ToolCall`` per ``function_call`` item, in order; ``call_id`` is the item's
         ``call_id``, ``arguments`` its JSON text.
 
+    Raises:
+        TypeError: ``response`` is not such a reply, or a part of it has the wrong type (a
+            list that is not a list, a tool name that is not a str); the message names
+            the part. It is also a ``DescribedTypesError``.
+
     .. versionadded:: 0.1.0
     """
     output = _get(response, "output", _MISSING) if not isinstance(response, list) else response
@@ -81,14 +96,14 @@ def tool_calls_from_openai_responses(response: Any) -> list[ToolCall]:
             f"expected an OpenAI Responses reply (with an 'output' list), got "
             f"{type(response).__name__}"
         )
-        raise TypeError(msg)
+        raise _ShapeError(msg)
     calls = []
-    for item in _items(output, "Responses output items"):
+    for i, item in enumerate(_items(output, "Responses output items", "output")):
         if _get(item, "type") != "function_call":
             continue
         calls.append(
             ToolCall(
-                _text(_get(item, "name"), "function_call name"),
+                _text(_get(item, "name"), "function_call name", f"output[{i}].name"),
                 _get(item, "arguments"),
                 _get(item, "call_id"),
             )
@@ -108,36 +123,47 @@ def tool_calls_from_openai_chat(completion: Any) -> list[ToolCall]:
         One ``ToolCall`` per function tool call, in order; ``call_id`` is the call's
         ``id``, ``arguments`` its JSON text.
 
+    Raises:
+        TypeError: ``completion`` is not such a reply, or a part of it has the wrong type (a
+            list that is not a list, a tool name that is not a str); the message names
+            the part. It is also a ``DescribedTypesError``.
+
     .. versionadded:: 0.1.0
     """
+    where = "tool_calls"
     if isinstance(completion, list):
         tool_calls: Any = completion
     else:
         message = completion
         choices = _get(completion, "choices", _MISSING)
         if choices is not _MISSING:
-            listed = _items(choices, "choices")
+            listed = _items(choices, "choices", "choices")
             if not listed:
                 return []
             message = _get(listed[0], "message")
+            where = "choices[0].message.tool_calls"
         elif _has(completion, "message"):
             message = _get(completion, "message")
+            where = "message.tool_calls"
         if not _has(message, "tool_calls") and not _has(message, "role"):
             msg = (
                 "expected an OpenAI Chat Completions reply (a completion, a choice or an "
                 f"assistant message), got {type(completion).__name__}"
             )
-            raise TypeError(msg)
+            raise _ShapeError(msg)
         tool_calls = _get(message, "tool_calls")
     calls = []
-    for item in _items(tool_calls, "tool calls"):
+    for i, item in enumerate(_items(tool_calls, "tool calls", where)):
         kind = _get(item, "type", "function")
         function = _get(item, "function")
         if kind != "function" or function is None:
             continue
         calls.append(
             ToolCall(
-                _text(_get(function, "name"), "tool call's function name"),
+                _text(
+                    _get(function, "name"), "tool call's function name",
+                    f"{where}[{i}].function.name",
+                ),
                 _get(function, "arguments"),
                 _get(item, "id"),
             )
@@ -156,6 +182,11 @@ def tool_calls_from_anthropic(message: Any) -> list[ToolCall]:
         One ``ToolCall`` per ``tool_use`` block, in order; ``call_id`` is the block's
         ``id``, ``arguments`` its parsed ``input``.
 
+    Raises:
+        TypeError: ``message`` is not such a reply, or a part of it has the wrong type (a
+            list that is not a list, a tool name that is not a str); the message names
+            the part. It is also a ``DescribedTypesError``.
+
     .. versionadded:: 0.1.0
     """
     content = _get(message, "content", _MISSING) if not isinstance(message, list) else message
@@ -164,14 +195,17 @@ def tool_calls_from_anthropic(message: Any) -> list[ToolCall]:
             "expected an Anthropic Messages reply (with a 'content' list of blocks), got "
             f"{type(message).__name__}"
         )
-        raise TypeError(msg)
+        raise _ShapeError(msg)
     calls = []
-    for block in _items(content, "content blocks"):
+    for i, block in enumerate(_items(content, "content blocks", "content")):
         if _get(block, "type") != "tool_use":
             continue
         calls.append(
-            ToolCall(_text(_get(block, "name"), "tool_use name"), _get(block, "input"),
-                     _get(block, "id"))
+            ToolCall(
+                _text(_get(block, "name"), "tool_use name", f"content[{i}].name"),
+                _get(block, "input"),
+                _get(block, "id"),
+            )
         )
     return calls
 
@@ -189,12 +223,14 @@ def read_tool_calls(response: Any) -> list[ToolCall]:
         The calls in order; an empty list when the reply calls no tool.
 
     Raises:
-        TypeError: ``response`` has none of these shapes.
+        TypeError: ``response`` has none of these shapes, or a part of it has the wrong
+            type; the message names the part. It is also a ``DescribedTypesError``.
 
     .. versionadded:: 0.1.0
     """
     if isinstance(response, list):
-        kinds = {_get(item, "type") for item in response}
+        # A list, not a set: a "type" may be any JSON value, unhashable ones included.
+        kinds = [_get(item, "type") for item in response]
         if any(_has(item, "function") for item in response):
             return tool_calls_from_openai_chat(response)
         if "tool_use" in kinds or _has_key_in_any(response, "input"):
@@ -210,7 +246,7 @@ def read_tool_calls(response: Any) -> list[ToolCall]:
         f"cannot find tool calls in {type(response).__name__}; pass an OpenAI Responses "
         "reply, a Chat Completions reply or an Anthropic Messages reply (SDK object or dict)"
     )
-    raise TypeError(msg)
+    raise _ShapeError(msg)
 
 
 def _has_key_in_any(items: list[Any], key: str) -> bool:
@@ -221,11 +257,19 @@ def _has_key_in_any(items: list[Any], key: str) -> bool:
 
 
 def _results(results: Any) -> list[ToolResult]:
+    if isinstance(results, (str, bytes, Mapping)) or not (
+        isinstance(results, (ToolResult, Iterable))
+    ):
+        msg = (
+            f"expected a ToolResult or a list of them (what Toolbox.call returns), got "
+            f"{type(results).__name__}"
+        )
+        raise _ShapeError(msg)
     listed: list[Any] = [results] if isinstance(results, ToolResult) else list(results)
     for r in listed:
         if not isinstance(r, ToolResult):
             msg = f"expected ToolResult objects, got {type(r).__name__}"
-            raise TypeError(msg)
+            raise _ShapeError(msg)
         if r.call_id is None:
             msg = (
                 f"the result of {r.name!r} has no call_id, so the provider cannot match it to "
@@ -243,6 +287,7 @@ def tool_results_for_openai_responses(
     ``is_error`` has no field of its own there; the content says what went wrong.
 
     Raises:
+        TypeError: ``results`` are not ``ToolResult`` objects (also a ``DescribedTypesError``).
         ValueError: A result has no ``call_id``.
 
     .. versionadded:: 0.1.0
@@ -259,6 +304,7 @@ def tool_results_for_openai_chat(
     """``{"role": "tool"}`` messages to append to the next Chat Completions ``messages``.
 
     Raises:
+        TypeError: ``results`` are not ``ToolResult`` objects (also a ``DescribedTypesError``).
         ValueError: A result has no ``call_id``.
 
     .. versionadded:: 0.1.0
@@ -276,6 +322,7 @@ def tool_results_for_anthropic(results: ToolResult | Iterable[ToolResult]) -> di
     block carries ``is_error``.
 
     Raises:
+        TypeError: ``results`` are not ``ToolResult`` objects (also a ``DescribedTypesError``).
         ValueError: A result has no ``call_id``.
 
     .. versionadded:: 0.1.0
