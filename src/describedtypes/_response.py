@@ -14,6 +14,7 @@ from typing import Any
 
 from . import inspect as ni
 from ._decode import decode
+from ._glue import _ShapeError
 from .errors import DecodeError, IncompleteReplyError, RefusalError
 
 __all__ = ["decode_response"]
@@ -61,7 +62,8 @@ def decode_response(tp: Any, response: Any, *, converter: Any = None) -> Any:
             ``content_filter``, a Responses ``incomplete`` status, Anthropic
             ``max_tokens``).
         DecodeError: The reply is missing or does not match ``tp``.
-        TypeError: ``response`` is none of the shapes above.
+        TypeError: ``response`` is none of the shapes above (also a
+            ``DescribedTypesError``).
 
     .. versionadded:: 0.1.0
     """
@@ -81,7 +83,7 @@ def decode_response(tp: Any, response: Any, *, converter: Any = None) -> Any:
         f"Anthropic message, got a {kind} without their fields (choices / output / "
         "stop_reason); to decode the reply text itself, use decode(tp, text)"
     )
-    raise TypeError(msg)
+    raise _ShapeError(msg)
 
 
 def _tool_name(tp: Any) -> str | None:
@@ -126,8 +128,8 @@ def _chat_message(tp: Any, message: Any, finish_reason: Any, converter: Any) -> 
     refusal = _get(message, "refusal")
     if refusal:
         raise RefusalError(str(refusal))
-    if finish_reason in _CHAT_CUT_OFF:
-        raise IncompleteReplyError(str(finish_reason))
+    if isinstance(finish_reason, str) and finish_reason in _CHAT_CUT_OFF:
+        raise IncompleteReplyError(finish_reason)
     content = _get(message, "content")
     if isinstance(content, list):  # content parts
         content = "".join(
@@ -186,8 +188,8 @@ def _anthropic(tp: Any, response: Any, converter: Any) -> Any:
     stop = _get(response, "stop_reason")
     if stop == "refusal":
         raise RefusalError("".join(texts).strip() or "(no explanation given)")
-    if stop in _ANTHROPIC_CUT_OFF:
-        raise IncompleteReplyError(str(stop))
+    if isinstance(stop, str) and stop in _ANTHROPIC_CUT_OFF:
+        raise IncompleteReplyError(stop)
     calls = [b for b in blocks if _get(b, "type") == "tool_use"]
     if calls:
         call = _pick_call(tp, calls, lambda c: _get(c, "name"))
