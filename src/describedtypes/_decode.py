@@ -215,8 +215,19 @@ def _listing(values: tuple[Any, ...], limit: int = 30) -> str:
 def _not_one_of(value: Any, values: tuple[Any, ...]) -> str:
     kinds, lenient = _value_kinds(values)
     if _classify(value) in kinds | lenient:
-        return f"{_brief(value)} is not one of {_listing(values)}"
+        return f"{_brief(value)} is not one of {_listing(values)}{_close_value(value, values)}"
     return f"expected one of {_listing(values)}, got {_show(value)}"
+
+
+def _close_value(value: Any, values: tuple[Any, ...]) -> str:
+    """A did-you-mean for a string that differs from an allowed one in case or a typo."""
+    if not isinstance(value, str) or len(value) > _MAX_KEY_FOR_SUGGESTION:
+        return ""
+    texts = [v for v in values if isinstance(v, str)]
+    close = [v for v in texts if v.casefold() == value.casefold()]
+    if not close and len(texts) <= _MAX_SUGGESTIONS:
+        close = difflib.get_close_matches(value, texts, n=1, cutoff=0.8)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class _Members:
@@ -1749,6 +1760,10 @@ def _json_fix(msg: str, doc: str, pos: int) -> str:
             return fix
     if pos > 0 and doc[pos - 1 : pos + 1] in ("0x", "0X"):  # the parser stops at the x
         return _NUMBER_FIX
+    if msg == "unexpected character, expected a string key" and re.search(
+        r"\d,\s*\Z", doc[max(0, pos - 8) : pos]
+    ) and re.match(r"\d+\s*[,}]", rest):  # 3,5 where a key should follow the comma
+        return "write decimals with a point (3.5), not a comma"
     if msg == "unexpected content after document":
         if rest[:1] in ("{", "["):
             return "send exactly one JSON value; a second one follows the first"
