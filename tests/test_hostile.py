@@ -72,7 +72,7 @@ special_floats = st.sampled_from(
 )
 long_text = st.builds(
     lambda ch, n: ch * n,
-    st.characters(blacklist_categories=("Cs",)),
+    st.characters(codec="utf-8"),  # no lone surrogates
     st.integers(min_value=1_000, max_value=100_000),
 )
 # Values the generated classes' fields accept (enum and literal values, dates, UUIDs),
@@ -636,7 +636,7 @@ def test_decode_arguments_reads_every_text_buffer() -> None:
     assert isinstance(FORECAST, ObjectNode)
     for form in (str, bytes, bytearray, memoryview):
         text = '{"where": {"city": "Oslo"}, "days": 2}'
-        data = text if form is str else form(text.encode())  # type: ignore[operator]
+        data = text if form is str else form(text.encode())
         assert decode_arguments(FORECAST, data) == {"where": Where("Oslo"), "days": 2}
 
 
@@ -692,7 +692,8 @@ def test_an_unhashable_finish_or_stop_reason_is_no_crash(reason: Any) -> None:
 
 def test_an_unknown_response_is_a_shape_error() -> None:
     """decode_response on an object of no provider's shape says what it reads instead."""
-    for value in (None, 5, "text", [], {"something": "else"}):
+    values: list[Any] = [None, 5, "text", [], {"something": "else"}]
+    for value in values:
         with pytest.raises(TypeError, match=r"use decode\(tp, text\)") as info:
             decode_response(Where, value)
         assert_shape_error(info.value)
