@@ -282,22 +282,33 @@ def _wrapped_hint(value: Any, opener: str) -> str:
     return ""
 
 
+_FRACTION = re.compile(r"\.(\d+)")
+
+
+def _rfc3339_for_python(text: str) -> str:
+    """``text`` in the ISO subset every supported Python's ``fromisoformat`` reads.
+
+    Python 3.10 reads neither the ``Z`` suffix nor fractions of other than 3 or 6 digits,
+    both of which RFC 3339 (and so a grammar-constrained model) may write. The fraction
+    is cut or padded to microseconds, Python's resolution.
+    """
+    if text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    return _FRACTION.sub(lambda m: "." + (m[1] + "000000")[:6], text, count=1)
+
+
 def _parse_datetime(text: str) -> datetime.datetime:
     try:
         return datetime.datetime.fromisoformat(text)
     except ValueError:
-        if text[-1:] in ("Z", "z"):  # Python 3.10 does not read the Z suffix
-            return datetime.datetime.fromisoformat(text[:-1] + "+00:00")
-        raise
+        return datetime.datetime.fromisoformat(_rfc3339_for_python(text))
 
 
 def _parse_time(text: str) -> datetime.time:
     try:
         return datetime.time.fromisoformat(text)
     except ValueError:
-        if text[-1:] in ("Z", "z"):
-            return datetime.time.fromisoformat(text[:-1] + "+00:00")
-        raise
+        return datetime.time.fromisoformat(_rfc3339_for_python(text))
 
 
 _FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
