@@ -554,3 +554,14 @@ def test_parsed_input_may_hold_the_decoded_values_themselves() -> None:
     assert info.value.errors == [
         ("$.on", "expected date string (YYYY-MM-DD), got a Python datetime (not a JSON value)")
     ]
+
+
+def test_a_converter_that_is_not_a_cattrs_converter_is_named() -> None:
+    """decode(converter=...) takes a cattrs Converter and says so when given anything else."""
+
+    @attrs.define
+    class One:
+        x: int
+
+    with pytest.raises(TypeError, match="converter must be a cattrs Converter"):
+        describedtypes.decode(One, '{"x": 1}', converter=5)

@@ -67,6 +67,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 import attrs
+import cattrs
 import orjson
 
 from . import inspect as ni
@@ -1648,6 +1649,12 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
                 found = _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
                 _DECODERS[tp] = found
         return found
+    if not isinstance(converter, cattrs.BaseConverter):
+        msg = (
+            f"converter must be a cattrs Converter (cattrs.Converter()), got "
+            f"{type(converter).__name__}; leave it out to use the built-in rules alone"
+        )
+        raise TypeError(msg)
     try:
         key = (id(converter), tp)
         hit = _HOOKED.get(key)
