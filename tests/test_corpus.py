@@ -564,7 +564,7 @@ CORPUS = [
     pytest.param(
         with_('"tags": null'),
         [
-            ("$.tags", "expected array, got null"),
+            ("$.tags", "null is not allowed; leave the field out to use its default"),
         ],
         id="null-for-defaulted-list",
     ),

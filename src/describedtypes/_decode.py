@@ -1108,12 +1108,26 @@ class _Compiler:
                 and f.default is not ni._TAKES_SELF
                 and f.has_default
             )
+            # null for a field that only has a default: say how to get the default.
+            null_lines = []
+            if not f.nullable:
+                null_msg = self.name(
+                    "_msg", f"null is not allowed; leave the {noun} out to use its default"
+                )
+                null_lines = [
+                    f"    elif {var} is None:",
+                    "        n += 1",
+                    f"        errs = _missing(errs, {key}, {null_msg})",
+                ]
             if arguments or not (plain_default or not f.has_default):
                 # Passed only when sent: the function's or the factory's default applies.
                 uses_kw = True
                 lines += [
                     f"    {var} = d.get({key}, _M)",
-                    f"    if {var} is not _M:",
+                    f"    if {var} is _M:",
+                    "        pass",
+                    *null_lines,
+                    "    else:",
                     "        n += 1",
                     *_indent(check, 8),
                     f"        kw[{f.init_name!r}] = {var}",
@@ -1124,6 +1138,7 @@ class _Compiler:
                 f"    {var} = d.get({key}, _M)",
                 f"    if {var} is _M:",
                 f"        {var} = {absent}",
+                *null_lines,
                 "    else:",
                 "        n += 1",
                 *_indent(check, 8),
