@@ -29,7 +29,7 @@ def _adapter_names() -> dict[str, _adapters.Adapter]:
 
 
 class _UsageError(Exception):
-    pass
+    """A TARGET the command line cannot load; exits 2 with the message."""
 
 
 def load_target(target: str) -> Any:

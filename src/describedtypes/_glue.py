@@ -72,6 +72,20 @@ def _text(value: Any, what: str, where: str) -> str:
 # -- reading calls ----------------------------------------------------------------------------
 
 
+def _flat_calls(
+    items: Any, what: str, where: str, kind: str, arguments: str, call_id: str
+) -> list[ToolCall]:
+    """The calls among items that carry name, arguments and id themselves (Responses,
+    Anthropic), keeping those whose ``type`` is ``kind``."""
+    calls = []
+    for i, item in enumerate(_items(items, what, where)):
+        if _get(item, "type") != kind:
+            continue
+        name = _text(_get(item, "name"), f"{kind} name", f"{where}[{i}].name")
+        calls.append(ToolCall(name, _get(item, arguments), _get(item, call_id)))
+    return calls
+
+
 def tool_calls_from_openai_responses(response: Any) -> list[ToolCall]:
     """The function calls in an OpenAI Responses API reply.
 
@@ -97,18 +111,9 @@ def tool_calls_from_openai_responses(response: Any) -> list[ToolCall]:
             f"{type(response).__name__}"
         )
         raise _ShapeError(msg)
-    calls = []
-    for i, item in enumerate(_items(output, "Responses output items", "output")):
-        if _get(item, "type") != "function_call":
-            continue
-        calls.append(
-            ToolCall(
-                _text(_get(item, "name"), "function_call name", f"output[{i}].name"),
-                _get(item, "arguments"),
-                _get(item, "call_id"),
-            )
-        )
-    return calls
+    return _flat_calls(
+        output, "Responses output items", "output", "function_call", "arguments", "call_id"
+    )
 
 
 def tool_calls_from_openai_chat(completion: Any) -> list[ToolCall]:
@@ -196,18 +201,7 @@ def tool_calls_from_anthropic(message: Any) -> list[ToolCall]:
             f"{type(message).__name__}"
         )
         raise _ShapeError(msg)
-    calls = []
-    for i, block in enumerate(_items(content, "content blocks", "content")):
-        if _get(block, "type") != "tool_use":
-            continue
-        calls.append(
-            ToolCall(
-                _text(_get(block, "name"), "tool_use name", f"content[{i}].name"),
-                _get(block, "input"),
-                _get(block, "id"),
-            )
-        )
-    return calls
+    return _flat_calls(content, "content blocks", "content", "tool_use", "input", "id")
 
 
 def read_tool_calls(response: Any) -> list[ToolCall]:

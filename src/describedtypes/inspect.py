@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import contextlib
 import dataclasses
 import datetime
 import enum
@@ -781,10 +782,8 @@ def _function_hints(target: Any, name: str, func: Any) -> dict[str, Any]:
     the error names the parameter; a ``Context[...]`` annotation that names a type
     imported for type checking only is accepted as a context parameter.
     """
-    try:
+    with contextlib.suppress(Exception):  # NameError, or a TypeError: find which one
         return typing.get_type_hints(target, include_extras=True)
-    except Exception:  # NameError, or TypeError from a bad annotation: find which one
-        pass
     raw = getattr(target, "__annotations__", None) or {}
     globalns = getattr(target, "__globals__", {})
     hints: dict[str, Any] = {}
