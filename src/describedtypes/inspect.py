@@ -342,6 +342,12 @@ def _json_types(values: tuple[Any, ...]) -> tuple[JsonType, ...]:
     return tuple(kinds)
 
 
+# Scalar nodes hold nothing per use, so one shared node per type serves every field.
+_SCALAR_NODES: dict[Any, ScalarNode] = {
+    tp: ScalarNode(type=kind, python_type=tp, format=fmt) for tp, (kind, fmt) in _SCALARS.items()
+}
+
+
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
 
@@ -350,6 +356,14 @@ class _Inspector:
 
     # The path is a list of names from the root, for error messages.
     def node(self, tp: Any, path: str, owner: Any) -> Node:
+        if tp.__class__ is type:
+            # A plain class (str, int, an attrs class, an Enum is EnumMeta's): no
+            # Annotated, alias or NewType to unwrap. Most nodes take this path.
+            scalar = _SCALAR_NODES.get(tp)
+            if scalar is not None:
+                return scalar
+            if attrs.has(tp) or dataclasses.is_dataclass(tp):
+                return self.object(tp, path)
         meta: list[Annotation] = []
         while True:
             if t.is_annotated(tp):
@@ -402,9 +416,8 @@ class _Inspector:
                 path=path,
                 type_=owner,
             )
-        if isinstance(tp, type) and tp in _SCALARS:
-            kind, fmt = _SCALARS[tp]
-            return ScalarNode(type=kind, python_type=tp, format=fmt)
+        if isinstance(tp, type) and tp in _SCALAR_NODES:
+            return _SCALAR_NODES[tp]
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return self._enum(tp, path, owner)
         if t.is_literal(tp):
