@@ -6,7 +6,8 @@ from typing import Any
 
 from ._annotate import Annotation, annotate
 from ._context import Context
-from ._decode import decode, encode
+from ._decode import decode
+from ._encode import encode
 from ._glue import (
     read_tool_calls,
     tool_calls_from_anthropic,

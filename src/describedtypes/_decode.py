@@ -1,4 +1,4 @@
-"""Decoding model replies into typed instances, and encoding instances as JSON.
+"""Decoding model replies into typed instances.
 
 Design
 ------
@@ -43,18 +43,15 @@ exception groups included) become ``DecodeError`` entries under the value's path
 Everything else follows the strict rules above. Compiled decoders for a converter are
 cached and rebuilt when the converter's hooks change.
 
-Encoding follows the same nodes the other way: keys are ``Field.key``, enums go by
-value, date/time values as ISO 8601 text, sets as lists, and a nullable field holding
-``None`` is left out when leaving it out decodes back to ``None``.
+Encoding (``_encode.py``) follows the same nodes the other way; what a parse failure
+of the reply's text tells the model is worked out in ``_jsontext.py``.
 """
 
 from __future__ import annotations
 
 import collections
-import dataclasses
 import datetime
 import difflib
-import enum
 import functools
 import json
 import keyword
@@ -72,9 +69,10 @@ import orjson
 
 from . import inspect as ni
 from ._annotate import _REGISTRY
+from ._jsontext import _json_error, _parse_fenced
 from .errors import DecodeError, SchemaError, _render_errors
 
-__all__ = ["decode", "decode_arguments", "encode"]
+__all__ = ["decode", "decode_arguments"]
 
 Structure = Callable[[Any], Any]
 
@@ -1644,7 +1642,6 @@ def _clear() -> None:
         _DECODERS.clear()
         _ARGUMENTS.clear()
         _HOOKED.clear()
-        _ENCODERS.clear()
 
 
 _REGISTRY.on_change(_clear)
@@ -1702,190 +1699,6 @@ def _current_hook(converter: Any, tp: Any) -> Any:
 
 def _still_current(decoder: _Decoder, converter: Any) -> bool:
     return all(_current_hook(converter, t) is hook for t, hook in decoder.hooked)
-
-
-def _json_error(exc: orjson.JSONDecodeError, data: Any) -> DecodeError:
-    return DecodeError([("$", "invalid JSON: " + _json_problem(exc, data))])
-
-
-def _json_problem(exc: orjson.JSONDecodeError, data: Any) -> str:
-    """Where the JSON breaks, the text there, and how to write it instead."""
-    msg: str = exc.msg
-    if msg.startswith("str is not valid UTF-8"):
-        return _encoding_problem(data)  # orjson gives no position for these
-    doc: str = exc.doc
-    pos: int = exc.pos
-    where = f"at line {exc.lineno} column {exc.colno} (char {pos})"
-    near = ""
-    rest = doc[pos : pos + _SNIPPET + 1]
-    if rest.strip() and not msg.startswith("UTF-8 byte order mark"):
-        shown = json.dumps(rest[:_SNIPPET], ensure_ascii=False)
-        near = ", near " + (shown if len(rest) <= _SNIPPET else shown[:-1] + '…"')
-    return f"{msg} {where}{near}; {_json_fix(msg, doc, pos)}"
-
-
-_SNIPPET = 24
-_FENCE_FIX = "send only the JSON value, without markdown code fences (```) or text around it"
-_NUMBER_FIX = "write numbers as plain decimals such as -0.5, 3 or 2e10 (no leading + or ., no hex)"
-#: The usual ways a model's JSON goes wrong, told by the text where the parser stopped.
-_TOKEN_FIXES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"```"), _FENCE_FIX),
-    (
-        re.compile(r"[-+]?(?:NaN|nan|Infinity|inf)\b"),
-        "JSON has no NaN or Infinity; send a finite number, or null where the field allows it",
-    ),
-    (
-        re.compile(r"(?:True|False|None)\b"),
-        "JSON writes true, false and null in lowercase (not True, False, None)",
-    ),
-    (
-        re.compile(r"undefined\b"),
-        "JSON has no undefined; leave the field out, or send null where the field allows it",
-    ),
-    (re.compile(r"//|/\*|#"), "JSON has no comments; remove them"),
-    (re.compile(r"'"), "write strings and keys in double quotes, not single quotes"),
-    (re.compile(r"\+|\.\d|0[xX]"), _NUMBER_FIX),
-)
-#: orjson's own messages, and the fix for each.
-_MESSAGE_FIXES = {
-    "trailing comma is not allowed": "remove the comma after the last item",
-    "UTF-8 byte order mark (BOM) is not supported": (
-        "remove the byte order mark (U+FEFF) before the JSON"
-    ),
-    "number is infinity when parsed as double": (
-        "the number is too large for JSON (beyond about 1.8e308); send a smaller number"
-    ),
-    "depth limit exceeded": "the value is nested more than 1024 levels deep; send a flatter value",
-    "unexpected control character in string": (
-        "write line breaks, tabs and other control characters inside strings as escapes "
-        "(\\n, \\t, \\u0000)"
-    ),
-    "invalid escaped sequence in string": (
-        "a backslash in a string starts an escape; write \\\\ for a backslash itself "
-        "(the escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)"
-    ),
-    "number with leading zero is not allowed": "write numbers without leading zeros (7, not 07)",
-    "no digit after sign": _NUMBER_FIX,
-    "unexpected character, expected a string key": (
-        "write every key as a string in double quotes, with a comma only between members"
-    ),
-    "unexpected character, expected ':' after key": "put a colon between each key and its value",
-    "unexpected character, expected ',' or '}'": (
-        "put a comma between the members of an object, and close it with }"
-    ),
-    "unexpected character, expected ',' or ']'": (
-        "put a comma between the items of an array, and close it with ]"
-    ),
-}
-
-
-def _json_fix(msg: str, doc: str, pos: int) -> str:
-    if msg in ("Input is a zero-length, empty document", "input data is empty"):
-        return "the reply is empty; send the JSON value"
-    if msg == "unexpected end of data":
-        return (
-            "the JSON ends before the value is complete; send the whole value, closing "
-            "every string, array and object"
-        )
-    rest = doc[pos : pos + 16]
-    for pattern, fix in _TOKEN_FIXES:
-        if pattern.match(rest):
-            return fix
-    if pos > 0 and doc[pos - 1 : pos + 1] in ("0x", "0X"):  # the parser stops at the x
-        return _NUMBER_FIX
-    if msg == "unexpected character, expected a string key" and re.search(
-        r"\d,\s*\Z", doc[max(0, pos - 8) : pos]
-    ) and re.match(r"\d+\s*[,}]", rest):  # 3,5 where a key should follow the comma
-        return "write decimals with a point (3.5), not a comma"
-    if msg == "unexpected content after document":
-        if rest[:1] in ("{", "["):
-            return "send exactly one JSON value; a second one follows the first"
-        return "send only the JSON value, with no text after it"
-    word = re.match(r"[A-Za-z]*", rest)
-    if msg.startswith("invalid literal") and word is not None and any(
-        literal.startswith(word.group()) for literal in ("true", "false", "null")
-    ):
-        return "write true, false and null in lowercase and in full"
-    if msg.startswith("invalid literal") or msg == "unexpected character, expected a JSON value":
-        if not doc[:pos].strip():
-            if "```" in doc:
-                return _FENCE_FIX
-            return "send only the JSON value, with no text before it"
-        return (
-            "write a JSON value here: a string in double quotes, a number, true, false, "
-            "null, an array or an object"
-        )
-    return _MESSAGE_FIXES.get(msg, "send one valid JSON value")
-
-
-def _encoding_problem(data: Any) -> str:
-    """Where text that is not UTF-8 (or not Unicode at all) goes wrong."""
-    if isinstance(data, str):
-        found = re.search("[\ud800-\udfff]", data)
-        if found is None:
-            return "not valid Unicode; send valid Unicode text"
-        at = found.start()
-        return (
-            f"not valid Unicode (a lone surrogate, U+{ord(found.group()):04X}) "
-            f"{_position(data[:at])}; send valid Unicode text"
-        )
-    raw = bytes(data)
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        before = raw[: err.start].decode("utf-8")
-        return (
-            f"not valid UTF-8 (byte 0x{raw[err.start]:02x}) {_position(before)}; "
-            "send the JSON encoded as UTF-8"
-        )
-    return "not valid UTF-8; send the JSON encoded as UTF-8"
-
-
-def _position(before: str) -> str:
-    """``at line L column C (char N)`` for the character after ``before``, as orjson counts."""
-    line = before.count("\n") + 1
-    column = len(before) - (before.rfind("\n") + 1) + 1
-    return f"at line {line} column {column} (char {len(before)})"
-
-
-#: A markdown code fence around the whole reply: a first line of ```json (or ```), a last
-#: line of ```, and only whitespace around them.
-_FENCE = re.compile(r"\A\s*```(?:json)?[ \t]*\r?\n(.*)\n[ \t]*```\s*\Z", re.DOTALL | re.I)
-_FENCE_BYTES = re.compile(rb"\A\s*```(?:json)?[ \t]*\r?\n(.*)\n[ \t]*```\s*\Z", re.DOTALL | re.I)
-
-
-def _parse_fenced(data: str | bytes | bytearray | memoryview, exc: orjson.JSONDecodeError) -> Any:
-    """The JSON inside a markdown code fence around the whole reply, or the parse error.
-
-    Many models fence their JSON even when asked for JSON alone. No valid JSON starts
-    with a backtick, so dropping the fence changes the meaning of no valid reply; the
-    JSON inside is parsed and checked as strictly as any other.
-    """
-    if isinstance(data, str):
-        found = _FENCE.match(data)
-        if found is None:
-            raise _json_error(exc, data) from None
-        start, end = found.span(1)
-        # The fence lines become blanks: positions in errors still count from the
-        # reply's own first character.
-        data = (
-            re.sub(r"[^\n]", " ", data[:start]) + data[start:end]
-            + re.sub(r"[^\n]", " ", data[end:])
-        )
-    else:
-        raw = bytes(data)
-        found_bytes = _FENCE_BYTES.match(raw)
-        if found_bytes is None:
-            raise _json_error(exc, data) from None
-        start, end = found_bytes.span(1)
-        data = (
-            re.sub(rb"[^\n]", b" ", raw[:start]) + raw[start:end]
-            + re.sub(rb"[^\n]", b" ", raw[end:])
-        )
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as inner:
-        raise _json_error(inner, data) from None
 
 
 def _too_deep() -> DecodeError:
@@ -2031,227 +1844,3 @@ def decode_arguments(
         )
     result: dict[str, Any] = _run(fn, data)
     return result
-
-
-# -- encoding ---------------------------------------------------------------------------
-
-Unstructure = Callable[[Any], Any]
-
-_ENCODERS: dict[Any, Unstructure] = {}
-
-
-class _EncodeCompiler:
-    """Strictly private: turns a node tree into functions producing JSON values."""
-
-    def __init__(self) -> None:
-        self._objects: dict[ni.ObjectNode, Unstructure] = {}
-
-    def compile(self, node: ni.Node) -> Unstructure:
-        if isinstance(node, ni.ObjectNode):
-            return self.object(node)
-        if isinstance(node, ni.ScalarNode):
-            if node.format is not None:
-                return _iso if node.format != "uuid" else str
-            if node.type == "number":
-                return _finite
-            return _plain
-        if isinstance(node, (ni.NullNode, ni.AnyNode)):
-            return _encode_any
-        if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
-            return _enum_value
-        if isinstance(node, ni.ArrayNode):
-            item = self.compile(node.items)
-            if node.container in (set, frozenset):
-                return lambda v: _sorted_if_possible([item(x) for x in v])
-            return lambda v: [item(x) for x in v]
-        if isinstance(node, ni.TupleNode):
-            items = [self.compile(i) for i in node.items]
-            return lambda v: [f(x) for f, x in zip(items, v, strict=False)]
-        if isinstance(node, ni.DictNode):
-            value = self.compile(node.values)
-            return lambda v: {_enum_value(k): value(x) for k, x in v.items()}
-        if isinstance(node, ni.UnionNode):
-            return self.union(node)
-        msg = f"unknown node {node!r}"
-        raise AssertionError(msg)
-
-    def union(self, node: ni.UnionNode) -> Unstructure:
-        if len(node.options) == 1:
-            return self.compile(node.options[0])
-        options = [(_matcher(o), self.compile(o)) for o in node.options]
-
-        def fn(v: Any) -> Any:
-            for matches, un in options:
-                if matches(v):
-                    return un(v)
-            msg = f"cannot encode {_brief(v)}: it is none of the types the field allows"
-            raise TypeError(msg)
-
-        return fn
-
-    def object(self, node: ni.ObjectNode) -> Unstructure:
-        found = self._objects.get(node)
-        if found is not None:
-            return found
-        plan: list[tuple[str, str, bool, Unstructure]] = []
-
-        def fn(obj: Any) -> Any:
-            out: dict[str, Any] = {}
-            for name, key, omit_none, un in plan:
-                value = getattr(obj, name)
-                if value is None and omit_none:
-                    continue
-                out[key] = un(value)
-            return out
-
-        self._objects[node] = fn
-        for f in node.fields:
-            # Leaving a None out is only right when reading it back gives None again.
-            omit = f.nullable and (not f.has_default or (
-                f.default_factory is None and f.default is None))
-            plan.append((f.name, f.key, omit, self.compile(f.node)))
-        return fn
-
-
-def _plain(v: Any) -> Any:
-    return v
-
-
-def _finite(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        msg = f"cannot encode {v!r}: JSON has no NaN or Infinity"
-        raise ValueError(msg)
-    return v
-
-
-def _iso(v: Any) -> Any:
-    return v.isoformat() if hasattr(v, "isoformat") else v
-
-
-def _enum_value(v: Any) -> Any:
-    return v.value if isinstance(v, enum.Enum) else v
-
-
-def _sorted_if_possible(items: list[Any]) -> list[Any]:
-    try:
-        return sorted(items)
-    except TypeError:
-        return items
-
-
-def _matcher(node: ni.Node) -> Callable[[Any], bool]:
-    if isinstance(node, ni.NullNode):
-        return lambda v: v is None
-    if isinstance(node, ni.AnyNode):
-        return lambda v: True
-    if isinstance(node, ni.ScalarNode):
-        py = node.python_type
-        if node.type == "integer":
-            return lambda v: isinstance(v, int) and not isinstance(v, bool)
-        if node.type == "number":
-            return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-        if py is datetime.date:
-            return lambda v: isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
-        return lambda v: isinstance(v, py)
-    if isinstance(node, ni.EnumNode):
-        cls = node.cls
-        return lambda v: isinstance(v, cls)
-    if isinstance(node, ni.LiteralNode):
-        members = _Members([(p, p) for p in node.python_values])
-        return lambda v: members.get(v, _M) is not _M
-    if isinstance(node, ni.ArrayNode):
-        kinds: tuple[type, ...] = (
-            (set, frozenset) if node.container in (set, frozenset) else (list, tuple)
-        )
-        return lambda v: isinstance(v, kinds)
-    if isinstance(node, ni.TupleNode):
-        n = len(node.items)
-        return lambda v: isinstance(v, tuple) and len(v) == n
-    if isinstance(node, ni.DictNode):
-        return lambda v: isinstance(v, Mapping)
-    if isinstance(node, ni.ObjectNode):
-        cls = _constructor(node.python_type)
-        return lambda v: isinstance(v, cls)
-    if isinstance(node, ni.UnionNode):
-        inner = [_matcher(o) for o in node.options]
-        return lambda v: any(m(v) for m in inner)
-    return lambda v: False
-
-
-def _encode_any(v: Any) -> Any:
-    """A JSON value for a value of unknown type (``Any`` fields, type parameters)."""
-    if v is None or isinstance(v, (str, bool, int)):
-        return v.value if isinstance(v, enum.Enum) else v
-    if isinstance(v, float):
-        return _finite(v)
-    if isinstance(v, enum.Enum):
-        return v.value
-    if isinstance(v, (datetime.date, datetime.time)):
-        return v.isoformat()
-    if isinstance(v, uuid.UUID):
-        return str(v)
-    if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
-        return _encoder_for(_runtime_type(v))(v)
-    if isinstance(v, Mapping):
-        return {_enum_value(k): _encode_any(x) for k, x in v.items()}
-    if isinstance(v, (set, frozenset)):
-        return _sorted_if_possible([_encode_any(x) for x in v])
-    if isinstance(v, (list, tuple)):
-        return [_encode_any(x) for x in v]
-    msg = f"cannot encode a {type(v).__name__} as JSON"
-    raise TypeError(msg)
-
-
-def _runtime_type(obj: Any) -> Any:
-    """The type to encode ``obj`` as: its parametrized generic, or ``Any`` per parameter."""
-    orig = getattr(obj, "__orig_class__", None)
-    if orig is not None:
-        return orig
-    cls = type(obj)
-    params = getattr(cls, "__parameters__", ())
-    if params:
-        return cls[tuple(Any for _ in params)]
-    return cls
-
-
-def _encoder_for(tp: Any) -> Unstructure:
-    try:
-        found = _ENCODERS.get(tp)
-    except TypeError:
-        return _EncodeCompiler().compile(ni.type_info(tp))
-    if found is None:
-        with _LOCK:
-            found = _ENCODERS.get(tp)
-            if found is None:
-                found = _EncodeCompiler().compile(ni.type_info(tp))
-                _ENCODERS[tp] = found
-    return found
-
-
-def encode(obj: Any) -> bytes:
-    """Encode an instance as the JSON the model would have sent for it.
-
-    Keys are the names the schema shows (``Field.key``), enums are written by value,
-    date/time values as ISO 8601 text, UUIDs as text, sets as lists; a nullable field
-    holding ``None`` is left out when decoding would give ``None`` back. The output
-    decodes back to an equal instance with ``decode(type(obj), ...)``.
-
-    Args:
-        obj: An attrs or dataclass instance, or any value made of JSON types, enums,
-            date/time values, UUIDs and such instances.
-
-    Returns:
-        UTF-8 JSON bytes.
-
-    Raises:
-        TypeError: A value has no JSON form (or an int is beyond 64 bits).
-        ValueError: A float is NaN or infinite.
-
-    .. versionadded:: 0.1.0
-    """
-    value = _encode_any(obj)
-    try:
-        return orjson.dumps(value)
-    except orjson.JSONEncodeError as exc:
-        msg = f"cannot encode {type(obj).__name__} as JSON: {exc}"
-        raise TypeError(msg) from None

@@ -20,7 +20,9 @@ import orjson
 
 from . import adapters as _adapters
 from ._annotate import _REGISTRY
-from ._decode import _brief, _json_problem, _problem_lines, decode_arguments, encode
+from ._decode import _brief, _problem_lines, decode_arguments
+from ._encode import encode
+from ._jsontext import _json_problem
 from ._rules import check, check_request
 from ._schema import schema
 from .errors import ArgumentError, DecodeError, SchemaError
