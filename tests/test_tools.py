@@ -903,3 +903,16 @@ def test_literal_parameter() -> None:
     bad = box.call("paint", {"color": "green"})
     assert bad.is_error
     assert "$.color" in bad.content
+
+
+@pytest.mark.parametrize("calls", [5, None, "add", {"name": "add"}])
+def test_acall_many_names_what_it_takes(calls: Any) -> None:
+    """acall_many given something other than a list of calls says what to pass."""
+    toolbox = Toolbox()
+
+    @toolbox.tool
+    def add(a: int) -> int:
+        return a
+
+    with pytest.raises(TypeError, match="takes a list of ToolCall objects"):
+        asyncio.run(toolbox.acall_many(calls))

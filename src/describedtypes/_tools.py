@@ -791,6 +791,12 @@ class Toolbox:
             calls: ``ToolCall`` objects, such as those ``read_tool_calls`` returns.
             context: Passed to every tool's ``Context`` parameters.
         """
+        if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Iterable):
+            msg = (
+                f"acall_many takes a list of ToolCall objects, got {type(calls).__name__}; "
+                "use read_tool_calls(response)"
+            )
+            raise TypeError(msg)
         items: list[Any] = list(calls)
         for item in items:
             if not isinstance(item, ToolCall):
