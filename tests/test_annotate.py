@@ -122,6 +122,40 @@ class TestDefaults:
         assert props["b"]["description"] == "From metadata."
         assert props["c"]["description"] == "From Annotated."
 
+    def test_annotate_reports_every_source(self) -> None:
+        """annotate() itself carries docstring, metadata and Annotated descriptions."""
+        params = annotate(Documented).parameters
+        assert params["a"].description == "The a value."
+        assert params["b"].description == "From metadata."
+        assert params["c"].description == "From Annotated."
+
+    def test_annotated_beats_metadata_and_docstring(self) -> None:
+        """On one field, Annotated wins over metadata, which wins over the docstring."""
+
+        @attrs.define
+        class Layered:
+            """Layered.
+
+            Attributes:
+                x: From the docstring.
+            """
+
+            x: Annotated[int, Annotation(description="From Annotated.")] = attrs.field(
+                metadata={"description": "From metadata."}
+            )
+
+        assert annotate(Layered).parameters["x"].description == "From Annotated."
+        assert schema(Layered)["properties"]["x"]["description"] == "From Annotated."
+
+    def test_function_parameters_from_annotated(self) -> None:
+        """A parameter's Annotated annotation appears in annotate(func)."""
+
+        def f(x: Annotated[str, Annotation(description="X.", enum=["a", "b"])]) -> str:
+            """Do f."""
+            return x
+
+        assert annotate(f).parameters["x"] == Annotation(description="X.", enum=["a", "b"])
+
     def test_generated_dataclass_doc_is_not_a_description(self) -> None:
         """The signature dataclasses writes into __doc__ is ignored."""
         assert annotate(PlainDC).description is None

@@ -368,19 +368,55 @@ def _field_metadata_descriptions(obj: Any) -> dict[str, str]:
 
 
 def default_annotation(obj: Any) -> Annotation:
-    """The annotation the code itself gives ``obj``: name, docstring, field metadata.
+    """The annotation the code itself gives ``obj``.
 
-    ``Annotated[T, Annotation(...)]`` on fields is read when the type is inspected (it
-    belongs to the field's type), so it is not part of this annotation.
+    The name is ``__name__``; the description is the docstring's summary. A field or
+    parameter is described by, from weakest to strongest: the docstring's parameter
+    section, ``metadata={"description": ...}`` (attrs and dataclass fields), and
+    ``Annotated[T, Annotation(...)]`` on its annotation.
     """
     summary, param_docs = _parse_docstring(_own_docstring(obj))
     target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
     descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
-    return Annotation(
-        name=object_name(obj),
-        description=summary,
-        parameters={key: Annotation(description=value) for key, value in descriptions.items()},
-    )
+    parameters = {key: Annotation(description=value) for key, value in descriptions.items()}
+    for key, annotated in _annotated_parameters(obj).items():
+        parameters[key] = annotated.merged_over(parameters[key]) if key in parameters else annotated
+    return Annotation(name=object_name(obj), description=summary, parameters=parameters)
+
+
+def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
+    """What ``Annotated[T, Annotation(...)]`` says of each field or parameter of ``obj``."""
+    import functools
+    import typing
+
+    import typing_extensions
+
+    target = obj
+    while isinstance(target, functools.partial):
+        target = target.func
+    origin = getattr(target, "__origin__", None)
+    if origin is not None and not isinstance(target, type):
+        target = origin
+    target = getattr(target, "__func__", target)
+    if not isinstance(target, type) and not callable(target):
+        return {}
+    if not isinstance(target, type) and not inspect.isroutine(target):
+        target = type(target).__call__  # a callable object: its __call__ method
+    try:
+        hints = typing.get_type_hints(target, include_extras=True)
+    except Exception:  # unresolvable annotations are reported when the type is inspected
+        return {}
+    found: dict[str, Annotation] = {}
+    for key, hint in hints.items():
+        merged: Annotation | None = None
+        while typing_extensions.get_origin(hint) in (typing.Annotated, typing_extensions.Annotated):
+            for meta in iter_annotation_metadata(hint.__metadata__):
+                plain = Annotation(name=meta.name, description=meta.description, enum=meta.enum)
+                merged = plain if merged is None else plain.merged_over(merged)
+            hint = typing_extensions.get_args(hint)[0]
+        if merged is not None and key != "return":
+            found[key] = merged
+    return found
 
 
 def iter_annotation_metadata(metadata: Sequence[Any]) -> Iterator[Annotation]:
