@@ -318,9 +318,9 @@ GEMINI_BUILD = [
     ("G2 null leaves the enum", list[Optional[Literal["a", "b"]]], {},  # noqa: UP045
      {"type": "array", "items": {"anyOf": [{"type": "string", "enum": ["a", "b"]},
                                            {"type": "null"}]}}),
-    ("G2 key enum described", dict[Literal["k1", "k2"], int], {},
-     {"type": "object", "additionalProperties": {"type": "integer"},
-      "description": 'Keys must be one of: "k1", "k2".'}),
+    ("G2 key enum as closed properties", dict[Literal["k1", "k2"], int], {},
+     {"type": "object", "properties": {"k1": {"type": "integer"}, "k2": {"type": "integer"}},
+      "additionalProperties": False}),
     ("G2 no default", int, {"default": 3}, {"type": "integer"}),
     ("G2 uniqueItems described", set[int], {},
      {"type": "array", "items": {"type": "integer"}, "description": "Items must be unique."}),

@@ -632,3 +632,32 @@ def test_edge_format_replies(cls: Any, value: str) -> None:
     verdict = match(compiled_cleanly(body(cls, OPENAI, False), OPENAI), text)
     assert verdict.accepted, verdict.reason
     assert_decodes_or_says_why(cls, text)
+
+
+def test_standard_bodies_compile_without_sets() -> None:
+    """STANDARD bodies compile cleanly too; only uniqueItems (sets) is left to lenient mode."""
+
+    @attrs.define
+    class Mixed:
+        pair: tuple[int, str]
+        scores: dict[str, float]
+        keyed: dict[Literal["k1", "k2"], int]
+        tag: Literal["x"]
+        note: str | None = None
+        count: int = 3
+
+    from describedtypes import GEMINI, MCP_TOOLS
+
+    bodies = [
+        schema(Mixed),
+        schema(Mixed, GEMINI)["parameters_json_schema"],
+        schema(Mixed, MCP_TOOLS)["inputSchema"],
+    ]
+    for schema_body in bodies:
+        compiled = compile_body(schema_body)
+        assert compiled.clean, compiled.messages
+        reply = b'{"pair":[1,"a"],"scores":{"z":1.5},"keyed":{"k2":4},"tag":"x"}'
+        assert match(compiled, reply).accepted
+        unknown_key = b'{"pair":[1,"a"],"scores":{},"keyed":{"k9":4},"tag":"x"}'
+        assert not match(compiled, unknown_key).accepted
+    assert decode(Mixed, reply) == Mixed((1, "a"), {"z": 1.5}, {"k2": 4}, "x")

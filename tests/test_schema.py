@@ -96,6 +96,18 @@ class TestTypeMapping:
         """Each Python type maps to the JSON Schema of SPEC 3.2."""
         assert prop(tp) == expected
 
+    def test_dict_with_enum_keys_is_a_closed_object(self) -> None:
+        """dict[Literal[...], T] lists its keys as optional properties, nothing else."""
+        out = prop(dict[Literal["k1", "k2"], int])
+        assert out == {
+            "type": "object",
+            "properties": {"k1": {"type": "integer"}, "k2": {"type": "integer"}},
+            "additionalProperties": False,
+        }
+        jsonschema.validate({"k1": 1}, out)
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"k3": 1}, out)
+
     def test_optional_nested_in_list_is_a_null_union(self) -> None:
         """Optional below the field level allows null in every adapter."""
         assert prop(list[Optional[int]]) == {  # noqa: UP045

@@ -310,17 +310,19 @@ class _Builder:
 
     def dict(self, node: ni.DictNode, pointer: str, path: str) -> Json:
         if not self.adapter.dict_as_entries:
-            values = self.render(node.values, pointer + "/additionalProperties", path + "{}")
-            out: Json = {"type": "object", "additionalProperties": values}
             if not isinstance(node.keys, ni.ScalarNode):
-                if "propertyNames" in self.adapter.keywords:
-                    out["propertyNames"] = self.render(node.keys, pointer + "/propertyNames", path)
-                else:
-                    keys = _enum_values(node.keys)
-                    out["\0described"] = _one_of_text(keys, "Keys must be")
-                    self.rewrites.append(Rewrite(pointer or "/", "described",
-                                                 f"propertyNames {list(keys)!r}"))
-            return out
+                # Keys from an Enum or Literal: a closed object with every key optional.
+                # It means what propertyNames would, and grammar engines compile it
+                # (llguidance, for one, does not implement propertyNames).
+                properties = {
+                    key: self.render(
+                        node.values, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
+                    )
+                    for key in _enum_values(node.keys)
+                }
+                return {"type": "object", "properties": properties, "additionalProperties": False}
+            values = self.render(node.values, pointer + "/additionalProperties", path + "{}")
+            return {"type": "object", "additionalProperties": values}
         item_pointer = pointer + "/items/properties"
         entry: Json = {
             "type": "object",

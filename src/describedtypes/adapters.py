@@ -76,7 +76,6 @@ ALL_KEYWORDS = frozenset(
         "minItems",
         "maxItems",
         "uniqueItems",
-        "propertyNames",
         "const",
     }
 )
