@@ -50,6 +50,7 @@ of the reply's text tells the model is worked out in ``_jsontext.py``.
 from __future__ import annotations
 
 import collections
+import contextlib
 import datetime
 import difflib
 import functools
@@ -1540,11 +1541,9 @@ def _unknown(
 ) -> list[list[Any]] | None:
     suggested = 0
     for k in d:
-        try:
+        with contextlib.suppress(TypeError):  # an unhashable key is simply unknown
             if k in known:
                 continue
-        except TypeError:
-            pass
         message = hints.label
         close: str | None = None
         if isinstance(k, str):
