@@ -6,7 +6,7 @@ from typing import Any
 
 from ._annotate import Annotation, annotate
 from ._context import Context
-from ._decode import decode
+from ._decode import decode, decode_arguments
 from ._encode import encode
 from ._glue import (
     read_tool_calls,
@@ -69,6 +69,7 @@ __all__ = [
     "check",
     "check_request",
     "decode",
+    "decode_arguments",
     "decode_response",
     "encode",
     "explain",

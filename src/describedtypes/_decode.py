@@ -62,7 +62,7 @@ import re
 import threading
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar, overload
 
 import attrs
 import cattrs
@@ -1027,7 +1027,7 @@ class _Compiler:
         if node.is_function:
             msg = (
                 f"{node.name} is a function; decode() builds types. A function's arguments "
-                "are decoded by Toolbox (or decode_arguments(type_info(func), data))"
+                "are decoded by Toolbox (or decode_arguments(func, data))"
             )
             raise SchemaError(msg, type_=node.python_type)
         if node in self._objects:  # a cycle: call through the namespace
@@ -1748,6 +1748,13 @@ def _short_path(path: str) -> str:
     return f"{path[:40]}…({len(path)} characters)…{path[-60:]}"
 
 
+T = TypeVar("T")
+
+
+@overload
+def decode(tp: type[T], data: Any, *, converter: Any = None) -> T: ...
+@overload
+def decode(tp: Any, data: Any, *, converter: Any = None) -> Any: ...
 def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     """Decode a model reply into an instance of ``tp``, checking it against the schema.
 
@@ -1809,23 +1816,45 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
 
 
 def decode_arguments(
-    node: ni.ObjectNode, data: str | bytes | bytearray | memoryview | Mapping[str, Any]
+    func: Any, data: str | bytes | bytearray | memoryview | Mapping[str, Any]
 ) -> dict[str, Any]:
     """Check a model's arguments for a function and decode them into Python values.
 
+    The same rules as ``decode()``, applied to the function's parameters (what
+    ``schema(func)`` describes): every problem is reported at once, and what is
+    returned can be passed on as ``func(**arguments)``.
+
     Args:
-        node: The function's inspected parameters (``type_info(func)``).
+        func: The function (or method, ``functools.partial``, callable object), or its
+            inspected parameters (``describedtypes.inspect.type_info(func)``).
         data: The arguments as JSON text or an already-parsed mapping. Blank text
             counts as no arguments.
 
     Returns:
         The arguments the model supplied, decoded, keyed by parameter name; parameters
-        it left out are absent, so the function's own defaults apply.
+        it left out are absent, so the function's own defaults apply. ``Context``
+        parameters are never among them.
 
     Raises:
         DecodeError: Every problem at once: missing or unknown arguments (naming the
             accepted ones), wrong types, values out of range.
+        SchemaError: ``func`` is not a function, or cannot be described.
+
+    .. versionadded:: 0.2.0
     """
+    if isinstance(func, ni.ObjectNode) and func.is_function:
+        node = func
+    else:
+        if not ni.is_function_like(func):
+            msg = (
+                f"decode_arguments() decodes a function's arguments, got "
+                f"{type(func).__name__} {func!r:.60}; to decode a value of a type, use "
+                "decode(T, data)"
+            )
+            raise SchemaError(msg, type_=func)
+        found = ni.type_info(func)
+        assert isinstance(found, ni.ObjectNode)
+        node = found
     fn = _ARGUMENTS.get(node)
     if fn is None:
         with _LOCK:

@@ -10,7 +10,7 @@ decoded. Provider SDKs are never imported: SDK objects are read by attribute, pl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from . import inspect as ni
 from ._decode import decode
@@ -39,6 +39,13 @@ def _items(value: Any) -> list[Any]:
     return []
 
 
+T = TypeVar("T")
+
+
+@overload
+def decode_response(tp: type[T], response: Any, *, converter: Any = None) -> T: ...
+@overload
+def decode_response(tp: Any, response: Any, *, converter: Any = None) -> Any: ...
 def decode_response(tp: Any, response: Any, *, converter: Any = None) -> Any:
     """Decode the reply inside a provider's response into an instance of ``tp``.
 

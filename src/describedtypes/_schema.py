@@ -6,7 +6,7 @@ import enum
 import math
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import attrs
 import orjson
@@ -696,6 +696,24 @@ def cached_build(obj: Any, adapter: Adapter, use_references: bool) -> Built:
     return built
 
 
+@overload
+def schema(
+    obj: Any,
+    llm_adapter: Adapter = ...,
+    *,
+    use_references: bool = ...,
+    dict_type: type[dict[Any, Any]] = ...,
+    report: list[Rewrite] | None = ...,
+) -> dict[str, Any]: ...
+@overload
+def schema(
+    obj: Any,
+    llm_adapter: Adapter = ...,
+    *,
+    use_references: bool = ...,
+    dict_type: Callable[[], Any],
+    report: list[Rewrite] | None = ...,
+) -> Mapping[str, Any]: ...
 def schema(
     obj: Any,
     llm_adapter: Adapter = STANDARD,
@@ -718,7 +736,9 @@ def schema(
             (a keyword moved into a description, ...) is appended as a ``Rewrite``.
 
     Returns:
-        A fresh mapping, safe to change; keys in the order of SPEC 3.3.
+        A fresh mapping, safe to change; keys in the order of SPEC 3.3. Typed
+        ``dict[str, Any]`` (``Mapping[str, Any]`` for a ``dict_type`` that is not a
+        dict).
 
     Raises:
         SchemaError: ``obj`` cannot be described under ``llm_adapter``; the message

@@ -1,0 +1,75 @@
+"""Never executed: tests/test_typing.py runs mypy on it and compares each revealed type
+with the ``# expect:`` text beside it (module prefixes and ``builtins.`` left out)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections import OrderedDict
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+import attrs
+from typing_extensions import TypedDict
+
+from describedtypes import decode, decode_arguments, decode_response, schema
+
+
+@attrs.define
+class Weather:
+    location: str
+    temperature: float
+
+
+@dataclasses.dataclass
+class Price:
+    amount: Decimal
+
+
+class Movie(TypedDict):
+    title: str
+
+
+class Point(NamedTuple):
+    x: int
+    y: int
+
+
+class Perm(enum.Flag):
+    READ = 1
+    WRITE = 2
+
+
+def get_weather(city: str) -> Weather:
+    return Weather(city, 21.5)
+
+
+raw = '{"location": "Paris", "temperature": 21.5}'
+response: dict[str, Any] = {}
+
+reveal_type(decode(Weather, raw))  # expect: Weather
+reveal_type(decode(Weather, b"{}", converter=None))  # expect: Weather
+reveal_type(decode(Price, raw))  # expect: Price
+reveal_type(decode(Point, raw))  # expect: tuple[int, int, fallback=Point]
+reveal_type(decode(Movie, raw))  # expect: TypedDict(Movie, {'title': str})
+reveal_type(decode(Perm, raw))  # expect: Perm
+reveal_type(decode(int, "1"))  # expect: int
+reveal_type(decode(Decimal, '"1.5"'))  # expect: decimal.Decimal
+reveal_type(decode(list[Weather], "[]"))  # expect: list[Weather]
+reveal_type(decode_response(Weather, response))  # expect: Weather
+reveal_type(decode_response(list[int], response))  # expect: list[int]
+reveal_type(decode_arguments(get_weather, '{"city": "Paris"}'))  # expect: dict[str, Any]
+reveal_type(schema(Weather))  # expect: dict[str, Any]
+reveal_type(schema(Weather, dict_type=dict))  # expect: dict[str, Any]
+reveal_type(schema(Weather, dict_type=OrderedDict))  # expect: dict[str, Any]
+reveal_type(schema(Weather, dict_type=lambda: {}))  # expect: typing.Mapping[str, Any]
+
+
+def typed_result(text: str) -> Weather:
+    # Under --strict this would fail with no-any-return if decode returned Any.
+    return decode(Weather, text)
+
+
+def typed_schema() -> Mapping[str, Any]:
+    return schema(get_weather)
