@@ -325,10 +325,20 @@ def _own_docstring(obj: Any) -> str | None:
             return None
         if issubclass(obj, enum.Enum) and doc in {"An enumeration.", ""}:
             return None
+        if _is_generated_namedtuple_doc(obj, doc):
+            return None
         return inspect.cleandoc(doc)
     func = getattr(obj, "__func__", obj)
     doc = getattr(func, "__doc__", None)
     return inspect.cleandoc(doc) if isinstance(doc, str) else None
+
+
+def _is_generated_namedtuple_doc(cls: type, doc: str) -> bool:
+    # collections.namedtuple sets __doc__ to "Point(x, y)".
+    fields = getattr(cls, "_fields", None)
+    if not issubclass(cls, tuple) or not isinstance(fields, tuple):
+        return False
+    return doc == f"{cls.__name__}({', '.join(fields)})"
 
 
 def _is_generated_dataclass_doc(cls: type, doc: str) -> bool:
@@ -420,7 +430,16 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
 
 
 def iter_annotation_metadata(metadata: Sequence[Any]) -> Iterator[Annotation]:
-    """The ``Annotation`` objects among ``Annotated`` metadata."""
+    """The ``Annotation`` objects among ``Annotated`` metadata.
+
+    A ``typing_extensions.Doc("...")`` (PEP 727) counts as ``Annotation(description=...)``.
+    """
     for item in metadata:
         if isinstance(item, Annotation):
             yield item
+        elif _DOC is not None and isinstance(item, _DOC) and isinstance(item.documentation, str):
+            yield Annotation(description=item.documentation)
+
+
+# typing_extensions.Doc is new in typing_extensions 4.8; older versions have none to find.
+_DOC: Any = getattr(__import__("typing_extensions"), "Doc", None)

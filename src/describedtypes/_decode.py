@@ -52,7 +52,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import datetime
+import decimal
 import difflib
+import enum
 import functools
 import json
 import keyword
@@ -68,9 +70,10 @@ import attrs
 import cattrs
 import orjson
 
+from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import _REGISTRY
-from ._jsontext import _json_error, _parse_fenced
+from ._jsontext import _FENCE, _json_error, _parse_fenced
 from .errors import DecodeError, SchemaError, _render_errors
 
 __all__ = ["decode", "decode_arguments"]
@@ -345,7 +348,81 @@ def _number_checks(c: ni.Constraints) -> list[Callable[[Any], str | None]]:
     if c.exclusive_maximum is not None:
         xhi = c.exclusive_maximum
         checks.append(lambda v: None if v < xhi else f"must be less than {xhi}, got {_brief(v)}")
+    if c.multiple_of is not None:
+        step = c.multiple_of
+        checks.append(
+            lambda v: None if _is_multiple(v, step) else f"must be a multiple of {step}, got "
+            f"{_brief(v)}"
+        )
     return checks
+
+
+def _exact(value: Any) -> decimal.Decimal:
+    """A number as the decimal it was written as (a float by its shortest repr)."""
+    if isinstance(value, decimal.Decimal):
+        return value
+    if isinstance(value, float):
+        return decimal.Decimal(repr(float(value)))
+    return decimal.Decimal(value)
+
+
+def _is_multiple(value: Any, step: Any) -> bool:
+    """``value`` is a whole multiple of ``step``, in decimal arithmetic (so 0.3 is a
+    multiple of 0.1, as written)."""
+    if isinstance(value, int) and isinstance(step, int):
+        return value % step == 0
+    try:
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            return _exact(value) % _exact(step) == 0
+    except (decimal.InvalidOperation, ValueError, OverflowError):
+        return False
+
+
+class _ExactNumber(float):
+    """A JSON number with a fraction or exponent, with the text it was written as.
+
+    Only replies decoded into types holding a Decimal are read this way (with the
+    standard library parser), so the Decimal gets every digit the model wrote.
+    """
+
+    text: str
+
+    def __new__(cls, text: str) -> _ExactNumber:
+        made = super().__new__(cls, text)
+        made.text = text
+        return made
+
+
+def _exact_loads(data: str | bytes | bytearray | memoryview) -> Any:
+    """``data`` (already accepted by orjson, maybe inside a fence) with exact numbers."""
+    text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+    fenced = _FENCE.match(text)
+    if fenced is not None:
+        text = fenced.group(1)
+    return json.loads(text, parse_float=_ExactNumber)
+
+
+_DECIMAL_TEXT = re.compile(mt.DECIMAL_PATTERN)
+#: Digits beyond these are refused before Decimal() parses them (bounded work).
+_MAX_DECIMAL_LENGTH = 1000
+
+
+def _needs_exact(node: ni.Node) -> bool:
+    """Whether a Decimal is anywhere in the tree (then numbers are read exactly)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if ni.is_decimal(current):
+            return True
+        if isinstance(current, ni.DictNode):
+            stack.append(current.keys)
+        stack.extend(ni._children(current))
+    return False
 
 
 def _length_checks(c: ni.Constraints, unit: str) -> list[Callable[[Any], str | None]]:
@@ -561,6 +638,8 @@ class _Compiler:
     # -- scalars -----------------------------------------------------------------
 
     def scalar(self, node: ni.ScalarNode) -> _Compiled:
+        if node.python_type is decimal.Decimal:
+            return self.decimal(node)
         kind = node.type
         c = node.constraints
         checks: list[Callable[[Any], str | None]] = []
@@ -632,8 +711,44 @@ class _Compiler:
             kinds, lenient = frozenset({bool}), frozenset()
         return _Compiled(fn, self._scalar_fast(node), kinds, lenient)
 
+    def decimal(self, node: ni.ScalarNode) -> _Compiled:
+        """A Decimal: a string of digits, or a JSON number read exactly."""
+        checks = _number_checks(node.constraints)
+        enum_check = _enum_check(node.enum) if node.enum is not None else None
+        expected = 'expected a decimal number as a string of digits (such as "12.50"), got '
+
+        def fn(v: Any) -> Any:
+            if isinstance(v, str):
+                if len(v) > _MAX_DECIMAL_LENGTH or not _DECIMAL_TEXT.match(v):
+                    _fail(expected + _show(v))
+                value = decimal.Decimal(v)
+            elif isinstance(v, _ExactNumber):
+                value = decimal.Decimal(v.text)
+            elif isinstance(v, bool) or not isinstance(v, (int, float, decimal.Decimal)):
+                _fail(expected + _show(v))
+            elif isinstance(v, int):
+                value = decimal.Decimal(v)
+            else:  # a float (parsed input), or the Decimal itself
+                value = _exact(v)
+                if not value.is_finite():
+                    _fail(expected + _show(v))
+            problems = [m for m in (check(value) for check in checks) if m is not None]
+            if enum_check is not None:
+                found = enum_check(value)
+                if found is not None:
+                    problems.append(found)
+            if problems:
+                raise _Invalid([[p] for p in problems])
+            return value
+
+        return _Compiled(fn, None, frozenset({str}), frozenset({int, float}))
+
     def _scalar_fast(self, node: ni.ScalarNode) -> str | None:
-        if node.constraints.pattern is not None or node.python_type not in (str, int, float, bool):
+        if (
+            node.constraints.pattern is not None
+            or node.constraints.multiple_of is not None
+            or node.python_type not in (str, int, float, bool)
+        ):
             return None
         parts = [
             {
@@ -783,6 +898,7 @@ class _Compiler:
         container = node.container
         unique = node.unique or container in (set, frozenset)
         item_fn = item.fn
+        flag = issubclass(container, enum.Flag)
 
         def length(v: list[Any]) -> None:
             problems = [m for m in (check(v) for check in checks) if m is not None]
@@ -804,6 +920,13 @@ class _Compiler:
         def finish(out: list[Any]) -> Any:
             if container is list:
                 return out
+            if flag:  # the names of a Flag's members: their combination
+                if len(set(out)) != len(out):
+                    _fail("the items must be unique")
+                combined = container(0)
+                for member in out:
+                    combined |= member
+                return combined
             if not unique:
                 return container(out)
             try:
@@ -831,6 +954,8 @@ class _Compiler:
 
         def general(v: Any) -> Any:
             if v.__class__ is not list:
+                if flag and isinstance(v, container):  # parsed input holding the value
+                    return v
                 v = _as_array(v)
             if checks:
                 length(v)
@@ -1105,6 +1230,7 @@ class _Compiler:
             plain_default = (
                 f.default_factory is None
                 and f.default is not ni._TAKES_SELF
+                and f.default is not ni._ABSENT
                 and f.has_default
             )
             # null for a field that only has a default: say how to get the default.
@@ -1158,6 +1284,8 @@ class _Compiler:
             lines.append("    return kw")
             return "\n".join(lines) + "\n"
         constructor = _constructor(node.python_type)
+        if mt.is_typeddict(constructor):
+            constructor = dict  # what calling the TypedDict makes, without the detour
         cls = self.name("_cls", constructor)
         fields = self.name("_fm", {f.name: f.key for f in node.fields})
         call_args = _call_arguments(constructor, always)
@@ -1624,11 +1752,13 @@ class _Decoder:
 
     fn: Structure
     hooked: tuple[tuple[Any, Any], ...] = ()
+    #: A Decimal is in the tree: JSON text is read with exact numbers.
+    exact: bool = False
 
 
 _LOCK = threading.RLock()
 _DECODERS: dict[Any, _Decoder] = {}
-_ARGUMENTS: dict[ni.ObjectNode, Structure] = {}
+_ARGUMENTS: dict[ni.ObjectNode, _Decoder] = {}
 #: (id(converter), tp) -> (converter, decoder); bounded, converters are not weakref-able.
 _HOOKED: collections.OrderedDict[tuple[int, Any], tuple[Any, _Decoder]] = (
     collections.OrderedDict()
@@ -1651,13 +1781,13 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
         try:
             found = _DECODERS.get(tp)
         except TypeError:  # unhashable type expression: compile without caching
-            return _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
+            return _plain_decoder(tp)
         if found is not None:
             return found
         with _LOCK:
             found = _DECODERS.get(tp)
             if found is None:
-                found = _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
+                found = _plain_decoder(tp)
                 _DECODERS[tp] = found
         return found
     if not isinstance(converter, cattrs.BaseConverter):
@@ -1682,11 +1812,17 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
     return decoder
 
 
+def _plain_decoder(tp: Any) -> _Decoder:
+    node = ni.type_info(tp)
+    return _Decoder(_Compiler().compile(node).fn, (), _needs_exact(node))
+
+
 def _hooked_decoder(tp: Any, converter: Any) -> _Decoder:
     compiler = _Compiler(_HookSource(converter))
-    fn = compiler.compile(ni.type_info(tp)).fn
+    node = ni.type_info(tp)
+    fn = compiler.compile(node).fn
     seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
-    return _Decoder(fn, seen)
+    return _Decoder(fn, seen, _needs_exact(node))
 
 
 def _current_hook(converter: Any, tp: Any) -> Any:
@@ -1797,16 +1933,20 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     # The common path is spelled out here: one call less per decode.
     if converter is None:
         try:
-            fn = _DECODERS[tp].fn
+            decoder = _DECODERS[tp]
         except (KeyError, TypeError):
-            fn = _decoder(tp, None).fn
+            decoder = _decoder(tp, None)
     else:
-        fn = _decoder(tp, converter).fn
+        decoder = _decoder(tp, converter)
+    fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
+        text = data
         try:
-            data = orjson.loads(data)
+            data = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            data = _parse_fenced(data, exc)
+            data = _parse_fenced(text, exc)
+        if decoder.exact:
+            data = _exact_loads(text)
     try:
         return fn(data)
     except _Invalid as exc:
@@ -1855,16 +1995,19 @@ def decode_arguments(
         found = ni.type_info(func)
         assert isinstance(found, ni.ObjectNode)
         node = found
-    fn = _ARGUMENTS.get(node)
-    if fn is None:
+    decoder = _ARGUMENTS.get(node)
+    if decoder is None:
         with _LOCK:
-            fn = _ARGUMENTS.get(node)
-            if fn is None:
-                fn = _Compiler().arguments(node)
-                _ARGUMENTS[node] = fn
+            decoder = _ARGUMENTS.get(node)
+            if decoder is None:
+                decoder = _Decoder(_Compiler().arguments(node), (), _needs_exact(node))
+                _ARGUMENTS[node] = decoder
+    fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = bytes(data) if isinstance(data, memoryview) else data
         data = {} if not text.strip() else _parse(text)
+        if decoder.exact and text.strip():
+            data = _exact_loads(text)
     if not isinstance(data, Mapping):
         accepted = ", ".join(f.key for f in node.fields) or "(none)"
         raise DecodeError(

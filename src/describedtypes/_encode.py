@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import decimal
 import enum
 import math
 import uuid
@@ -18,6 +19,7 @@ from typing import Any
 import attrs
 import orjson
 
+from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import _REGISTRY
 from ._decode import _LOCK, _M, _brief, _constructor, _Members
@@ -39,6 +41,8 @@ class _EncodeCompiler:
         if isinstance(node, ni.ObjectNode):
             return self.object(node)
         if isinstance(node, ni.ScalarNode):
+            if node.python_type is decimal.Decimal:
+                return _decimal
             if node.format is not None:
                 return _iso if node.format != "uuid" else str
             if node.type == "number":
@@ -49,6 +53,8 @@ class _EncodeCompiler:
         if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
             return _enum_value
         if isinstance(node, ni.ArrayNode):
+            if issubclass(node.container, enum.Flag):
+                return mt.flag_names  # type: ignore[return-value]
             item = self.compile(node.items)
             if node.container in (set, frozenset):
                 return lambda v: _sorted_if_possible([item(x) for x in v])
@@ -83,16 +89,11 @@ class _EncodeCompiler:
         if found is not None:
             return found
         plan: list[tuple[str, str, bool, Unstructure]] = []
-
-        def fn(obj: Any) -> Any:
-            out: dict[str, Any] = {}
-            for name, key, omit_none, un in plan:
-                value = getattr(obj, name)
-                if value is None and omit_none:
-                    continue
-                out[key] = un(value)
-            return out
-
+        cls = _constructor(node.python_type)
+        if mt.is_typeddict(cls):
+            fn = self._typeddict(plan)
+        else:
+            fn = self._instance(plan, cls, node)
         self._objects[node] = fn
         for f in node.fields:
             # Leaving a None out is only right when reading it back gives None again.
@@ -100,6 +101,60 @@ class _EncodeCompiler:
                 f.default_factory is None and f.default is None))
             plan.append((f.name, f.key, omit, self.compile(f.node)))
         return fn
+
+    @staticmethod
+    def _typeddict(plan: list[tuple[str, str, bool, Unstructure]]) -> Unstructure:
+        def fn(obj: Any) -> Any:
+            out: dict[str, Any] = {}
+            for name, key, omit_none, un in plan:
+                value = obj.get(name, _M)
+                if value is _M or (value is None and omit_none):
+                    continue  # a key left out decodes back to a key left out
+                out[key] = un(value)
+            return out
+
+        return fn
+
+    @staticmethod
+    def _instance(
+        plan: list[tuple[str, str, bool, Unstructure]], cls: Any, node: ni.ObjectNode
+    ) -> Unstructure:
+        # A dataclass InitVar is passed to __init__ and not kept: it is written from an
+        # attribute of the same name when the instance keeps one (``self.x = x`` in
+        # __post_init__), left out when it has a default, and an error otherwise.
+        own = getattr(cls, "__dataclass_fields__", {})
+        initvars = {
+            name: node.field_by_name(name)
+            for name, f in own.items()
+            if f._field_type is dataclasses._FIELD_INITVAR  # type: ignore[attr-defined]
+        }
+
+        def fn(obj: Any) -> Any:
+            out: dict[str, Any] = {}
+            for name, key, omit_none, un in plan:
+                value = getattr(obj, name, _M)
+                if value is _M:
+                    field = initvars.get(name)
+                    if field is not None and field.has_default:
+                        continue
+                    if field is not None:
+                        msg = (
+                            f"cannot encode {type(obj).__qualname__}: the InitVar {name!r} is "
+                            "passed to __init__ and not kept on the instance; keep it (self."
+                            f"{name} = {name} in __post_init__) or give it a default"
+                        )
+                        raise TypeError(msg)
+                    value = getattr(obj, name)  # the AttributeError, as it is
+                if value is None and omit_none:
+                    continue
+                out[key] = un(value)
+            return out
+
+        return fn
+
+
+def _decimal(v: Any) -> Any:
+    return mt.decimal_text(v) if isinstance(v, decimal.Decimal) else v
 
 
 def _plain(v: Any) -> Any:
@@ -148,6 +203,9 @@ def _matcher(node: ni.Node) -> Callable[[Any], bool]:
     if isinstance(node, ni.LiteralNode):
         members = _Members([(p, p) for p in node.python_values])
         return lambda v: members.get(v, _M) is not _M
+    if isinstance(node, ni.ArrayNode) and issubclass(node.container, enum.Flag):
+        flag = node.container
+        return lambda v: isinstance(v, flag)
     if isinstance(node, ni.ArrayNode):
         kinds: tuple[type, ...] = (
             (set, frozenset) if node.container in (set, frozenset) else (list, tuple)
@@ -160,6 +218,8 @@ def _matcher(node: ni.Node) -> Callable[[Any], bool]:
         return lambda v: isinstance(v, Mapping)
     if isinstance(node, ni.ObjectNode):
         cls = _constructor(node.python_type)
+        if mt.is_typeddict(cls):
+            return lambda v: isinstance(v, Mapping)
         return lambda v: isinstance(v, cls)
     if isinstance(node, ni.UnionNode):
         inner = [_matcher(o) for o in node.options]
@@ -169,6 +229,10 @@ def _matcher(node: ni.Node) -> Callable[[Any], bool]:
 
 def _encode_any(v: Any) -> Any:
     """A JSON value for a value of unknown type (``Any`` fields, type parameters)."""
+    if isinstance(v, enum.Flag):
+        return mt.flag_names(v)
+    if isinstance(v, decimal.Decimal):
+        return mt.decimal_text(v)
     if v is None or isinstance(v, (str, bool, int)):
         return v.value if isinstance(v, enum.Enum) else v
     if isinstance(v, float):
@@ -181,6 +245,8 @@ def _encode_any(v: Any) -> Any:
         return str(v)
     if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
         return _encoder_for(_runtime_type(v))(v)
+    if mt.is_namedtuple(type(v)):
+        return _encoder_for(type(v))(v)
     if isinstance(v, Mapping):
         return {_enum_value(k): _encode_any(x) for k, x in v.items()}
     if isinstance(v, (set, frozenset)):

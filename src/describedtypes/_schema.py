@@ -26,7 +26,9 @@ _CONSTRAINT_KEYS = {
     "exclusive_minimum": "exclusiveMinimum",
     "maximum": "maximum",
     "exclusive_maximum": "exclusiveMaximum",
+    "multiple_of": "multipleOf",
 }
+_NUMERIC_KEYWORDS = frozenset(_CONSTRAINT_KEYS.values())
 # A bound the provider does not take as a keyword is written into the description:
 # (sentence opening, clause) per keyword; clauses with the same opening are joined.
 _CONSTRAINT_TEXT = {
@@ -34,6 +36,7 @@ _CONSTRAINT_TEXT = {
     "exclusiveMinimum": ("Must be", "greater than {}"),
     "maximum": ("Must be", "at most {}"),
     "exclusiveMaximum": ("Must be", "less than {}"),
+    "multipleOf": ("Must be", "a multiple of {}"),
     "minLength": ("Must have", "at least {} character{s}"),
     "maxLength": ("Must have", "at most {} character{s}"),
     "pattern": ("Must match", "the regular expression `{}`"),
@@ -264,6 +267,8 @@ class _Builder:
         if not c:
             return
         wanted: list[tuple[str, Any]] = []
+        # A Decimal is a string in JSON: its numeric bounds can only be said in words.
+        as_text = ni.is_decimal(node)
         for attr, key in _CONSTRAINT_KEYS.items():
             value = getattr(c, attr)
             if value is not None and not array:
@@ -278,7 +283,8 @@ class _Builder:
         top = self.adapter.min_items_max
         for key, value in wanted:
             if key in self.adapter.keywords and not (
-                (key == "minItems" and top is not None and value > top)
+                (as_text and key in _NUMERIC_KEYWORDS)
+                or (key == "minItems" and top is not None and value > top)
                 or (key == "pattern" and self.adapter.regex_subset and regex_features(value))
             ):
                 out[key] = value

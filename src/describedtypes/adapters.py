@@ -70,6 +70,7 @@ ALL_KEYWORDS = frozenset(
         "exclusiveMinimum",
         "maximum",
         "exclusiveMaximum",
+        "multipleOf",
         "minLength",
         "maxLength",
         "pattern",
@@ -302,8 +303,8 @@ _OPENAI_FORMATS = frozenset(
 # OpenAI lists minLength/maxLength only as unsupported for fine-tuned models, and
 # rejects uniqueItems (PROVIDERS.md O6-O8, O11): those go into the description.
 _OPENAI_KEYWORDS = frozenset(
-    {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "pattern", "minItems",
-     "maxItems", "const"}
+    {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "pattern",
+     "minItems", "maxItems", "const"}
 )
 _OPENAI_NAME = r"[a-zA-Z0-9_-]{1,64}"
 

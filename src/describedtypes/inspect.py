@@ -11,6 +11,7 @@ import collections.abc
 import contextlib
 import dataclasses
 import datetime
+import decimal
 import enum
 import functools
 import inspect as _pyinspect
@@ -23,6 +24,7 @@ from typing import Any, Literal
 
 import attrs
 
+from . import _moretypes as mt
 from . import _typing as t
 from ._annotate import (
     _REGISTRY,
@@ -67,6 +69,7 @@ class Constraints:
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
+    multiple_of: float | None = None
 
     def __bool__(self) -> bool:
         # Asked for every node the builder renders: spelled out, not attrs.astuple.
@@ -78,6 +81,7 @@ class Constraints:
             and self.min_length is None
             and self.max_length is None
             and self.pattern is None
+            and self.multiple_of is None
         )
 
     def merged(self, other: Constraints) -> Constraints:
@@ -268,6 +272,12 @@ class ObjectNode(Node):
                 return f
         raise KeyError(key)
 
+    def field_by_name(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
     def _seal(self) -> None:
         object.__setattr__(self, "_sealed", True)
 
@@ -346,6 +356,17 @@ def _json_types(values: tuple[Any, ...]) -> tuple[JsonType, ...]:
 _SCALAR_NODES: dict[Any, ScalarNode] = {
     tp: ScalarNode(type=kind, python_type=tp, format=fmt) for tp, (kind, fmt) in _SCALARS.items()
 }
+# A Decimal is a string of decimal digits (see _moretypes for why not a JSON number).
+_SCALAR_NODES[decimal.Decimal] = ScalarNode(
+    type="string",
+    python_type=decimal.Decimal,
+    constraints=Constraints(pattern=mt.DECIMAL_PATTERN),
+)
+
+
+def is_decimal(node: Node) -> bool:
+    """The node of ``decimal.Decimal`` (a string of digits, bounds compared as numbers)."""
+    return isinstance(node, ScalarNode) and node.python_type is decimal.Decimal
 
 
 class _Inspector:
@@ -365,11 +386,15 @@ class _Inspector:
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
         meta: list[Annotation] = []
+        bounds: list[tuple[str, Any, str]] = []
         while True:
             if t.is_annotated(tp):
                 args = t.get_args(tp)
                 meta.extend(iter_annotation_metadata(tp.__metadata__))
+                bounds.extend(mt.metadata_bounds(tp.__metadata__))
                 tp = args[0]
+            elif (qualified := mt.unwrap_qualifier(tp)) is not None:
+                tp = qualified[0]  # Required/NotRequired/ReadOnly/InitVar: read by the owner
             elif t.is_type_alias_type(tp):
                 tp = tp.__value__
             elif t.is_newtype(tp):
@@ -379,6 +404,8 @@ class _Inspector:
             else:
                 break
         node = self._bare(tp, path, owner)
+        if bounds:
+            node = _bounded(node, bounds, path, owner)
         for ann in meta:
             changes: dict[str, Any] = {}
             if ann.description is not None:
@@ -418,6 +445,8 @@ class _Inspector:
             )
         if isinstance(tp, type) and tp in _SCALAR_NODES:
             return _SCALAR_NODES[tp]
+        if isinstance(tp, type) and issubclass(tp, enum.Flag):
+            return self._flag(tp, path, owner)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return self._enum(tp, path, owner)
         if t.is_literal(tp):
@@ -466,7 +495,12 @@ class _Inspector:
             value = self.node(value_tp, f"{path}{{}}", owner)
             return DictNode(keys=key, values=value, container=_DICT_ORIGINS[base])
         cls = origin if origin is not None else tp
-        if isinstance(cls, type) and (attrs.has(cls) or dataclasses.is_dataclass(cls)):
+        if isinstance(cls, type) and (
+            attrs.has(cls)
+            or dataclasses.is_dataclass(cls)
+            or mt.is_typeddict(cls)
+            or mt.is_namedtuple(cls)
+        ):
             return self.object(tp, path)
         if t.is_classvar(tp):
             raise SchemaError("ClassVar is not a field type", path=path, type_=owner)
@@ -507,6 +541,20 @@ class _Inspector:
                 type_=owner,
             ) from None
         return EnumNode(cls=cls, values=values, types=kinds)
+
+    def _flag(self, cls: type[enum.Flag], path: str, owner: Any) -> ArrayNode:
+        """A Flag: an array of the names of its single-bit members (``[]`` for none)."""
+        members = mt.flag_members(cls)
+        if not members:
+            raise SchemaError(
+                f"the Flag {cls.__qualname__} has no single-bit members with int values; a "
+                "model cannot name a combination of them",
+                path=path,
+                type_=owner,
+            )
+        names = tuple(m.name or "" for m in members)
+        items = LiteralNode(values=names, python_values=tuple(members), types=("string",))
+        return ArrayNode(items=items, container=cls, unique=True)
 
     def _literal(self, tp: Any, path: str, owner: Any) -> Node:
         python_values: list[Any] = []
@@ -554,7 +602,7 @@ class _Inspector:
         root = path or node.name
         try:
             hints = _class_hints(cls, tp)
-            raw_fields = list(_class_fields(cls))
+            raw_fields = list(_class_fields(cls, hints))
         except NameError as exc:
             del self._objects[tp]
             raise SchemaError(
@@ -656,6 +704,78 @@ class _Inspector:
         )
         node._seal()
         return node
+
+
+_NUMERIC_BOUNDS = frozenset(
+    {"minimum", "exclusive_minimum", "maximum", "exclusive_maximum", "multiple_of"}
+)
+
+
+def _bounded(node: Node, bounds: list[tuple[str, Any, str]], path: str, owner: Any) -> Node:
+    """``node`` with the ``annotated_types`` bounds of its ``Annotated`` metadata.
+
+    Numeric bounds go on numbers (int, float, Decimal), length bounds on strings and
+    arrays; anything else would be a bound the schema cannot state or the decoder
+    cannot check, so it is refused.
+    """
+    target = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
+    numeric = is_decimal(target) or (
+        isinstance(target, ScalarNode) and target.type in ("integer", "number")
+    )
+    sized = (
+        isinstance(target, ScalarNode)
+        and target.type == "string"
+        and target.format is None
+        and not is_decimal(target)
+    ) or (isinstance(target, ArrayNode) and not issubclass(target.container, enum.Flag))
+    found = Constraints()
+    for field, value, spelled in bounds:
+        if field in _NUMERIC_BOUNDS:
+            if not numeric:
+                raise SchemaError(
+                    f"{spelled} bounds a number, but the type here is {_node_kind(target)}; "
+                    "put numeric bounds on int, float or Decimal",
+                    path=path,
+                    type_=owner,
+                )
+            if not mt.is_number(value) or (field == "multiple_of" and value <= 0):
+                raise SchemaError(
+                    f"{spelled}: the bound must be a finite int, float or Decimal"
+                    + (" greater than 0" if field == "multiple_of" else ""),
+                    path=path,
+                    type_=owner,
+                )
+            if isinstance(value, decimal.Decimal) and not is_decimal(target):
+                value = int(value) if value == value.to_integral_value() else float(value)
+        else:
+            if not sized:
+                raise SchemaError(
+                    f"{spelled} bounds a length, but the type here is {_node_kind(target)}; "
+                    "put length bounds on str, list, tuple[T, ...] or set",
+                    path=path,
+                    type_=owner,
+                )
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise SchemaError(
+                    f"{spelled}: a length must be an int of at least 0",
+                    path=path,
+                    type_=owner,
+                )
+        found = found.merged(Constraints(**{field: value}))
+    return _constrain(node, found, None)
+
+
+def _node_kind(node: Node) -> str:
+    if isinstance(node, ScalarNode):
+        return f"{node.python_type.__name__} ({node.format or node.type})"
+    if isinstance(node, ArrayNode) and issubclass(node.container, enum.Flag):
+        return f"the Flag {node.container.__qualname__}"
+    names = {
+        ArrayNode: "an array", TupleNode: "a fixed-length tuple", DictNode: "a dict",
+        UnionNode: "a union", EnumNode: "an Enum", LiteralNode: "a Literal", AnyNode: "Any",
+        NullNode: "None", ObjectNode: "an object",
+    }
+    return names.get(type(node), type(node).__name__)
 
 
 def _make_field(
@@ -928,7 +1048,21 @@ def _substitute(tp: Any, mapping: dict[Any, Any]) -> Any:
 _FieldRow = tuple[str, str, Any, Callable[[], Any] | None, Any]
 
 
-def _class_fields(cls: type) -> Iterator[_FieldRow]:
+def _class_fields(cls: type, hints: dict[str, Any]) -> Iterator[_FieldRow]:
+    if mt.is_typeddict(cls):
+        required_keys = getattr(cls, "__required_keys__", frozenset(hints))
+        for key in hints:
+            required = mt.qualified_required(hints[key])
+            if required is None:
+                required = key in required_keys
+            # A key that may be left out is left out of the dict when absent.
+            yield key, key, _NOTHING if required else _ABSENT, None, None
+        return
+    if mt.is_namedtuple(cls):
+        defaults = cls._field_defaults  # type: ignore[attr-defined]
+        for name in cls._fields:  # type: ignore[attr-defined]
+            yield name, name, defaults.get(name, _NOTHING), None, None
+        return
     if attrs.has(cls):
         for a in attrs.fields(cls):
             if not a.init:
@@ -943,8 +1077,10 @@ def _class_fields(cls: type) -> Iterator[_FieldRow]:
                 default, factory = _NOTHING, default.factory
             yield a.name, a.alias or a.name, default, factory, a.validator
     else:
-        for f in dataclasses.fields(cls):
-            if not f.init:
+        # Every __init__ parameter, InitVar pseudo-fields included, in signature order.
+        own: dict[str, dataclasses.Field[Any]] = getattr(cls, "__dataclass_fields__", {})
+        for f in own.values():
+            if not f.init or f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
                 continue
             default = _NOTHING if f.default is dataclasses.MISSING else f.default
             factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
@@ -959,6 +1095,16 @@ class _TakesSelf:
 
 
 _TAKES_SELF: Any = _TakesSelf()
+
+
+class _Absent:
+    """A TypedDict key that may be left out: absent from the dict when not sent."""
+
+    def __repr__(self) -> str:
+        return "<left out>"
+
+
+_ABSENT: Any = _Absent()
 
 
 def _unwrap_callable(func: Any) -> tuple[Any, set[str], list[Any]]:
