@@ -1,14 +1,19 @@
-"""The public entry points type the way users write them, checked by mypy itself.
+"""The public entry points type the way users write them, checked by mypy and pyright.
 
 Every file in ``tests/typing/`` is checked with ``mypy --strict`` against this checkout's
 ``src``; each ``reveal_type(...)`` line carries an ``# expect: <type>`` comment, and the
 type mypy reveals must be that text (module prefixes and ``builtins.`` left out, so the
 expectations read the way the code is written and survive mypy's display changes).
+The ``reveal_*.py`` files are also checked by pyright in strict mode, which must reveal
+the same type, or the ``pyright: <type>`` text where it spells a type its own way.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +25,9 @@ TYPING = HERE / "typing"
 SRC = HERE.parent / "src"
 FILES = sorted(TYPING.glob("*.py"))
 
-_EXPECT = re.compile(r"reveal_type\(.*\)\s*#\s*expect:\s*(?P<type>.+?)\s*$")
+_EXPECT = re.compile(
+    r"reveal_type\(.*\)\s*#\s*expect:\s*(?P<type>.+?)(?:\s+pyright:\s*(?P<pyright>.+?))?\s*$"
+)
 _REVEALED = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+): note: Revealed type is "(?P<type>.*)"$')
 
 
@@ -88,4 +95,65 @@ def test_revealed_types_match_expectations(mypy_output: list[str]) -> None:
             if got is None or _normalise(got) != m["type"]:
                 mismatches.append(f"{path.name}:{number}: expected {m['type']!r}, got {got!r}")
     assert checked
+    assert mismatches == []
+
+
+# -- pyright ---------------------------------------------------------------------------
+
+_PYRIGHT_TYPE = re.compile(r'^Type of ".*" is "(?P<type>.*)"$', re.S)
+
+
+def _pyright() -> str:
+    found = shutil.which("pyright")
+    if found is None:
+        pytest.skip("pyright is not installed (pip install -e '.[test]')")
+    return found
+
+
+def test_pyright_reveals_the_same_types(tmp_path: Path) -> None:
+    files = [f for f in FILES if f.name.startswith("reveal_")]
+    config = tmp_path / "pyrightconfig.json"
+    config.write_text(
+        json.dumps(
+            {
+                "extraPaths": [str(SRC)],
+                "pythonVersion": "3.10",
+                "typeCheckingMode": "strict",
+                "reportMissingModuleSource": False,
+            }
+        )
+    )
+    try:
+        done = subprocess.run(
+            [_pyright(), "-p", str(config), "--outputjson", *map(str, files)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        report = json.loads(done.stdout)
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
+        # The pip package fetches its Node.js half on first use; offline it cannot.
+        pytest.skip(f"pyright could not run here: {exc!r:.200}")
+    revealed: dict[tuple[str, int], str] = {}
+    errors = []
+    for diag in report["generalDiagnostics"]:
+        line = diag["range"]["start"]["line"] + 1
+        key = (str(Path(diag["file"]).resolve()), line)
+        m = _PYRIGHT_TYPE.match(diag["message"])
+        if diag["severity"] == "information" and m:
+            revealed[key] = m["type"]
+        elif diag["severity"] == "error":
+            errors.append(f"{Path(diag['file']).name}:{line}: {diag['message']}")
+    assert errors == []
+    mismatches = []
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            m = _EXPECT.search(line)
+            if m is None:
+                continue
+            wanted = m["pyright"] or m["type"]
+            got = revealed.get((str(path.resolve()), number))
+            if got != wanted:
+                mismatches.append(f"{path.name}:{number}: expected {wanted!r}, got {got!r}")
     assert mismatches == []

@@ -54,7 +54,7 @@ class _EncodeCompiler:
             return _enum_value
         if isinstance(node, ni.ArrayNode):
             if issubclass(node.container, enum.Flag):
-                return mt.flag_names  # type: ignore[return-value]
+                return mt.flag_names
             item = self.compile(node.items)
             if node.container in (set, frozenset):
                 return lambda v: _sorted_if_possible([item(x) for x in v])
@@ -90,10 +90,8 @@ class _EncodeCompiler:
             return found
         plan: list[tuple[str, str, bool, Unstructure]] = []
         cls = _constructor(node.python_type)
-        if mt.is_typeddict(cls):
-            fn = self._typeddict(plan)
-        else:
-            fn = self._instance(plan, cls, node)
+        typed_dict = mt.is_typeddict(cls)
+        fn = self._typeddict(plan) if typed_dict else self._instance(plan, cls, node)
         self._objects[node] = fn
         for f in node.fields:
             # Leaving a None out is only right when reading it back gives None again.

@@ -1,5 +1,6 @@
-"""Never executed: tests/test_typing.py runs mypy on it and compares each revealed type
-with the ``# expect:`` text beside it (module prefixes and ``builtins.`` left out)."""
+"""Never executed: tests/test_typing.py runs mypy and pyright on it and compares each
+revealed type with the ``# expect:`` text beside it (module prefixes and ``builtins.``
+left out; a ``pyright:`` part where pyright spells the type differently)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 import attrs
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, reveal_type
 
 from describedtypes import decode, decode_arguments, decode_response, schema
 
@@ -45,17 +46,21 @@ def get_weather(city: str) -> Weather:
     return Weather(city, 21.5)
 
 
+def fresh_mapping() -> dict[str, Any]:
+    return {}
+
+
 raw = '{"location": "Paris", "temperature": 21.5}'
 response: dict[str, Any] = {}
 
 reveal_type(decode(Weather, raw))  # expect: Weather
 reveal_type(decode(Weather, b"{}", converter=None))  # expect: Weather
 reveal_type(decode(Price, raw))  # expect: Price
-reveal_type(decode(Point, raw))  # expect: tuple[int, int, fallback=Point]
-reveal_type(decode(Movie, raw))  # expect: TypedDict(Movie, {'title': str})
+reveal_type(decode(Point, raw))  # expect: tuple[int, int, fallback=Point]  pyright: Point
+reveal_type(decode(Movie, raw))  # expect: TypedDict(Movie, {'title': str})  pyright: Movie
 reveal_type(decode(Perm, raw))  # expect: Perm
 reveal_type(decode(int, "1"))  # expect: int
-reveal_type(decode(Decimal, '"1.5"'))  # expect: decimal.Decimal
+reveal_type(decode(Decimal, '"1.5"'))  # expect: decimal.Decimal  pyright: Decimal
 reveal_type(decode(list[Weather], "[]"))  # expect: list[Weather]
 reveal_type(decode_response(Weather, response))  # expect: Weather
 reveal_type(decode_response(list[int], response))  # expect: list[int]
@@ -63,7 +68,7 @@ reveal_type(decode_arguments(get_weather, '{"city": "Paris"}'))  # expect: dict[
 reveal_type(schema(Weather))  # expect: dict[str, Any]
 reveal_type(schema(Weather, dict_type=dict))  # expect: dict[str, Any]
 reveal_type(schema(Weather, dict_type=OrderedDict))  # expect: dict[str, Any]
-reveal_type(schema(Weather, dict_type=lambda: {}))  # expect: typing.Mapping[str, Any]
+reveal_type(schema(Weather, dict_type=fresh_mapping))  # expect: typing.Mapping[str, Any]  pyright: Mapping[str, Any]
 
 
 def typed_result(text: str) -> Weather:
