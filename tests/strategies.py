@@ -1,7 +1,8 @@
 """Hypothesis builders of whole attrs/dataclass class trees plus matching instances.
 
-``classes()`` draws a ``(cls, instances)`` pair: a freshly made class (attrs or dataclass,
-nested classes, Optional, list, set, dict, Enum, Literal, datetime, defaults) and a
+``classes()`` draws a ``(cls, instances)`` pair: a freshly made class (attrs class,
+dataclass, TypedDict or NamedTuple; nested classes, Optional, list, set, dict, Enum, Flag,
+Literal, datetime, Decimal, annotated-types bounds, dataclass InitVars, defaults) and a
 strategy of its instances. Types are made with real type objects, so they inspect and
 decode like hand-written ones.
 """
@@ -11,13 +12,18 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime
+import decimal
 import enum
 import itertools
+import types
+import typing
 import uuid
 from collections.abc import Callable
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
+import annotated_types as at
 import attrs
+import typing_extensions
 from hypothesis import strategies as st
 
 __all__ = ["TypeAndValues", "classes", "field_types", "json_text"]
@@ -79,6 +85,65 @@ _SCALARS: list[Callable[[st.DrawFn], TypeAndValues]] = [
     _literal_type,
 ]
 
+
+def _flag_type(draw: st.DrawFn) -> TypeAndValues:
+    n = next(_counter)
+    names = draw(st.lists(st.sampled_from("RWXADS"), min_size=1, max_size=4, unique=True))
+    base = draw(st.sampled_from([enum.Flag, enum.IntFlag]))
+    cls = base(f"GenFlag{n}", {name: 1 << i for i, name in enumerate(names)})  # type: ignore[call-overload]
+    members = list(cls.__members__.values())
+
+    def combine(chosen: list[Any]) -> Any:
+        value = cls(0)
+        for m in chosen:
+            value |= m
+        return value
+
+    return cls, st.lists(st.sampled_from(members), max_size=len(members)).map(combine)
+
+
+# Decimals as money and as long exact numbers: every digit must survive.
+_decimals = st.decimals(allow_nan=False, allow_infinity=False, places=2) | st.decimals(
+    allow_nan=False, allow_infinity=False, min_value=-(10**25), max_value=10**25
+)
+
+
+def _bounded_number(draw: st.DrawFn) -> TypeAndValues:
+    lo = draw(st.integers(-100, 100))
+    hi = lo + draw(st.integers(0, 100))
+    kind = draw(st.sampled_from(["int", "interval", "multiple", "decimal"]))
+    if kind == "int":
+        return Annotated[int, at.Ge(lo), at.Le(hi)], st.integers(lo, hi)
+    if kind == "interval":
+        return (
+            Annotated[int, at.Interval(gt=lo - 1, lt=hi + 1)],
+            st.integers(lo, hi),
+        )
+    if kind == "multiple":
+        step = draw(st.integers(1, 7))
+        return Annotated[int, at.MultipleOf(step)], st.integers(-50, 50).map(lambda k: k * step)
+    return (
+        Annotated[decimal.Decimal, at.Ge(decimal.Decimal(lo)), typing_extensions.Doc("An amount.")],
+        st.decimals(min_value=lo, max_value=lo + 10**6, allow_nan=False, places=3),
+    )
+
+
+def _sized_text(draw: st.DrawFn) -> TypeAndValues:
+    lo = draw(st.integers(0, 3))
+    hi = lo + draw(st.integers(0, 5))
+    bound = draw(st.sampled_from([at.Len(lo, hi), at.MinLen(lo), at.MaxLen(hi)]))
+    low = lo if not isinstance(bound, at.MaxLen) else 0
+    high = hi if not isinstance(bound, at.MinLen) else 12
+    return Annotated[str, bound], st.text("abc ", min_size=low, max_size=high)
+
+
+_SCALARS += [
+    lambda d: (decimal.Decimal, _decimals),
+    _flag_type,
+    _bounded_number,
+    _sized_text,
+]
+
 _HASHABLE_SCALARS = [*_SCALARS[:4], lambda d: (uuid.UUID, st.uuids())]
 
 
@@ -123,7 +188,9 @@ def classes(draw: st.DrawFn, depth: int = 2, kind: str | None = None) -> TypeAnd
     specs = [draw(field_types(depth=depth)) for _ in range(count)]
     with_default = draw(st.lists(st.booleans(), min_size=count, max_size=count))
     order = sorted(range(count), key=lambda i: with_default[i])
-    kind = kind or draw(st.sampled_from(["attrs", "dataclass"]))
+    kind = kind or draw(st.sampled_from(["attrs", "dataclass", "typeddict", "namedtuple"]))
+    if kind == "typeddict":
+        return _typeddict(draw, name, specs, with_default)
     fields: dict[str, tuple[Any, Any]] = {}
     value_strategies: dict[str, st.SearchStrategy[Any]] = {}
     for i in order:
@@ -144,6 +211,13 @@ def classes(draw: st.DrawFn, depth: int = 2, kind: str | None = None) -> TypeAnd
             else:
                 attributes[fname] = attrs.field(type=tp, default=default)
         cls = attrs.make_class(name, attributes, frozen=draw(st.booleans()))
+    elif kind == "namedtuple":
+        body: dict[str, Any] = {
+            "__module__": __name__,
+            "__annotations__": {fname: tp for fname, (tp, _) in fields.items()},
+            **{fname: d for fname, (_, d) in fields.items() if d is not attrs.NOTHING},
+        }
+        cls = types.new_class(name, (typing.NamedTuple,), exec_body=lambda ns: ns.update(body))
     else:
         dc_fields = []
         for fname, (tp, default) in fields.items():
@@ -155,10 +229,41 @@ def classes(draw: st.DrawFn, depth: int = 2, kind: str | None = None) -> TypeAnd
                 )
             else:
                 dc_fields.append((fname, tp, dataclasses.field(default=default)))
-        cls = dataclasses.make_dataclass(name, dc_fields)
+        initvar = draw(st.booleans())
+        if initvar:  # a required InitVar, kept by __post_init__ so it can be encoded
+            dc_fields.insert(0, ("scale", dataclasses.InitVar[int]))  # type: ignore[arg-type]
+            value_strategies["scale"] = st.integers(-5, 5)
+        namespace = {"__post_init__": _keep_scale} if initvar else None
+        cls = dataclasses.make_dataclass(name, dc_fields, namespace=namespace)
     cls.__module__ = __name__
     globals()[name] = cls  # so typing can find it by name, like a module-level class
     return cls, st.builds(cls, **value_strategies)
+
+
+def _keep_scale(self: Any, scale: int) -> None:
+    self.scale = scale
+
+
+def _typeddict(
+    draw: st.DrawFn, name: str, specs: list[TypeAndValues], optional: list[bool]
+) -> TypeAndValues:
+    """A TypedDict: some keys NotRequired (or the class not total, some keys Required)."""
+    total = draw(st.booleans())
+    annotations: dict[str, Any] = {}
+    required: dict[str, st.SearchStrategy[Any]] = {}
+    left_out: dict[str, st.SearchStrategy[Any]] = {}
+    for i, (tp, values) in enumerate(specs):
+        key = f"k{i}"
+        if optional[i]:
+            annotations[key] = typing_extensions.NotRequired[tp] if total else tp
+            left_out[key] = values
+        else:
+            annotations[key] = tp if total else typing_extensions.Required[tp]
+            required[key] = values
+    cls = typing_extensions.TypedDict(name, annotations, total=total)  # type: ignore[operator]
+    cls.__module__ = __name__
+    globals()[name] = cls
+    return cls, st.fixed_dictionaries(required, optional=left_out)
 
 
 def _hashable(value: Any) -> bool:

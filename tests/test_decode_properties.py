@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import re
 from collections.abc import Iterator
@@ -102,6 +103,8 @@ def sites(node: ni.Node, value: Any, path: list[Any]) -> Iterator[tuple[list[Any
 def wrong_value(node: ni.Node) -> Any:
     """A value of a JSON kind (or outside the values) that ``node`` never accepts."""
     inner = unwrap(node)
+    if ni.is_decimal(inner):  # a number is a fine Decimal too
+        return "not a number"
     if isinstance(inner, ni.ScalarNode) and inner.type == "string":
         return 12345
     return "\u0000never valid"
@@ -178,5 +181,28 @@ def test_mutated_payloads_fail_where_they_were_changed(data: st.DataObject) -> N
 def test_cattrs_unstructured_values_decode_back(data: st.DataObject) -> None:
     """What cattrs.unstructure makes of an instance decodes back to an equal instance."""
     cls, values = data.draw(classes())
+    # cattrs writes a Flag as its integer and a NamedTuple as an array, shapes these
+    # types do not have here (the docs say so); the rest must decode back.
+    assume(not any(_cattrs_reshapes(n) for n in _all_nodes(ni.type_info(cls))))
     x = data.draw(values)
     assert decode(cls, cattrs.Converter().unstructure(x)) == x
+
+
+def _all_nodes(node: ni.Node) -> Iterator[ni.Node]:
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(ni._children(current))
+
+
+def _cattrs_reshapes(node: ni.Node) -> bool:
+    if isinstance(node, ni.ArrayNode) and issubclass(node.container, enum.Flag):
+        return True
+    return isinstance(node, ni.ObjectNode) and isinstance(node.python_type, type) and issubclass(
+        node.python_type, tuple
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import enum
 import math
 import threading
@@ -11,6 +12,7 @@ from typing import Any, cast, overload
 import attrs
 import orjson
 
+from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import _REGISTRY
 from ._rules import check, regex_features
@@ -442,6 +444,10 @@ def _json_default(f: ni.Field) -> Any:
 
 
 def _to_json(value: Any) -> Any:
+    if isinstance(value, enum.Flag):
+        return mt.flag_names(value)
+    if isinstance(value, decimal.Decimal):
+        return mt.decimal_text(value) if value.is_finite() else _NO_DEFAULT
     if isinstance(value, enum.Enum):
         value = value.value
     if value is None or isinstance(value, (str, bool, int)):
