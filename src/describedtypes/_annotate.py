@@ -334,11 +334,12 @@ def _own_docstring(obj: Any) -> str | None:
 
 
 def _is_generated_namedtuple_doc(cls: type, doc: str) -> bool:
-    # collections.namedtuple sets __doc__ to "Point(x, y)".
+    # collections.namedtuple sets __doc__ to "Point(x, y)" ("Point(x,)" for one field).
     fields = getattr(cls, "_fields", None)
     if not issubclass(cls, tuple) or not isinstance(fields, tuple):
         return False
-    return doc == f"{cls.__name__}({', '.join(fields)})"
+    listed = ", ".join(fields)
+    return doc in {f"{cls.__name__}({listed})", f"{cls.__name__}({listed},)"}
 
 
 def _is_generated_dataclass_doc(cls: type, doc: str) -> bool:

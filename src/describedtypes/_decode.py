@@ -179,6 +179,8 @@ def _brief(value: Any, limit: int = 40) -> str:
         return repr(value) if bits <= 128 else f"<integer of {bits} bits>"
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, decimal.Decimal):
+        return _brief(str(value), limit)[1:-1] if len(str(value)) > limit else str(value)
     if isinstance(value, (list, tuple)):
         return f"<array of {len(value)} items>"
     if isinstance(value, Mapping):
@@ -1955,6 +1957,22 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
         raise _too_deep() from None
 
 
+def _arguments_decoder(node: ni.ObjectNode) -> _Decoder:
+    decoder = _ARGUMENTS.get(node)
+    if decoder is None:
+        with _LOCK:
+            decoder = _ARGUMENTS.get(node)
+            if decoder is None:
+                decoder = _Decoder(_Compiler().arguments(node), (), _needs_exact(node))
+                _ARGUMENTS[node] = decoder
+    return decoder
+
+
+def reads_exact_numbers(node: ni.ObjectNode) -> bool:
+    """A Decimal is among the parameters: decode their JSON text, not a parsed copy."""
+    return _arguments_decoder(node).exact
+
+
 def decode_arguments(
     func: Any, data: str | bytes | bytearray | memoryview | Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -1995,13 +2013,7 @@ def decode_arguments(
         found = ni.type_info(func)
         assert isinstance(found, ni.ObjectNode)
         node = found
-    decoder = _ARGUMENTS.get(node)
-    if decoder is None:
-        with _LOCK:
-            decoder = _ARGUMENTS.get(node)
-            if decoder is None:
-                decoder = _Decoder(_Compiler().arguments(node), (), _needs_exact(node))
-                _ARGUMENTS[node] = decoder
+    decoder = _arguments_decoder(node)
     fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = bytes(data) if isinstance(data, memoryview) else data

@@ -118,11 +118,12 @@ class _EncodeCompiler:
         plan: list[tuple[str, str, bool, Unstructure]], cls: Any, node: ni.ObjectNode
     ) -> Unstructure:
         # A dataclass InitVar is passed to __init__ and not kept: it is written from an
-        # attribute of the same name when the instance keeps one (``self.x = x`` in
-        # __post_init__), left out when it has a default, and an error otherwise.
+        # attribute of the same name the instance itself keeps (``self.x = x`` in
+        # __post_init__), and is an error otherwise (its value is gone; writing the
+        # class default instead would decode back to a different instance).
         own = getattr(cls, "__dataclass_fields__", {})
         initvars = {
-            name: node.field_by_name(name)
+            name
             for name, f in own.items()
             if f._field_type is dataclasses._FIELD_INITVAR  # type: ignore[attr-defined]
         }
@@ -130,19 +131,17 @@ class _EncodeCompiler:
         def fn(obj: Any) -> Any:
             out: dict[str, Any] = {}
             for name, key, omit_none, un in plan:
-                value = getattr(obj, name, _M)
-                if value is _M:
-                    field = initvars.get(name)
-                    if field is not None and field.has_default:
-                        continue
-                    if field is not None:
+                if name in initvars:
+                    value = getattr(obj, "__dict__", {}).get(name, _M)
+                    if value is _M:
                         msg = (
                             f"cannot encode {type(obj).__qualname__}: the InitVar {name!r} is "
-                            "passed to __init__ and not kept on the instance; keep it (self."
-                            f"{name} = {name} in __post_init__) or give it a default"
+                            "passed to __init__ and not kept on the instance; keep it "
+                            f"(self.{name} = {name} in __post_init__) so it can be written"
                         )
                         raise TypeError(msg)
-                    value = getattr(obj, name)  # the AttributeError, as it is
+                else:
+                    value = getattr(obj, name)
                 if value is None and omit_none:
                     continue
                 out[key] = un(value)

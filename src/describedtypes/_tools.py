@@ -13,14 +13,14 @@ import threading
 import traceback as _traceback
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, cast, overload
 
 import attrs
 import orjson
 
 from . import adapters as _adapters
 from ._annotate import _REGISTRY
-from ._decode import _brief, _problem_lines, decode_arguments
+from ._decode import _brief, _problem_lines, decode_arguments, reads_exact_numbers
 from ._encode import encode
 from ._jsontext import _json_problem
 from ._rules import check, check_request
@@ -356,8 +356,10 @@ class Tool:
                 )
                 return _failure(self._exception_message(wrong), call_id, name, wrong)
         else:
+            exact = isinstance(arguments, (str, bytes, bytearray)) and reads_exact_numbers(node)
             try:
-                kwargs = decode_arguments(node, raw)
+                # A Decimal parameter reads its digits from the text, not a parsed float.
+                kwargs = decode_arguments(node, cast(Any, arguments) if exact else raw)
             except DecodeError as exc:
                 return _failure(self._argument_message(exc.errors), call_id, name, exc)
             for param in self._fill_none:
