@@ -1,10 +1,12 @@
 """Hypothesis builders of whole attrs/dataclass class trees plus matching instances.
 
-``classes()`` draws a ``(cls, instances)`` pair: a freshly made class (attrs class,
-dataclass, TypedDict or NamedTuple; nested classes, Optional, list, set, dict, Enum, Flag,
-Literal, datetime, Decimal, annotated-types bounds, dataclass InitVars, defaults) and a
-strategy of its instances. Types are made with real type objects, so they inspect and
-decode like hand-written ones.
+``classes()`` draws a ``(cls, instances)`` pair: a freshly made class (attrs or dataclass,
+nested classes, Optional, list, set, dict, Enum, Literal, datetime, defaults) and a
+strategy of its instances. ``classes(more_types=True)`` also makes TypedDicts and
+NamedTuples, dataclasses with an InitVar, and fields of Decimal, Flag/IntFlag and
+annotated-types bounds (opt-in: tests whose oracle knows only attrs and dataclasses, such
+as the pydantic differential or ``cattrs.unstructure``, keep the plain trees). Types are
+made with real type objects, so they inspect and decode like hand-written ones.
 """
 
 from __future__ import annotations
@@ -137,7 +139,8 @@ def _sized_text(draw: st.DrawFn) -> TypeAndValues:
     return Annotated[str, bound], st.text("abc ", min_size=low, max_size=high)
 
 
-_SCALARS += [
+_MORE_SCALARS: list[Callable[[st.DrawFn], TypeAndValues]] = [
+    *_SCALARS,
     lambda d: (decimal.Decimal, _decimals),
     _flag_type,
     _bounded_number,
@@ -148,20 +151,20 @@ _HASHABLE_SCALARS = [*_SCALARS[:4], lambda d: (uuid.UUID, st.uuids())]
 
 
 @st.composite
-def field_types(draw: st.DrawFn, depth: int = 2) -> TypeAndValues:
+def field_types(draw: st.DrawFn, depth: int = 2, more_types: bool = False) -> TypeAndValues:
     """A field type and a strategy of its values; ``depth`` bounds class nesting."""
     kinds = ["scalar"] * 5 + ["optional", "list", "set", "dict"]
     if depth > 0:
         kinds += ["class", "class"]
     kind = draw(st.sampled_from(kinds))
     if kind == "scalar":
-        return draw(st.sampled_from(_SCALARS))(draw)
+        return draw(st.sampled_from(_MORE_SCALARS if more_types else _SCALARS))(draw)
     if kind == "set":
         tp, values = draw(st.sampled_from(_HASHABLE_SCALARS))(draw)
         return frozenset[tp], st.frozensets(values, max_size=3)  # type: ignore[valid-type]
     if kind == "class":
-        return draw(classes(depth=depth - 1))
-    inner_tp, inner = draw(field_types(depth=max(depth - 1, 0)))
+        return draw(classes(depth=depth - 1, more_types=more_types))
+    inner_tp, inner = draw(field_types(depth=max(depth - 1, 0), more_types=more_types))
     if kind == "optional":
         if _is_optional(inner_tp):
             return inner_tp, inner
@@ -176,7 +179,9 @@ def _is_optional(tp: Any) -> bool:
 
 
 @st.composite
-def classes(draw: st.DrawFn, depth: int = 2, kind: str | None = None) -> TypeAndValues:
+def classes(
+    draw: st.DrawFn, depth: int = 2, kind: str | None = None, more_types: bool = False
+) -> TypeAndValues:
     """A new attrs class or dataclass with 1-4 fields, and a strategy of its instances.
 
     Some fields get defaults (drawn from their own values); those come last, as both
@@ -185,10 +190,12 @@ def classes(draw: st.DrawFn, depth: int = 2, kind: str | None = None) -> TypeAnd
     n = next(_counter)
     name = f"Gen{n}"
     count = draw(st.integers(min_value=1, max_value=4))
-    specs = [draw(field_types(depth=depth)) for _ in range(count)]
+    specs = [draw(field_types(depth=depth, more_types=more_types)) for _ in range(count)]
     with_default = draw(st.lists(st.booleans(), min_size=count, max_size=count))
     order = sorted(range(count), key=lambda i: with_default[i])
-    kind = kind or draw(st.sampled_from(["attrs", "dataclass", "typeddict", "namedtuple"]))
+    kinds = ["attrs", "dataclass", "typeddict", "namedtuple"] if more_types else ["attrs",
+                                                                                  "dataclass"]
+    kind = kind or draw(st.sampled_from(kinds))
     if kind == "typeddict":
         return _typeddict(draw, name, specs, with_default)
     fields: dict[str, tuple[Any, Any]] = {}
@@ -229,7 +236,7 @@ def classes(draw: st.DrawFn, depth: int = 2, kind: str | None = None) -> TypeAnd
                 )
             else:
                 dc_fields.append((fname, tp, dataclasses.field(default=default)))
-        initvar = draw(st.booleans())
+        initvar = more_types and draw(st.booleans())
         if initvar:  # a required InitVar, kept by __post_init__ so it can be encoded
             dc_fields.insert(0, ("scale", dataclasses.InitVar[int]))  # type: ignore[arg-type]
             value_strategies["scale"] = st.integers(-5, 5)

@@ -663,7 +663,7 @@ class TestExplain:
             explain(Weather, "OPENAI")  # type: ignore[arg-type]
 
     @settings(max_examples=40)
-    @given(classes())
+    @given(classes(more_types=True))
     def test_rewrite_pointers_resolve(self, drawn: Any) -> None:
         """Every rewrite's pointer names a place that exists in the body."""
         cls, _ = drawn
@@ -683,7 +683,7 @@ class TestExplain:
 
 class TestGeneratedClasses:
     @settings(max_examples=60)
-    @given(classes())
+    @given(classes(more_types=True))
     def test_every_adapter_output_passes_its_rules(self, drawn: Any) -> None:
         """For random class trees each adapter's output is valid JSON Schema and passes
         its own provider's check (or the build raises SchemaError)."""
@@ -726,7 +726,7 @@ class TestCustomAdapter:
         assert out["function"]["strict"] is True
 
     @settings(max_examples=40)
-    @given(classes())
+    @given(classes(more_types=True))
     def test_portable_output_passes_every_provider(self, drawn: Any) -> None:
         """The portable adapter's body passes OpenAI, Anthropic and Gemini checks."""
         cls, _ = drawn

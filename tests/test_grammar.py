@@ -399,7 +399,7 @@ def test_out_of_bounds_replies(adapter: Adapter, key: str, bad: Any, keyword: st
 # -- random class trees from tests/strategies.py ----------------------------------------------
 
 
-@given(classes(), st.sampled_from(STRICT), st.booleans())
+@given(classes(more_types=True), st.sampled_from(STRICT), st.booleans())
 def test_strict_bodies_compile_cleanly(
     cv: TypeAndValues, adapter: Adapter, use_references: bool
 ) -> None:
@@ -411,7 +411,7 @@ def test_strict_bodies_compile_cleanly(
 
 
 @settings(max_examples=60)
-@given(st.data(), classes(), st.sampled_from(STRICT), st.booleans())
+@given(st.data(), classes(more_types=True), st.sampled_from(STRICT), st.booleans())
 def test_strict_replies_are_accepted_and_decode(
     data: st.DataObject, cv: TypeAndValues, adapter: Adapter, use_references: bool
 ) -> None:
@@ -479,7 +479,7 @@ def _break(
 
 
 @settings(max_examples=60)
-@given(st.data(), classes(), st.sampled_from([*STRICT, STANDARD]), st.booleans())
+@given(st.data(), classes(more_types=True), st.sampled_from([*STRICT, STANDARD]), st.booleans())
 def test_broken_replies_are_refused(
     data: st.DataObject, cv: TypeAndValues, adapter: Adapter, use_references: bool
 ) -> None:
@@ -507,7 +507,7 @@ def test_broken_replies_are_refused(
 
 
 @settings(max_examples=60)
-@given(st.data(), classes(), st.booleans())
+@given(st.data(), classes(more_types=True), st.booleans())
 def test_standard_accepts_encode_output(
     data: st.DataObject, cv: TypeAndValues, use_references: bool
 ) -> None:

@@ -260,7 +260,7 @@ def test_bodies_are_json_schema(adapter: Adapter, cls: type) -> None:
 
 
 @settings(max_examples=50)
-@given(classes())
+@given(classes(more_types=True))
 def test_generated_bodies_are_json_schema(drawn: Any) -> None:
     """For random class trees every adapter's body is a valid draft 2020-12 schema."""
     cls, _ = drawn

@@ -35,7 +35,7 @@ def objects(node: Any) -> Iterator[dict[str, Any]]:
             yield from objects(value)
 
 
-@given(classes(), st.sampled_from([STANDARD, OPENAI, OPENAI_TOOLS]), st.booleans())
+@given(classes(more_types=True), st.sampled_from([STANDARD, OPENAI, OPENAI_TOOLS]), st.booleans())
 def test_every_body_is_valid_json_schema(
     cv: TypeAndValues, adapter: Any, use_references: bool
 ) -> None:
@@ -45,7 +45,7 @@ def test_every_body_is_valid_json_schema(
     jsonschema.Draft202012Validator.check_schema(body)
 
 
-@given(classes(), st.sampled_from(STRICT), st.booleans())
+@given(classes(more_types=True), st.sampled_from(STRICT), st.booleans())
 def test_strict_objects_are_closed_and_fully_required(
     cv: TypeAndValues, adapter: Any, use_references: bool
 ) -> None:
@@ -57,7 +57,7 @@ def test_strict_objects_are_closed_and_fully_required(
         assert obj["required"] == list(obj["properties"])
 
 
-@given(classes(), st.sampled_from(STRICT), st.booleans())
+@given(classes(more_types=True), st.sampled_from(STRICT), st.booleans())
 def test_strict_output_has_no_rejected_constructs(
     cv: TypeAndValues, adapter: Any, use_references: bool
 ) -> None:
@@ -81,7 +81,7 @@ def test_strict_output_has_no_rejected_constructs(
     assert body["type"] == "object"
 
 
-@given(st.data(), classes(), st.booleans())
+@given(st.data(), classes(more_types=True), st.booleans())
 def test_encoded_instances_validate_against_standard(
     data: st.DataObject, cv: TypeAndValues, use_references: bool
 ) -> None:
@@ -92,7 +92,7 @@ def test_encoded_instances_validate_against_standard(
     jsonschema.Draft202012Validator(body).validate(orjson.loads(encode(instance)))
 
 
-@given(classes(), st.sampled_from([STANDARD, OPENAI, OPENAI_TOOLS]))
+@given(classes(more_types=True), st.sampled_from([STANDARD, OPENAI, OPENAI_TOOLS]))
 def test_references_do_not_change_a_flat_class(cv: TypeAndValues, adapter: Any) -> None:
     """A class with no nested classes has the same schema with or without references."""
     cls, _ = cv

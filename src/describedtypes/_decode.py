@@ -410,6 +410,10 @@ _DECIMAL_TEXT = re.compile(mt.DECIMAL_PATTERN)
 _MAX_DECIMAL_LENGTH = 1000
 
 
+def _allows_null(node: ni.Node) -> bool:
+    return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
+
+
 def _needs_exact(node: ni.Node) -> bool:
     """Whether a Decimal is anywhere in the tree (then numbers are read exactly)."""
     seen: set[int] = set()
@@ -1237,7 +1241,14 @@ class _Compiler:
             )
             # null for a field that only has a default: say how to get the default.
             null_lines = []
-            if not f.nullable:
+            if f.default is ni._ABSENT and not _allows_null(f.node):
+                # A TypedDict key that may be left out: null leaves it out (the strict
+                # adapters, where every key is sent, spell "left out" as null).
+                null_lines = [
+                    f"    elif {var} is None:",
+                    "        n += 1",
+                ]
+            elif not _allows_null(f.node):
                 null_msg = self.name(
                     "_msg", f"null is not allowed; leave the {noun} out to use its default"
                 )

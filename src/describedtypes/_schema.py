@@ -408,6 +408,9 @@ class _Builder:
                         enum=node.enum if node.enum is not None else inner.enum,
                     ) if not isinstance(inner, ni.ObjectNode) else inner
                 node = inner
+            if f.default is ni._ABSENT and self.adapter.strict and not _node_allows_null(node):
+                # Every key is sent under a strict adapter: null stands for "left out".
+                node = ni.UnionNode(options=(node, ni.NullNode()))
             prop = self.render(node, fpointer, fpath, f)
             if f.has_default:
                 default = _json_default(f)
@@ -429,6 +432,10 @@ class _Builder:
 
 
 _NO_DEFAULT = object()
+
+
+def _node_allows_null(node: ni.Node) -> bool:
+    return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
 
 
 def _absent_means_none(f: ni.Field) -> bool:

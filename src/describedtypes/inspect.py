@@ -206,6 +206,9 @@ class Field:
         required: True when it has no default.
         default: The default value, or ``attrs.NOTHING``.
         default_factory: A zero-argument callable making the default, or None.
+        absent_is_none: Leaving the field out means None when its type allows None
+            (True for class fields and parameters; False for TypedDict keys, where a
+            key left out is not a key holding None).
     """
 
     name: str
@@ -216,10 +219,12 @@ class Field:
     required: bool = True
     default: Any = _NOTHING
     default_factory: Callable[[], Any] | None = None
+    absent_is_none: bool = True
 
     @property
     def nullable(self) -> bool:
-        return isinstance(self.node, UnionNode) and self.node.nullable
+        """None is among its values, and leaving it out means None."""
+        return self.absent_is_none and isinstance(self.node, UnionNode) and self.node.nullable
 
     @property
     def has_default(self) -> bool:
@@ -625,9 +630,12 @@ class _Inspector:
             fnode = self.node(hints[name], field_path, tp)
             fnode = _apply_validator(fnode, validator, field_path, tp)
             field_ann = _with_annotated_name(field_ann, hints[name])
-            fields.append(
-                _make_field(name, init_name, fnode, field_ann, override.get(name), default, factory)
+            made = _make_field(
+                name, init_name, fnode, field_ann, override.get(name), default, factory
             )
+            if mt.is_typeddict(cls):
+                made = attrs.evolve(made, absent_is_none=False)
+            fields.append(made)
         _check_unique_keys(fields, root, tp)
         object.__setattr__(node, "fields", tuple(fields))
         node._seal()
