@@ -24,6 +24,7 @@ import dataclasses
 import decimal
 import enum
 import math
+import typing
 from collections.abc import Iterator
 from typing import Any
 
@@ -68,13 +69,17 @@ def is_namedtuple(tp: Any) -> bool:
     )
 
 
-_REQUIRED = {typing_extensions.Required}
-_NOT_REQUIRED = {typing_extensions.NotRequired}
-_READ_ONLY = {getattr(typing_extensions, "ReadOnly", None)} - {None}
-for _name, _into in (("Required", _REQUIRED), ("NotRequired", _NOT_REQUIRED)):
-    _found = getattr(__import__("typing"), _name, None)
-    if _found is not None:
-        _into.add(_found)
+# typing has Required/NotRequired from Python 3.11 and ReadOnly from 3.13;
+# typing_extensions has them all (ReadOnly from 4.9).
+_REQUIRED = {f for f in (typing_extensions.Required, getattr(typing, "Required", None)) if f}
+_NOT_REQUIRED = {
+    f for f in (typing_extensions.NotRequired, getattr(typing, "NotRequired", None)) if f
+}
+_READ_ONLY = {
+    f
+    for f in (getattr(typing_extensions, "ReadOnly", None), getattr(typing, "ReadOnly", None))
+    if f
+}
 
 
 def unwrap_qualifier(tp: Any) -> tuple[Any, bool | None] | None:
