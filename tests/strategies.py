@@ -151,9 +151,18 @@ _HASHABLE_SCALARS = [*_SCALARS[:4], lambda d: (uuid.UUID, st.uuids())]
 
 
 @st.composite
-def field_types(draw: st.DrawFn, depth: int = 2, more_types: bool = False) -> TypeAndValues:
-    """A field type and a strategy of its values; ``depth`` bounds class nesting."""
-    kinds = ["scalar"] * 5 + ["optional", "list", "set", "dict"]
+def field_types(
+    draw: st.DrawFn, depth: int = 2, containers: int = 3, more_types: bool = False
+) -> TypeAndValues:
+    """A field type and a strategy of its values.
+
+    ``depth`` bounds class nesting and ``containers`` the lists, dicts and optionals
+    around one another (OpenAI accepts 10 levels of nesting; a dict under a strict
+    adapter is two levels).
+    """
+    kinds = ["scalar"] * 5 + ["set"]
+    if containers > 0:
+        kinds += ["optional", "list", "dict"]
     if depth > 0:
         kinds += ["class", "class"]
     kind = draw(st.sampled_from(kinds))
@@ -164,7 +173,9 @@ def field_types(draw: st.DrawFn, depth: int = 2, more_types: bool = False) -> Ty
         return frozenset[tp], st.frozensets(values, max_size=3)  # type: ignore[valid-type]
     if kind == "class":
         return draw(classes(depth=depth - 1, more_types=more_types))
-    inner_tp, inner = draw(field_types(depth=max(depth - 1, 0), more_types=more_types))
+    inner_tp, inner = draw(
+        field_types(depth=max(depth - 1, 0), containers=containers - 1, more_types=more_types)
+    )
     if kind == "optional":
         if _is_optional(inner_tp):
             return inner_tp, inner

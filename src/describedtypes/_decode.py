@@ -49,13 +49,13 @@ of the reply's text tells the model is worked out in ``_jsontext.py``.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import datetime
 import decimal
 import difflib
 import enum
 import functools
+import itertools
 import json
 import keyword
 import linecache
@@ -63,16 +63,18 @@ import math
 import re
 import threading
 import uuid
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn, TypeVar, overload
+from typing import Any, NoReturn, TypeVar, cast, overload
 
 import attrs
 import cattrs
 import orjson
 
+from . import _cache
 from . import _moretypes as mt
 from . import inspect as ni
-from ._annotate import _REGISTRY
+from ._annotate import Registry, annotate, current_stamp
 from ._jsontext import _FENCE, _json_error, _parse_fenced
 from .errors import DecodeError, SchemaError, _render_errors
 
@@ -1318,13 +1320,19 @@ class _Compiler:
         self, name: str, src: str, label: str, extra: dict[str, Any] | None = None
     ) -> Structure:
         self._names += 1
-        filename = f"<describedtypes decode {label} #{self._names}>"
+        # Unique in the process, so two types of the same name never share a file name.
+        filename = f"<describedtypes decode {label} #{next(_SOURCE_NUMBERS)}>"
         ns = self.ns if extra is None else {**self.ns, **extra}
         exec(compile(src, filename, "exec"), ns)
-        # Registered so tracebacks and profiles can show the generated source.
-        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         fn: Structure = ns[name]
+        # Registered so tracebacks and profiles can show the generated source, and
+        # dropped with the function.
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        weakref.finalize(fn, linecache.cache.pop, filename, None)
         return fn
+
+
+_SOURCE_NUMBERS = itertools.count(1)
 
 
 def _check_lines(var: str, key: str, fn: str, fast: str | None) -> list[str]:
@@ -1769,39 +1777,23 @@ class _Decoder:
     exact: bool = False
 
 
-_LOCK = threading.RLock()
-_DECODERS: dict[Any, _Decoder] = {}
-_ARGUMENTS: dict[ni.ObjectNode, _Decoder] = {}
-#: (id(converter), tp) -> (converter, decoder); bounded, converters are not weakref-able.
-_HOOKED: collections.OrderedDict[tuple[int, Any], tuple[Any, _Decoder]] = (
-    collections.OrderedDict()
-)
-_HOOKED_MAX = 128
+_HOOKED_PER_TYPE = 8
 
 
-def _clear() -> None:
-    with _LOCK:
-        _DECODERS.clear()
-        _ARGUMENTS.clear()
-        _HOOKED.clear()
-
-
-_REGISTRY.on_change(_clear)
-
-
-def _decoder(tp: Any, converter: Any) -> _Decoder:
+def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder:
     if converter is None:
-        try:
-            found = _DECODERS.get(tp)
-        except TypeError:  # unhashable type expression: compile without caching
-            return _plain_decoder(tp)
-        if found is not None:
+        key: Any = ("decoder", tp, registry)
+        entry = _cache.get(tp, key)
+        if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+            found: _Decoder = entry.value
             return found
-        with _LOCK:
-            found = _DECODERS.get(tp)
-            if found is None:
-                found = _plain_decoder(tp)
-                _DECODERS[tp] = found
+        if not isinstance(cast(Any, registry), Registry):
+            msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+            raise TypeError(msg)
+        stamp = current_stamp()
+        node = ni.type_info(tp, registry)
+        found = _Decoder(_Compiler().compile(node).fn, (), _needs_exact(node))
+        _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
         return found
     if not isinstance(converter, cattrs.BaseConverter):
         msg = (
@@ -1809,30 +1801,30 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
             f"{type(converter).__name__}; leave it out to use the built-in rules alone"
         )
         raise TypeError(msg)
-    try:
-        key = (id(converter), tp)
-        hit = _HOOKED.get(key)
-    except TypeError:
-        return _hooked_decoder(tp, converter)
-    if hit is not None and hit[0] is converter and _still_current(hit[1], converter):
-        return hit[1]
-    decoder = _hooked_decoder(tp, converter)
-    with _LOCK:
-        _HOOKED[key] = (converter, decoder)
-        _HOOKED.move_to_end(key)
-        while len(_HOOKED) > _HOOKED_MAX:
-            _HOOKED.popitem(last=False)
+    # Hooked decoders live with the type, a few converters each (converters cannot be
+    # weakly referenced; a bounded number per type keeps a converter made per request
+    # from piling up).
+    key = ("hooked", tp, registry)
+    entry = _cache.get(tp, key)
+    table: dict[int, tuple[Any, _Decoder]] = {}
+    if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+        table = entry.value
+        hit = table.get(id(converter))
+        if hit is not None and hit[0] is converter and _still_current(hit[1], converter):
+            return hit[1]
+    stamp = current_stamp()
+    node = ni.type_info(tp, registry)
+    decoder = _hooked_decoder(node, converter)
+    table = dict(table)
+    table[id(converter)] = (converter, decoder)
+    while len(table) > _HOOKED_PER_TYPE:
+        del table[next(iter(table))]
+    _cache.put(tp, key, _cache.Entry(table, registry, stamp, node=node))
     return decoder
 
 
-def _plain_decoder(tp: Any) -> _Decoder:
-    node = ni.type_info(tp)
-    return _Decoder(_Compiler().compile(node).fn, (), _needs_exact(node))
-
-
-def _hooked_decoder(tp: Any, converter: Any) -> _Decoder:
+def _hooked_decoder(node: ni.Node, converter: Any) -> _Decoder:
     compiler = _Compiler(_HookSource(converter))
-    node = ni.type_info(tp)
     fn = compiler.compile(node).fn
     seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
     return _Decoder(fn, seen, _needs_exact(node))
@@ -1901,10 +1893,12 @@ T = TypeVar("T")
 
 
 @overload
-def decode(tp: type[T], data: Any, *, converter: Any = None) -> T: ...
+def decode(
+    tp: type[T], data: Any, *, converter: Any = None, registry: Registry = annotate
+) -> T: ...
 @overload
-def decode(tp: Any, data: Any, *, converter: Any = None) -> Any: ...
-def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
+def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = annotate) -> Any: ...
+def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = annotate) -> Any:
     """Decode a model reply into an instance of ``tp``, checking it against the schema.
 
     ``data`` is JSON text (``str``, ``bytes``, ``bytearray``, ``memoryview``) or an
@@ -1931,6 +1925,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
         data: The reply.
         converter: A ``cattrs.Converter`` whose own structure hooks decode the types
             they are registered for; the rules above decide everything else.
+        registry: Where registered annotations (field names, enums) are looked up.
 
     Returns:
         The decoded value.
@@ -1946,11 +1941,15 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     # The common path is spelled out here: one call less per decode.
     if converter is None:
         try:
-            decoder = _DECODERS[tp]
-        except (KeyError, TypeError):
-            decoder = _decoder(tp, None)
+            entry = _cache.get(tp, ("decoder", tp, registry))
+        except TypeError:
+            entry = None
+        if entry is not None and entry.stamp == current_stamp():
+            decoder: _Decoder = entry.value
+        else:
+            decoder = _decoder(tp, None, registry)
     else:
-        decoder = _decoder(tp, converter)
+        decoder = _decoder(tp, converter, registry)
     fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = data
@@ -1969,14 +1968,15 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
 
 
 def _arguments_decoder(node: ni.ObjectNode) -> _Decoder:
-    decoder = _ARGUMENTS.get(node)
-    if decoder is None:
-        with _LOCK:
-            decoder = _ARGUMENTS.get(node)
-            if decoder is None:
-                decoder = _Decoder(_Compiler().arguments(node), (), _needs_exact(node))
-                _ARGUMENTS[node] = decoder
-    return decoder
+    owner = node.python_type
+    entry = _cache.get(owner, ("arguments", node))
+    if entry is None:
+        # Stored with the function (or partial) the node describes, keyed by the node:
+        # a new node (after a registration) compiles anew.
+        decoder = _Decoder(_Compiler().arguments(node), (), _needs_exact(node))
+        entry = _cache.put(owner, ("arguments", node), _cache.Entry(decoder, annotate, 0))
+    found: _Decoder = entry.value
+    return found
 
 
 def reads_exact_numbers(node: ni.ObjectNode) -> bool:
@@ -1985,7 +1985,10 @@ def reads_exact_numbers(node: ni.ObjectNode) -> bool:
 
 
 def decode_arguments(
-    func: Any, data: str | bytes | bytearray | memoryview | Mapping[str, Any]
+    func: Any,
+    data: str | bytes | bytearray | memoryview | Mapping[str, Any],
+    *,
+    registry: Registry = annotate,
 ) -> dict[str, Any]:
     """Check a model's arguments for a function and decode them into Python values.
 
@@ -1998,6 +2001,7 @@ def decode_arguments(
             inspected parameters (``describedtypes.inspect.type_info(func)``).
         data: The arguments as JSON text or an already-parsed mapping. Blank text
             counts as no arguments.
+        registry: Where registered annotations are looked up (for a function).
 
     Returns:
         The arguments the model supplied, decoded, keyed by parameter name; parameters
@@ -2021,7 +2025,10 @@ def decode_arguments(
                 "decode(T, data)"
             )
             raise SchemaError(msg, type_=func)
-        found = ni.type_info(func)
+        if not isinstance(cast(Any, registry), Registry):
+            msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+            raise TypeError(msg)
+        found = ni.type_info(func, registry)
         assert isinstance(found, ni.ObjectNode)
         node = found
     decoder = _arguments_decoder(node)

@@ -65,9 +65,8 @@ reveal_type(decode(list[Weather], "[]"))  # expect: list[Weather]
 reveal_type(decode_response(Weather, response))  # expect: Weather
 reveal_type(decode_response(list[int], response))  # expect: list[int]
 reveal_type(decode_arguments(get_weather, '{"city": "Paris"}'))  # expect: dict[str, Any]
-reveal_type(schema(Weather))  # expect: dict[str, Any]
-reveal_type(schema(Weather, dict_type=dict))  # expect: dict[str, Any]
-reveal_type(schema(Weather, dict_type=OrderedDict))  # expect: dict[str, Any]
+reveal_type(schema(Weather))  # expect: typing.Mapping[str, Any]  pyright: Mapping[str, Any]
+reveal_type(schema(Weather, dict_type=OrderedDict))  # expect: typing.Mapping[str, Any]  pyright: Mapping[str, Any]
 reveal_type(schema(Weather, dict_type=fresh_mapping))  # expect: typing.Mapping[str, Any]  pyright: Mapping[str, Any]
 
 
