@@ -272,7 +272,10 @@ def _typeddict(
     left_out: dict[str, st.SearchStrategy[Any]] = {}
     for i, (tp, values) in enumerate(specs):
         key = f"k{i}"
-        if optional[i]:
+        # A key that may be left out and may hold None cannot be told apart under a
+        # strict adapter (null is "left out" there, but None is a value): such keys are
+        # required here, and the docs state the limit.
+        if optional[i] and not _is_optional(tp):
             annotations[key] = typing_extensions.NotRequired[tp] if total else tp
             left_out[key] = values
         else:
@@ -281,7 +284,12 @@ def _typeddict(
     cls = typing_extensions.TypedDict(name, annotations, total=total)  # type: ignore[operator]
     cls.__module__ = __name__
     globals()[name] = cls
-    return cls, st.fixed_dictionaries(required, optional=left_out)
+    order = list(annotations)
+    # Keys in declaration order, as a dict literal is usually written: encode() of a
+    # plain dict keeps the dict's own order (it cannot know the TypedDict).
+    return cls, st.fixed_dictionaries(required, optional=left_out).map(
+        lambda d: {k: d[k] for k in order if k in d}
+    )
 
 
 def _hashable(value: Any) -> bool:
