@@ -1096,6 +1096,10 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
             own = typing.get_type_hints(klass, include_extras=True)
         except NameError:
             raise
+        except TypeError:
+            # Python 3.10 refuses a string annotation that evaluates to InitVar[T]
+            # ("Forward references must evaluate to types"): evaluate those by hand.
+            own = _hints_one_by_one(klass)
         hints.update(own)
     params = getattr(cls, "__parameters__", ())
     args = t.get_args(tp)
@@ -1103,6 +1107,24 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
         mapping = dict(zip(params, args, strict=False))
         hints = {k: _substitute(v, mapping) for k, v in hints.items()}
     return hints
+
+
+def _hints_one_by_one(klass: type) -> dict[str, Any]:
+    import sys
+
+    module = sys.modules.get(klass.__module__)
+    globalns = dict(vars(module)) if module is not None else {}
+    own: dict[str, Any] = {}
+    for name, annotation in _pyinspect.get_annotations(klass).items():
+        try:
+            own[name] = typing.get_type_hints(
+                _HintsOf(name, annotation, globalns), include_extras=True
+            )[name]
+        except TypeError:
+            if not isinstance(annotation, str):
+                raise
+            own[name] = eval(annotation, globalns, dict(vars(klass)))  # as get_type_hints does
+    return own
 
 
 def _substitute(tp: Any, mapping: dict[Any, Any]) -> Any:
