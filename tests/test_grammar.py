@@ -11,13 +11,16 @@ and every string the grammar allows for a date/time/UUID format decodes.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import decimal
 import enum
 import re
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
+import annotated_types as at
 import attrs
 import jsonschema
 import orjson
@@ -25,6 +28,7 @@ import pytest
 from attrs import validators as v
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from typing_extensions import NotRequired, TypedDict
 
 from describedtypes import (
     ANTHROPIC,
@@ -245,6 +249,36 @@ class OneUUID:
     v: uuid.UUID
 
 
+class Perm(enum.Flag):
+    READ = 1
+    WRITE = 2
+    EXEC = 4
+
+
+class Spot(NamedTuple):
+    lat: float
+    lon: float = 0.0
+
+
+class Extra(TypedDict):
+    note: str
+    rank: NotRequired[Annotated[int, at.Ge(1)]]
+
+
+@dataclasses.dataclass
+class MoreTypes:
+    price: Annotated[decimal.Decimal, at.Ge(0)]
+    perm: Perm
+    spot: Spot
+    extra: Extra
+    count: Annotated[int, at.Interval(ge=0, lt=100), at.MultipleOf(5)]
+    scale: dataclasses.InitVar[int]
+    name: Annotated[str, at.Len(1, 8)] = "x"
+
+    def __post_init__(self, scale: int) -> None:
+        self.scale = scale
+
+
 UTC = datetime.timezone.utc
 PLUS2 = datetime.timezone(datetime.timedelta(hours=2))
 NOW = datetime.datetime(2024, 5, 1, 12, 30, 15, 250000, tzinfo=UTC)
@@ -288,6 +322,11 @@ CASES = [
     Case("anchored patterns and bounds", Bounded, (
         Bounded("abc", "AB123", "x1y", 0, 2.5, "a", [1], "x"),
         Bounded("z", "XY999 and more", "7", 9, 0.75, "abcde", [1, 2, 3], "y", "ok"),
+    )),
+    Case("Decimal, Flag, NamedTuple, TypedDict, InitVar, annotated-types", MoreTypes, (
+        MoreTypes(decimal.Decimal("0"), Perm(0), Spot(0.0), {"note": ""}, 0, 1),
+        MoreTypes(decimal.Decimal("12345678901234567890.123456789"), Perm.READ | Perm.EXEC,
+                  Spot(-1.5, 2.0), {"note": "n", "rank": 3}, 95, -2, "abcdefgh"),
     )),
     Case("date-time, date, time, uuid formats", Times, (
         Times(NOW, datetime.date(1, 1, 1), datetime.time(0, 0, tzinfo=UTC),
@@ -340,6 +379,22 @@ def test_table_replies_are_accepted_and_decode(
     schema_body = body(case.cls, adapter, use_references)
     for instance in case.instances:
         assert_round_trip(case.cls, instance, adapter, schema_body)
+
+
+@attrs.define
+class OneDecimal:
+    v: decimal.Decimal
+
+
+@pytest.mark.parametrize("adapter", STRICT)
+def test_decimal_digits_are_held_by_the_grammar(adapter: Adapter) -> None:
+    """A Decimal's pattern compiles: the grammar lets through plain digits and nothing else."""
+    compiled = compiled_cleanly(body(OneDecimal, adapter, False), adapter)
+    for good in (b'{"v":"12.50"}', b'{"v":"-0.001"}', b'{"v":"12345678901234567890.12345"}'):
+        assert match(compiled, good).accepted, good
+        assert decode(OneDecimal, good).v == decimal.Decimal(orjson.loads(good)["v"])
+    for bad in (b'{"v":"1e3"}', b'{"v":12.5}', b'{"v":"01"}', b'{"v":"1."}', b'{"v":"NaN"}'):
+        assert not match(compiled, bad).accepted, bad
 
 
 @pytest.mark.parametrize("adapter", [ANTHROPIC, ANTHROPIC_TOOLS])
