@@ -398,13 +398,18 @@ class _ExactNumber(float):
         return made
 
 
-def _exact_loads(data: str | bytes | bytearray | memoryview) -> Any:
-    """``data`` (already accepted by orjson, maybe inside a fence) with exact numbers."""
-    text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-    fenced = _FENCE.match(text)
-    if fenced is not None:
-        text = fenced.group(1)
-    return json.loads(text, parse_float=_ExactNumber)
+def _exact_loads(data: str | bytes | bytearray | memoryview, parsed: Any) -> Any:
+    """``data`` (already parsed by orjson as ``parsed``, maybe inside a fence) with exact
+    numbers; ``parsed`` itself where the standard parser refuses what orjson took (an
+    integer of more than 4300 digits, nesting past the recursion limit)."""
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+        fenced = _FENCE.match(text)
+        if fenced is not None:
+            text = fenced.group(1)
+        return json.loads(text, parse_float=_ExactNumber)
+    except (ValueError, RecursionError):
+        return parsed
 
 
 _DECIMAL_TEXT = re.compile(mt.DECIMAL_PATTERN)
@@ -738,8 +743,9 @@ class _Compiler:
                 value = decimal.Decimal(v)
             else:  # a float (parsed input), or the Decimal itself
                 value = _exact(v)
-                if not value.is_finite():
-                    _fail(expected + _show(v))
+            if not value.is_finite() or abs(value.adjusted()) > _MAX_DECIMAL_LENGTH:
+                # Bounded: 1e999999999 is a valid JSON number, and a billion digits.
+                _fail(expected + _show(v) + " within ±1e1000")
             problems = [m for m in (check(value) for check in checks) if m is not None]
             if enum_check is not None:
                 found = enum_check(value)
@@ -1958,7 +1964,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
         except orjson.JSONDecodeError as exc:
             data = _parse_fenced(text, exc)
         if decoder.exact:
-            data = _exact_loads(text)
+            data = _exact_loads(text, data)
     try:
         return fn(data)
     except _Invalid as exc:
@@ -2037,7 +2043,7 @@ def decode_arguments(
         text = bytes(data) if isinstance(data, memoryview) else data
         data = {} if not text.strip() else _parse(text)
         if decoder.exact and text.strip():
-            data = _exact_loads(text)
+            data = _exact_loads(text, data)
     if not isinstance(data, Mapping):
         accepted = ", ".join(f.key for f in node.fields) or "(none)"
         raise DecodeError(
