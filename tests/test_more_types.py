@@ -586,3 +586,21 @@ def test_typing_extensions_module_is_what_users_import() -> None:
         assert "required" not in body(TypingTypedDict)
     assert typing_extensions.NotRequired is NotRequired
     assert isinstance(decimal.Decimal("1"), Decimal)
+
+
+def test_decimal_work_is_bounded() -> None:
+    assert errors(Price, {"price": Decimal("1E+2000")}) == [
+        ("$.price", "the number 1E+2000 is out of range; send a decimal number between -1e1000 "
+                    "and 1e1000"),
+    ]
+
+    @attrs.define
+    class Deep:
+        price: Decimal
+        rest: Any = None
+
+    # Deeper than the standard parser's recursion allows, within orjson's limit: the
+    # exact re-parse gives way to orjson's result instead of raising RecursionError.
+    nested = "[" * 1000 + "]" * 1000
+    out = decode(Deep, '{"price": "1.5", "rest": %s}' % nested)  # noqa: UP031
+    assert out.price == Decimal("1.5")

@@ -745,7 +745,10 @@ class _Compiler:
                 value = _exact(v)
             if not value.is_finite() or abs(value.adjusted()) > _MAX_DECIMAL_LENGTH:
                 # Bounded: 1e999999999 is a valid JSON number, and a billion digits.
-                _fail(expected + _show(v) + " within ±1e1000")
+                _fail(
+                    f"the number {_brief(value)} is out of range; send a decimal number "
+                    "between -1e1000 and 1e1000"
+                )
             problems = [m for m in (check(value) for check in checks) if m is not None]
             if enum_check is not None:
                 found = enum_check(value)
