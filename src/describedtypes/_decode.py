@@ -500,6 +500,8 @@ class _Compiler:
     # -- dispatch ----------------------------------------------------------------
 
     def compile(self, node: ni.Node) -> _Compiled:
+        if isinstance(node, ni.UseNode):
+            node = node.target
         hooked = self._hooked(node)
         if hooked is not None:
             return hooked
@@ -940,8 +942,6 @@ class _Compiler:
     # -- unions ------------------------------------------------------------------
 
     def union(self, node: ni.UnionNode) -> _Compiled:
-        if len(node.options) == 1:  # one use of an object, described there
-            return self.compile(node.options[0])
         options = [(o, self.compile(o)) for o in node.options]
         if node.nullable and len(options) == 2:
             inner = next(c for o, c in options if not isinstance(o, ni.NullNode))
@@ -1392,7 +1392,7 @@ def _expected_kinds(node: ni.UnionNode) -> str:
 
 
 def _node_kind_names(node: ni.Node) -> list[str]:
-    if isinstance(node, ni.ObjectNode):
+    if isinstance(node, (ni.ObjectNode, ni.UseNode)):
         return ["object"]
     if isinstance(node, ni.ScalarNode):
         return [node.format + " string" if node.format else node.type]
@@ -1433,7 +1433,7 @@ def _object_chooser(
     alone; otherwise the classes whose required keys are present and which know every
     key are tried in order. When none fits, the closest one is decoded, for its errors.
     """
-    objects = [(_object_of(option), fn) for option, fn in pairs]
+    objects = [(ni.object_of(option), fn) for option, fn in pairs]
     shaped = [(o, fn) for o, fn in objects if o is not None]
     if len(shaped) < 2:
         return None
@@ -1477,14 +1477,6 @@ def _object_chooser(
         return [best[2]]
 
     return choose
-
-
-def _object_of(node: ni.Node) -> ni.ObjectNode | None:
-    if isinstance(node, ni.ObjectNode):
-        return node
-    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        return _object_of(node.options[0])
-    return None
 
 
 def _find_tag(objects: list[ni.ObjectNode]) -> tuple[str, list[tuple[Any, ...]]] | None:

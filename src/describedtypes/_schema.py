@@ -70,7 +70,7 @@ class _Builder:
         self.owner = owner
         self.rewrites: list[Rewrite] = []
         self.recursive = _recursive_objects(root)
-        root_obj = _as_object(root)
+        root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
             self.to_defs = [o for o in ni.iter_objects(root) if o is not root_obj]
@@ -124,7 +124,7 @@ class _Builder:
             return field.description
         if node.description is not None:
             return node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         return obj.description if obj is not None else None
 
     # -- nodes ---------------------------------------------------------------------
@@ -134,7 +134,7 @@ class _Builder:
         description = field.description if field is not None else None
         if description is None:
             description = node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         if (
             obj is not None
             and (id(obj) in self.keys or (obj is self.root_object and obj in self.recursive))
@@ -208,6 +208,8 @@ class _Builder:
     def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:
         if isinstance(node, ni.ObjectNode):
             return self.object_use(node, pointer, path)
+        if isinstance(node, ni.UseNode):
+            return self.object_use(node.target, pointer, path)
         if isinstance(node, ni.ScalarNode):
             out: Json = {"type": node.type}
             if node.format is not None:
@@ -341,8 +343,6 @@ class _Builder:
 
     def union(self, node: ni.UnionNode, pointer: str, path: str) -> Json:
         options = node.options
-        if len(options) == 1:
-            return self.render(options[0], pointer, path)
         simple = [o for o in options if _is_plain_scalar(o)]
         if len(simple) == len(options):
             kinds: list[str] = []
@@ -525,15 +525,6 @@ def _kind(node: ni.Node) -> str:
     return names.get(type(node), type(node).__name__)
 
 
-def _as_object(node: ni.Node) -> ni.ObjectNode | None:
-    """The object a node stands for, seeing through a described single-option union."""
-    if isinstance(node, ni.ObjectNode):
-        return node
-    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        return _as_object(node.options[0])
-    return None
-
-
 def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     """Object nodes that lie on a cycle."""
     found: set[ni.ObjectNode] = set()
@@ -625,7 +616,7 @@ def build(
     node = ni.type_info(obj, registry)
     builder = _Builder(node, adapter, use_references, obj)
     body = builder.body()
-    root = _as_object(node)
+    root = ni.object_of(node)
     name = root.name if root is not None else _fallback_name(obj)
     description = root.description if root is not None else node.description
     wrapped = adapter.wrap(name, description, body, adapter.strict)
