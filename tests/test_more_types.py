@@ -604,3 +604,19 @@ def test_decimal_work_is_bounded() -> None:
     nested = "[" * 1000 + "]" * 1000
     out = decode(Deep, '{"price": "1.5", "rest": %s}' % nested)  # noqa: UP031
     assert out.price == Decimal("1.5")
+
+
+def test_decode_arguments_reads_a_registry_of_its_own() -> None:
+    from describedtypes import Annotation, Registry
+
+    def lookup(city: str) -> str:
+        return city
+
+    renamed = Registry()
+    renamed.register(lookup, Annotation(parameters={"city": Annotation(name="town")}))
+    assert decode_arguments(lookup, '{"town": "Oslo"}', registry=renamed) == {"city": "Oslo"}
+    assert decode_arguments(lookup, '{"city": "Oslo"}') == {"city": "Oslo"}
+    with pytest.raises(TypeError, match="registry must be a Registry"):
+        decode_arguments(lookup, "{}", registry="annotate")  # type: ignore[arg-type]
+    with pytest.raises(SchemaError, match="decodes a function's arguments"):
+        decode_arguments(Price, "{}")
