@@ -10,10 +10,12 @@ the same type, or the ``pyright: <type>`` text where it spells a type its own wa
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,11 +105,14 @@ def test_revealed_types_match_expectations(mypy_output: list[str]) -> None:
 _PYRIGHT_TYPE = re.compile(r'^Type of ".*" is "(?P<type>.*)"$', re.S)
 
 
-def _pyright() -> str:
+def _pyright() -> list[str]:
+    # The pip package runs as `python -m pyright`, whether or not its script is on PATH.
+    if importlib.util.find_spec("pyright") is not None:
+        return [sys.executable, "-m", "pyright"]
     found = shutil.which("pyright")
     if found is None:
         pytest.skip("pyright is not installed (pip install -e '.[test]')")
-    return found
+    return [found]
 
 
 def test_pyright_reveals_the_same_types(tmp_path: Path) -> None:
@@ -125,7 +130,7 @@ def test_pyright_reveals_the_same_types(tmp_path: Path) -> None:
     )
     try:
         done = subprocess.run(
-            [_pyright(), "-p", str(config), "--outputjson", *map(str, files)],
+            [*_pyright(), "-p", str(config), "--outputjson", *map(str, files)],
             capture_output=True,
             text=True,
             timeout=300,
