@@ -9,7 +9,10 @@ import difflib
 import enum
 import functools
 import inspect as _pyinspect
+import logging
+import sys
 import threading
+import time
 import traceback as _traceback
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
@@ -20,13 +23,28 @@ import orjson
 
 from . import adapters as _adapters
 from ._annotate import _REGISTRY
-from ._decode import _brief, _problem_lines, decode_arguments
+from ._decode import _brief, _decode_error, _Invalid, _problem_lines
 from ._encode import encode
 from ._jsontext import _json_problem
 from ._rules import check, check_request
-from ._schema import schema
-from .errors import ArgumentError, DecodeError, SchemaError
-from .inspect import ObjectNode, type_info
+from ._toolplan import Plan, plan_for
+from ._toolrun import (
+    DEFAULT_MAX_RESULT_CHARS,
+    DEFAULT_MAX_WORKERS,
+    MAX_MESSAGE_CHARS,
+    ErrorDetail,
+    ToolThreads,
+    check_error_detail,
+    cut_result,
+    describe_exception,
+    exception_text,
+    logger,
+    one_line,
+    start_eagerly,
+    type_name,
+)
+from .errors import ArgumentError, SchemaError
+from .inspect import ObjectNode
 
 __all__ = ["ParseArgs", "Tool", "ToolCall", "ToolResult", "Toolbox"]
 
@@ -89,12 +107,33 @@ class ToolResult:
     traceback: str | None = attrs.field(default=None, repr=False, eq=False)
 
 
+_NEW_RESULT = ToolResult.__new__
+_SET = object.__setattr__
+
+
+def _result(content: str, value: Any, call_id: str | None, name: str) -> ToolResult:
+    """``ToolResult(content=..., value=..., call_id=..., name=...)``, without the checks of
+    its generated ``__init__`` (the hot path of every successful call)."""
+    result = _NEW_RESULT(ToolResult)
+    _SET(result, "content", content)
+    _SET(result, "value", value)
+    _SET(result, "is_error", False)
+    _SET(result, "call_id", call_id)
+    _SET(result, "name", name)
+    _SET(result, "exception", None)
+    _SET(result, "traceback", None)
+    return result
+
+
 def _failure(
     content: str, call_id: str | None, name: str, exc: BaseException | None = None
 ) -> ToolResult:
     text = None
     if exc is not None:
-        text = "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))
+        try:
+            text = "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))
+        except Exception:  # a hostile exception; the type and message are on the result
+            text = None
     return ToolResult(
         content=content, is_error=True, call_id=call_id, name=name, exception=exc, traceback=text
     )
@@ -158,20 +197,28 @@ class _Gate:
                 self.lock.release()
 
 
-def _run_coroutine(awaitable: Any) -> Any:
-    """Run an awaitable to completion from synchronous code."""
+def _run_coroutine(awaitable: Any, timeout: float | None) -> Any:
+    """Run an awaitable to completion from synchronous code (within ``timeout`` seconds)."""
+    coro = _await(awaitable, timeout)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_await(awaitable))
+        return asyncio.run(coro)
     # Called from inside a running event loop (a sync call of an async tool): run it on a
     # loop of its own in a helper thread. acall() is the non-blocking way.
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="describedtypes") as pool:
-        return pool.submit(asyncio.run, _await(awaitable)).result()
+        return pool.submit(asyncio.run, coro).result()
 
 
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
+async def _await(awaitable: Any, timeout: float | None) -> Any:
+    if timeout is None:
+        return await awaitable
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait((task,), timeout=timeout)
+    if not done:
+        task.cancel()
+        raise _TimedOut(f"the call did not finish within its time limit of {timeout:g} seconds.")
+    return task.result()
 
 
 def _is_awaitable(value: Any) -> bool:
@@ -203,6 +250,111 @@ def _unwrapped(adapter: _adapters.Adapter) -> _adapters.Adapter:
     return attrs.evolve(adapter, wrap=_body_only, name_pattern=None)
 
 
+class _Settings:
+    """Strictly private: how a Toolbox runs its calls (one per Toolbox; defaults for a Tool).
+
+    Holds no reference to the Toolbox, so a finalizer can close the threads when the
+    Toolbox is collected.
+    """
+
+    __slots__ = ("_pool", "error_detail", "lock", "max_result_chars", "max_workers", "running",
+                 "timeout")
+
+    def __init__(
+        self,
+        error_detail: ErrorDetail = "message",
+        timeout: float | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+    ) -> None:
+        self.error_detail = error_detail
+        self.timeout = timeout
+        self.max_result_chars = max_result_chars
+        self.max_workers = max_workers
+        self.lock = threading.Lock()
+        self._pool: ToolThreads | None = None
+        #: Calls running on a thread or in a task the caller no longer waits for.
+        self.running: dict[int, ToolCall] = {}
+
+    def pool(self) -> ToolThreads:
+        pool = self._pool
+        if pool is None:
+            with self.lock:
+                pool = self._pool
+                if pool is None:
+                    pool = self._pool = ToolThreads(self.max_workers)
+        return pool
+
+    def close(self) -> None:
+        with self.lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
+
+
+_DEFAULTS = _Settings()
+"""The settings of a ``Tool`` called on its own (its threads are shared, library-wide)."""
+
+_HAS_CANCELLING = sys.version_info >= (3, 11)
+_CANCEL_GRACE = 1.0
+"""Seconds an async tool is given to stop after it is cancelled (timeout, cancelled batch)."""
+
+
+class _TimedOut(TimeoutError):
+    """Strictly private: a call overran its ``timeout``; the model is told so."""
+
+
+class _ToolCancelled(Exception):
+    """Strictly private: the tool raised ``CancelledError`` itself (nobody cancelled it)."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__("the tool raised CancelledError")
+        self.original = original
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the running task was asked to cancel (so a CancelledError is the caller's)."""
+    if not _HAS_CANCELLING:
+        # Python 3.10 cannot tell; tools are run in a task of their own there, so a
+        # CancelledError reaching the caller is the caller's.
+        return True
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0  # type: ignore[attr-defined,unused-ignore]
+
+
+def _thread_call(
+    running: dict[int, ToolCall],
+    call: ToolCall,
+    func: Callable[..., Any],
+    kwargs: dict[str, Any],
+    lock: Any,
+) -> Any:
+    key = id(kwargs)  # unique while this call runs
+    running[key] = call
+    try:
+        if lock is None:
+            return func(**kwargs)
+        with lock:
+            return func(**kwargs)
+    except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
+        raise _ToolCancelled(exc) from exc
+    finally:
+        del running[key]
+
+
+def _log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
+    ms = seconds * 1000
+    if result.is_error:
+        why = type_name(result.exception) if result.exception is not None else "invalid call"
+        logger.info("tool %s failed (%s) in %.2f ms, call_id=%s", result.name, why, ms,
+                    result.call_id)
+    else:
+        logger.info("tool %s ran in %.2f ms, call_id=%s", result.name, ms, result.call_id)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("tool %s arguments=%.1000r content=%.1000r", result.name, arguments,
+                     result.content)
+
+
 class Tool:
     """A function the model may call, with the name and description it is shown under.
 
@@ -217,25 +369,36 @@ class Tool:
         parse_args: Replaces the built-in argument checking (see ``ParseArgs``).
         concurrent: False keeps this tool to one call at a time, across threads and
             event loops (for tools that share state that is not thread-safe).
+        timeout: Seconds a call may take; a call that overruns gives an error result
+            saying so (``exception`` is a ``TimeoutError``). None: the Toolbox's
+            ``timeout``. A sync tool cannot be stopped from outside: its thread runs on
+            until the function returns, listed in ``Toolbox.running_calls``.
+        blocking: For a sync function: True (the default) runs it on a worker thread
+            under ``acall``; False runs it directly on the event loop, which is faster
+            for a function that returns at once and never blocks (it then cannot have a
+            ``timeout``).
 
     Raises:
         SchemaError: ``func`` cannot be described to a model (a parameter without a type
             annotation, ``*args``/``**kwargs``, positional-only parameters, ...).
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``timeout`` and ``blocking``.
     """
 
     __slots__ = (
+        "__weakref__",
         "_description",
-        "_fill_none",
         "_gate",
-        "_generation",
         "_node",
+        "_plan",
+        "blocking",
         "concurrent",
         "func",
         "is_async",
         "name",
         "parse_args",
+        "timeout",
     )
 
     def __init__(
@@ -246,60 +409,67 @@ class Tool:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
     ) -> None:
         _check_options(func, name, description, parse_args)
         _check_not_unbound(func)
         self.func = func
-        self._generation = -1
-        self._node = self._current_node()
-        self.name: str = name if name is not None else self._node.name
+        self.is_async = _is_async(func)
+        self.timeout = _check_timeout(timeout)
+        self.blocking = bool(blocking)
+        if not self.blocking and self.timeout is not None and not self.is_async:
+            msg = (
+                "a sync tool with blocking=False runs on the event loop, where nothing can "
+                "stop it: drop timeout= or blocking=False"
+            )
+            raise SchemaError(msg, type_=func)
+        self._plan = plan_for(func)
+        self._node: ObjectNode | None = None
+        self.name: str = name if name is not None else self._plan.name
         self._description = description
         self.parse_args = parse_args
         self.concurrent = bool(concurrent)
-        self.is_async = _is_async(func)
         self._gate = None if self.concurrent else _Gate()
 
     def __repr__(self) -> str:
         extra = "" if self.concurrent else ", concurrent=False"
+        if self.timeout is not None:
+            extra += f", timeout={self.timeout!r}"
+        if not self.blocking:
+            extra += ", blocking=False"
         return f"Tool({self.name!r}, func={self.func!r}{extra})"
 
-    def _current_node(self) -> ObjectNode:
-        # Inspected once per annotation change: a callable object may be unhashable,
-        # which type_info cannot cache.
-        generation = _REGISTRY.generation
-        if generation != self._generation:
-            node = type_info(self.func)
-            if not isinstance(node, ObjectNode) or not node.is_function:
-                msg = f"{self.func!r} is not a function; a tool must be a callable"
-                raise SchemaError(msg, type_=self.func)
-            self._node = node
-            # ``x: T | None`` without a default may be left out by the model (it is not
-            # required), but Python needs a value for it: None.
-            self._fill_none = tuple(
-                f.init_name for f in node.fields if f.nullable and not f.has_default
-            )
-            self._generation = generation
-        return self._node
+    def _current(self) -> Plan:
+        plan = self._plan
+        if plan.generation != _REGISTRY.generation:
+            plan = self._plan = plan_for(self.func)
+            self._node = None
+        return plan
 
     @property
     def node(self) -> ObjectNode:
         """The inspected parameters (``describedtypes.inspect.ObjectNode``)."""
-        return self._current_node()
+        plan = self._current()
+        node = self._node
+        if node is None:
+            node = self._node = plan.node(self.func)
+        return node
 
     @property
     def description(self) -> str | None:
         """The description the model sees, or None when nothing describes the tool."""
-        return self._description if self._description is not None else self.node.description
+        return self._description if self._description is not None else self._current().description
 
     @property
     def required_parameters(self) -> list[str]:
         """The argument names the model must send."""
-        return [f.key for f in self.node.fields if f.required and not f.nullable]
+        return list(self._current().required)
 
     @property
     def accepted_parameters(self) -> list[str]:
         """Every argument name the model may send."""
-        return [f.key for f in self.node.fields]
+        return list(self._current().accepted)
 
     def definition(self, llm_adapter: _adapters.Adapter) -> Any:
         """This tool's definition in ``llm_adapter``'s shape (e.g. ``OPENAI_TOOLS``).
@@ -315,7 +485,7 @@ class Tool:
                 f"match {llm_adapter.name_pattern}); register the tool with name=..."
             )
             raise SchemaError(msg, path=self.name, type_=self.func)
-        body = schema(self.func, _unwrapped(llm_adapter))
+        body = self._current().body(self.func, _unwrapped(llm_adapter))
         description = self.description
         if self._description is not None and "description" in body:
             body["description"] = self._description
@@ -331,20 +501,34 @@ class Tool:
     # -- running -----------------------------------------------------------------------
 
     def _prepare(
-        self, arguments: Arguments, context: Any, call_id: str | None, name: str
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: _Settings
     ) -> dict[str, Any] | ToolResult:
         """The keyword arguments for the function, or the error result to return."""
-        node = self._current_node()
+        plan = self._plan
+        if plan.generation != _REGISTRY.generation:
+            plan = self._current()
         raw = _parse_raw(arguments)
         if isinstance(raw, str):
-            return _failure(self._argument_message([("$", raw)]), call_id, name)
-        if self.parse_args is not None:
+            return _failure(self._argument_message(plan, [("$", raw)]), call_id, name)
+        if self.parse_args is None:
+            try:
+                kwargs = plan.decode(raw)
+            except _Invalid as exc:
+                errors = _decode_error(exc.errors).errors
+                return _failure(self._argument_message(plan, errors), call_id, name)
+            except RecursionError:
+                errors = [("$", "the arguments are nested too deeply; send flatter values")]
+                return _failure(self._argument_message(plan, errors), call_id, name)
+            for param in plan.fill_none:
+                if param not in kwargs:
+                    kwargs[param] = None
+        else:
             try:
                 parsed: Any = self.parse_args(raw)
             except ArgumentError as exc:
-                return _failure(str(exc), call_id, name, exc)
+                return _failure(_own_words(exc, rt), call_id, name, exc)
             except Exception as exc:
-                return _failure(self._exception_message(exc), call_id, name, exc)
+                return self._error(exc, call_id, name, rt)
             if parsed is None:
                 kwargs = raw
             elif isinstance(parsed, Mapping):
@@ -354,118 +538,304 @@ class Tool:
                     f"parse_args of tool {self.name!r} returned {type(parsed).__name__}; "
                     "return a dict of keyword arguments (or None to keep the raw ones)"
                 )
-                return _failure(self._exception_message(wrong), call_id, name, wrong)
-        else:
-            try:
-                kwargs = decode_arguments(node, raw)
-            except DecodeError as exc:
-                return _failure(self._argument_message(exc.errors), call_id, name, exc)
-            for param in self._fill_none:
-                kwargs.setdefault(param, None)
-        for param in node.context_params:
+                return self._error(wrong, call_id, name, rt)
+        for param in plan.context_params:
             kwargs[param] = context
         return kwargs
 
-    def _argument_message(self, errors: Sequence[tuple[str, str]]) -> str:
+    def _argument_message(self, plan: Plan, errors: Sequence[tuple[str, str]]) -> str:
         lines = _problem_lines(list(errors))  # the first twenty; long paths shortened
         return (
             f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
-            f"Required parameters: {_listing(self.required_parameters)}. "
-            f"Accepted parameters: {_listing(self.accepted_parameters)}."
+            f"Required parameters: {_listing(plan.required)}. "
+            f"Accepted parameters: {_listing(plan.accepted)}."
         )
 
-    def _exception_message(self, exc: BaseException) -> str:
-        text = str(exc)
-        kind = type(exc).__name__
-        return f"Tool {self.name!r} failed: {kind}: {text}" if text else (
-            f"Tool {self.name!r} failed: {kind}"
-        )
-
-    def _finish(self, value: Any, call_id: str | None, name: str) -> ToolResult:
+    def _finish(self, value: Any, call_id: str | None, name: str, rt: _Settings) -> ToolResult:
+        limit = rt.max_result_chars
         if type(value) is str:
-            return ToolResult(content=value, value=value, call_id=call_id, name=name)
+            content = value if limit is None or len(value) <= limit else cut_result(value, limit)
+            return _result(content, value, call_id, name)
         if isinstance(value, ToolResult):
             changes: dict[str, Any] = {}
             if value.call_id is None:
                 changes["call_id"] = call_id
             if not value.name:
                 changes["name"] = name
+            if limit is not None and len(value.content) > limit:
+                changes["content"] = cut_result(value.content, limit)
             return attrs.evolve(value, **changes) if changes else value
         try:
             content = _content(value)
         except Exception as exc:
+            text = one_line(exception_text(exc), MAX_MESSAGE_CHARS)
             failed = _failure(
                 f"Tool {self.name!r} failed: its result could not be encoded as JSON "
-                f"({type(exc).__name__}: {exc})",
+                f"({type_name(exc)}: {text})",
                 call_id,
                 name,
                 exc,
             )
             return attrs.evolve(failed, value=value)
-        return ToolResult(content=content, value=value, call_id=call_id, name=name)
+        if limit is not None and len(content) > limit:
+            content = cut_result(content, limit)
+        return _result(content, value, call_id, name)
 
-    def _error(self, exc: Exception, call_id: str | None, name: str) -> ToolResult:
+    def _error(
+        self, exc: BaseException, call_id: str | None, name: str, rt: _Settings
+    ) -> ToolResult:
+        if isinstance(exc, _ToolCancelled):
+            exc = exc.original
+        if isinstance(exc, _TimedOut):
+            return _failure(exception_text(exc), call_id, name, exc)
         if isinstance(exc, ArgumentError):  # the tool's own words for the model
-            return _failure(str(exc), call_id, name, exc)
-        return _failure(self._exception_message(exc), call_id, name, exc)
+            return _failure(_own_words(exc, rt), call_id, name, exc)
+        content = describe_exception(self.name, exc, rt.error_detail, rt.max_result_chars)
+        return _failure(content, call_id, name, exc)
+
+    def _timeout(self, rt: _Settings) -> float | None:
+        if self.timeout is not None:
+            return self.timeout
+        if not self.blocking and not self.is_async:
+            return None
+        return rt.timeout
 
     def call(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None,
+        _name: str | None = None, _rt: _Settings | None = None,
     ) -> ToolResult:
-        """Run one call synchronously; never raises for a mistake in the call.
+        """Run one call synchronously; never raises for anything the model or tool does.
 
-        An async tool is run to completion on an event loop of its own.
+        An async tool is run to completion on an event loop of its own. With a timeout,
+        a sync tool runs on a worker thread so the caller can stop waiting.
+        ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
+        rt = _DEFAULTS if _rt is None else _rt
         name = self.name if _name is None else _name
-        kwargs = self._prepare(arguments, context, call_id, name)
+        if not logger.isEnabledFor(logging.INFO):
+            return self._call(arguments, context, call_id, name, rt)
+        started = time.perf_counter()
+        result = self._call(arguments, context, call_id, name, rt)
+        _log_outcome(result, time.perf_counter() - started, arguments)
+        return result
+
+    def _call(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: _Settings
+    ) -> ToolResult:
+        kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
         try:
-            if self._gate is None:
+            timeout = self._timeout(rt)
+            if timeout is not None:
+                value = self._call_within(kwargs, timeout, rt, ToolCall(name, arguments, call_id))
+            elif self._gate is None:
                 value = self.func(**kwargs)
                 if _is_awaitable(value):
-                    value = _run_coroutine(value)
+                    value = _run_coroutine(value, None)
             else:
                 with self._gate.lock:
                     value = self.func(**kwargs)
                     if _is_awaitable(value):
-                        value = _run_coroutine(value)
+                        value = _run_coroutine(value, None)
         except Exception as exc:
-            return self._error(exc, call_id, name)
-        return self._finish(value, call_id, name)
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        return self._finish(value, call_id, name, rt)
+
+    def _call_within(
+        self, kwargs: dict[str, Any], timeout: float, rt: _Settings, call: ToolCall
+    ) -> Any:
+        if self.is_async:
+            if self._gate is None:
+                return _run_coroutine(self.func(**kwargs), timeout)
+            with self._gate.lock:
+                return _run_coroutine(self.func(**kwargs), timeout)
+        lock = None if self._gate is None else self._gate.lock
+        future = rt.pool().submit(_thread_call, rt.running, call, self.func, kwargs, lock)
+        done, _ = concurrent.futures.wait([future], timeout)
+        if not done:
+            future.cancel()
+            _left_running(call, "it overran its timeout")
+            raise _timed_out(call.name, timeout)
+        value = future.result()
+        return _run_coroutine(value, timeout) if _is_awaitable(value) else value
 
     async def acall(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None,
+        _name: str | None = None, _rt: _Settings | None = None,
     ) -> ToolResult:
-        """Run one call from a coroutine; never raises for a mistake in the call.
+        """Run one call from a coroutine; never raises for anything the model or tool does.
 
-        A synchronous tool runs in a worker thread, so it does not block the event loop.
+        A sync tool runs on a worker thread (unless ``blocking=False``), so it does not
+        block the event loop. Cancelling the caller still cancels the call;
+        ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
+        rt = _DEFAULTS if _rt is None else _rt
         name = self.name if _name is None else _name
-        kwargs = self._prepare(arguments, context, call_id, name)
+        if not logger.isEnabledFor(logging.INFO):
+            return await self._acall(arguments, context, call_id, name, rt)
+        started = time.perf_counter()
+        result = await self._acall(arguments, context, call_id, name, rt)
+        _log_outcome(result, time.perf_counter() - started, arguments)
+        return result
+
+    async def _acall(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: _Settings
+    ) -> ToolResult:
+        kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
         try:
+            timeout = self._timeout(rt)
             if self.is_async:
-                if self._gate is None:
-                    value = await self.func(**kwargs)
-                else:
-                    async with self._gate.hold():
+                if timeout is None and _HAS_CANCELLING:
+                    if self._gate is None:
                         value = await self.func(**kwargs)
-            elif self._gate is None:
-                value = await asyncio.to_thread(_call_sync, self.func, kwargs, None)
+                    else:
+                        async with self._gate.hold():
+                            value = await self.func(**kwargs)
+                else:
+                    call = ToolCall(name, arguments, call_id)
+                    value = await self._in_task(kwargs, timeout, rt, call)
+            elif not self.blocking:
+                value = await self._on_loop(kwargs)
             else:
-                # Queue in this loop; the worker thread takes the thread lock itself, so
-                # a cancelled caller never lets two runs overlap.
-                async with self._gate.loop_lock():
-                    value = await asyncio.to_thread(_call_sync, self.func, kwargs, self._gate.lock)
+                call = ToolCall(name, arguments, call_id)
+                value = await self._in_thread(kwargs, timeout, rt, call)
             if _is_awaitable(value):
                 value = await value
+        except asyncio.CancelledError as exc:
+            if _cancelled_from_outside():
+                raise
+            return self._error(exc, call_id, name, rt)
         except Exception as exc:
-            return self._error(exc, call_id, name)
-        return self._finish(value, call_id, name)
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        return self._finish(value, call_id, name, rt)
+
+    async def _on_loop(self, kwargs: dict[str, Any]) -> Any:
+        try:
+            if self._gate is None:
+                return self.func(**kwargs)
+            async with self._gate.hold():
+                return self.func(**kwargs)
+        except asyncio.CancelledError as exc:  # raised by the function: it never waited
+            raise _ToolCancelled(exc) from exc
+
+    async def _in_thread(
+        self, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
+    ) -> Any:
+        lock = None
+        pool = rt.pool()
+        if self._gate is None:
+            future = pool.submit(_thread_call, rt.running, call, self.func, kwargs, None)
+        else:
+            # Queue in this loop; the worker thread takes the thread lock itself, so a
+            # cancelled caller never lets two runs overlap.
+            lock = self._gate.loop_lock()
+            await lock.acquire()
+            try:
+                future = pool.submit(
+                    _thread_call, rt.running, call, self.func, kwargs, self._gate.lock
+                )
+            except BaseException:
+                lock.release()
+                raise
+        waiter = asyncio.wrap_future(future)
+        try:
+            done, _ = await asyncio.wait((waiter,), timeout=timeout)
+        except asyncio.CancelledError:
+            waiter.cancel()
+            if not future.done():
+                _left_running(call, "its caller was cancelled")
+            raise
+        finally:
+            if lock is not None:
+                lock.release()
+        if not done:
+            waiter.cancel()
+            _left_running(call, "it overran its timeout")
+            raise _timed_out(call.name, timeout)
+        return waiter.result()
+
+    async def _in_task(
+        self, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
+    ) -> Any:
+        if self._gate is None:
+            return await _watch(self.func(**kwargs), timeout, rt, call)
+        async with self._gate.hold():
+            return await _watch(self.func(**kwargs), timeout, rt, call)
+
+
+async def _watch(coro: Any, timeout: float | None, rt: _Settings, call: ToolCall) -> Any:
+    """Run a tool's coroutine in a task of its own: its own CancelledError and a timeout
+    are told apart from a cancellation of the caller."""
+    task = asyncio.ensure_future(coro)
+    try:
+        done, _ = await asyncio.wait((task,), timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        _track(task, rt, call)
+        raise
+    if not done:
+        task.cancel()
+        done, _ = await asyncio.wait((task,), timeout=_CANCEL_GRACE)
+        if not done:
+            _track(task, rt, call)
+            _left_running(call, "it overran its timeout and did not stop when cancelled")
+        raise _timed_out(call.name, timeout)
+    if task.cancelled():
+        raise _ToolCancelled(asyncio.CancelledError())
+    return task.result()
+
+
+def _track(task: asyncio.Future[Any], rt: _Settings, call: ToolCall) -> None:
+    """List a task that may still run in ``running_calls`` until it is done."""
+    if task.done():
+        return
+    key = id(task)
+    rt.running[key] = call
+    task.add_done_callback(lambda t: (rt.running.pop(key, None), t.cancelled() or t.exception()))
+
+
+def _left_running(call: ToolCall, why: str) -> None:
+    logger.warning(
+        "tool %s (call_id=%s) is still running after %s; it is listed in "
+        "Toolbox.running_calls until it returns", call.name, call.call_id, why
+    )
+
+
+def _timed_out(name: str, timeout: float | None) -> _TimedOut:
+    return _TimedOut(
+        f"Tool {name!r} timed out: it did not finish within its time limit of {timeout:g} "
+        "seconds."
+    )
+
+
+def _own_words(exc: ArgumentError, rt: _Settings) -> str:
+    """An ``ArgumentError``'s message, as the tool wrote it, within the result limit."""
+    text = exception_text(exc)
+    limit = rt.max_result_chars
+    return text if limit is None or len(text) <= limit else cut_result(text, limit)
+
+
+def _check_timeout(timeout: Any) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        msg = f"timeout must be a number of seconds or None, got {timeout!r}"
+        raise TypeError(msg)
+    if not timeout > 0 or timeout == float("inf"):
+        msg = f"timeout must be a positive, finite number of seconds, got {timeout!r}"
+        raise ValueError(msg)
+    return float(timeout)
 
 
 def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> None:
@@ -493,13 +863,6 @@ def _require_adapter(adapter: Any) -> None:
     if not isinstance(adapter, _adapters.Adapter):
         msg = f"llm_adapter must be an Adapter such as OPENAI_TOOLS, got {adapter!r}"
         raise SchemaError(msg)
-
-
-def _call_sync(func: Callable[..., Any], kwargs: dict[str, Any], lock: Any) -> Any:
-    if lock is None:
-        return func(**kwargs)
-    with lock:
-        return func(**kwargs)
 
 
 def _check_not_unbound(func: Any) -> None:
@@ -583,16 +946,60 @@ class Toolbox:
 
     Args:
         tools: Functions or ``Tool`` objects to register right away.
+        error_detail: What the model is told of an exception raised inside a tool:
+            ``"message"`` (the default: its type and message on one line, line breaks
+            escaped, at most 500 characters), ``"full"`` (type and message as written,
+            cut only at ``max_result_chars``), ``"type"`` (the type alone), ``"none"``
+            (only that the tool failed), or a function ``exception -> str`` whose text is
+            sent instead (to redact secrets, say). ``ToolResult.exception`` and
+            ``.traceback`` always keep everything, for the application.
+        timeout: Seconds any call may take unless its tool sets its own ``timeout``;
+            None (the default) sets no limit.
+        max_result_chars: The most characters of a result the model is sent (100,000 by
+            default; None for no limit). A longer result is cut, with a note saying so;
+            ``ToolResult.value`` keeps the whole value.
+        max_workers: How many threads the toolbox may start to run sync tools under
+            ``acall``/``acall_many`` (and under ``call`` when there is a timeout):
+            ``min(32, os.cpu_count() + 4)`` by default. Threads are started when first
+            needed, exit after 30 idle seconds, and are stopped by ``close()`` or when the
+            toolbox is garbage-collected.
 
-    A mistake in a model's call never raises out of ``call``, ``acall`` or
-    ``acall_many``: an unknown tool, missing, unrecognized or wrongly typed arguments and
-    an exception inside the tool each give a ``ToolResult`` with ``is_error=True`` and a
-    message the model can correct itself from.
+    Nothing a tool does raises out of ``call``, ``acall`` or ``acall_many``, nor does a
+    mistake in the model's call: an unknown tool, missing, unrecognized or wrongly typed
+    arguments, an exception inside the tool (even one whose ``str()`` raises, or a
+    ``CancelledError`` the tool raises itself) and a timeout each give a ``ToolResult``
+    with ``is_error=True`` and a message the model can correct itself from.
+    ``KeyboardInterrupt`` and ``SystemExit`` propagate, and cancelling the caller
+    cancels its calls.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``error_detail``, ``timeout``, ``max_result_chars``,
+       ``max_workers``, ``close()`` and ``running_calls``.
     """
 
-    def __init__(self, tools: Iterable[Callable[..., Any] | Tool] = ()) -> None:
+    def __init__(
+        self,
+        tools: Iterable[Callable[..., Any] | Tool] = (),
+        *,
+        error_detail: ErrorDetail = "message",
+        timeout: float | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+    ) -> None:
+        if max_result_chars is not None and (
+            isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int)
+            or max_result_chars < 1
+        ):
+            msg = f"max_result_chars must be a positive int or None, got {max_result_chars!r}"
+            raise ValueError(msg)
+        if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
+            msg = f"max_workers must be a positive int, got {max_workers!r}"
+            raise ValueError(msg)
+        self._rt = _Settings(
+            check_error_detail(error_detail), _check_timeout(timeout), max_result_chars,
+            max_workers,
+        )
+        weakref.finalize(self, self._rt.close)
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
         for item in tools:
@@ -613,6 +1020,31 @@ class Toolbox:
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]
 
+    def __enter__(self) -> Toolbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the toolbox's idle threads; calls still running finish on their own.
+
+        The toolbox stays usable: a later call that needs a thread starts one again.
+        Dropping the last reference to a toolbox closes it too.
+        """
+        self._rt.close()
+
+    @property
+    def running_calls(self) -> list[ToolCall]:
+        """Calls still running though their caller stopped waiting (a timeout, a cancelled
+        ``acall_many``) and calls running on the toolbox's threads now.
+
+        A sync function cannot be interrupted from outside: after a timeout or a
+        cancellation its thread runs on until the function returns. Such calls are
+        listed here, and logged as a warning on the ``describedtypes`` logger.
+        """
+        return list(self._rt.running.values())
+
     @property
     def names(self) -> list[str]:
         """The tool names, in registration order."""
@@ -626,6 +1058,8 @@ class Toolbox:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
     ) -> Tool:
         """Register a function (or a ready ``Tool``) and return its ``Tool``.
 
@@ -638,11 +1072,12 @@ class Toolbox:
         """
         if isinstance(func, Tool):
             if name is not None or description is not None or parse_args is not None or (
-                not concurrent
+                not concurrent or timeout is not None or not blocking
             ):
                 msg = (
-                    f"{func!r} is already a Tool; set name=, description=, parse_args= and "
-                    "concurrent= when making it, or pass its function instead"
+                    f"{func!r} is already a Tool; set name=, description=, parse_args=, "
+                    "concurrent=, timeout= and blocking= when making it, or pass its "
+                    "function instead"
                 )
                 raise SchemaError(msg, type_=func.func)
             tool = func
@@ -653,6 +1088,8 @@ class Toolbox:
                 description=description,
                 parse_args=parse_args,
                 concurrent=concurrent,
+                timeout=timeout,
+                blocking=blocking,
             )
         with self._lock:
             if tool.name in self._tools:
@@ -685,6 +1122,8 @@ class Toolbox:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -695,17 +1134,21 @@ class Toolbox:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
     ) -> Any:
         """Decorator: register the function as a tool and return it unchanged.
 
         ``@toolbox.tool`` or ``@toolbox.tool(name=..., description=..., parse_args=...,
-        concurrent=False)``.
+        concurrent=False, timeout=..., blocking=False)``.
         """
         options: dict[str, Any] = {
             "name": name,
             "description": description,
             "parse_args": parse_args,
             "concurrent": concurrent,
+            "timeout": timeout,
+            "blocking": blocking,
         }
         if func is not None:
             self.add(func, **options)
@@ -735,15 +1178,15 @@ class Toolbox:
             raise SchemaError(msg)
         return found
 
-    def _lookup(self, name: Any, call_id: str | None) -> Tool | ToolResult:
-        tool = self._tools.get(name) if isinstance(name, str) else None
-        if tool is not None:
-            return tool
+    def _unknown(self, name: Any, call_id: str | None) -> ToolResult:
         shown = name if isinstance(name, str) else _brief(name)
         hint = _did_you_mean(shown, self._tools) if isinstance(name, str) else ""
         # _brief: a huge name is cut short in the text for the model.
         content = f"Unknown tool {_brief(shown)}. {hint}Available tools: {_listing(self.names)}."
-        return _failure(content, call_id, shown)
+        result = _failure(content, call_id, shown)
+        if logger.isEnabledFor(logging.INFO):
+            logger.info("unknown tool %.200r called, call_id=%s", name, call_id)
+        return result
 
     def call(
         self,
@@ -761,10 +1204,11 @@ class Toolbox:
             context: Passed to the tool's ``Context`` parameters.
             call_id: The provider's id for the call, copied onto the result.
         """
-        tool = self._lookup(name, call_id)
-        if isinstance(tool, ToolResult):
-            return tool
-        return tool.call(arguments, context=context, call_id=call_id, _name=name)
+        try:
+            tool = self._tools[name]
+        except (KeyError, TypeError):
+            return self._unknown(name, call_id)
+        return tool.call(arguments, context=context, call_id=call_id, _name=name, _rt=self._rt)
 
     async def acall(
         self,
@@ -774,18 +1218,24 @@ class Toolbox:
         context: Any = None,
         call_id: str | None = None,
     ) -> ToolResult:
-        """``call`` for coroutines: sync tools run in a worker thread."""
-        tool = self._lookup(name, call_id)
-        if isinstance(tool, ToolResult):
-            return tool
-        return await tool.acall(arguments, context=context, call_id=call_id, _name=name)
+        """``call`` for coroutines: sync tools run on the toolbox's worker threads."""
+        try:
+            tool = self._tools[name]
+        except (KeyError, TypeError):
+            return self._unknown(name, call_id)
+        return await tool.acall(
+            arguments, context=context, call_id=call_id, _name=name, _rt=self._rt
+        )
 
     async def acall_many(
         self, calls: Iterable[ToolCall], *, context: Any = None
     ) -> list[ToolResult]:
         """Run several calls concurrently; the results come back in the calls' order.
 
-        Tools registered with ``concurrent=False`` still run one call at a time.
+        Each call starts at once, in order: one that finishes without waiting for
+        anything costs no task. Tools registered with ``concurrent=False`` still run one
+        call at a time. Cancelling ``acall_many`` cancels every call still running (a
+        sync tool's thread runs on until its function returns: see ``running_calls``).
 
         Args:
             calls: ``ToolCall`` objects, such as those ``read_tool_calls`` returns.
@@ -805,11 +1255,22 @@ class Toolbox:
                     "use read_tool_calls(response) or ToolCall(name, arguments, call_id)"
                 )
                 raise TypeError(msg)
-        return list(
-            await asyncio.gather(
-                *(
-                    self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
-                    for c in items
+        create_task = asyncio.get_running_loop().create_task
+        results: list[Any] = []
+        waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
+        try:
+            for i, c in enumerate(items):
+                finished, outcome = start_eagerly(
+                    self.acall(c.name, c.arguments, context=context, call_id=c.call_id),
+                    create_task,
                 )
-            )
-        )
+                results.append(outcome if finished else None)
+                if not finished:
+                    waiting.append((i, outcome))
+            for i, task in waiting:
+                results[i] = await task
+        except BaseException:
+            for _, task in waiting:
+                task.cancel()
+            raise
+        return results
