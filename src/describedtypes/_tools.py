@@ -108,20 +108,24 @@ class ToolResult:
 
 
 _NEW_RESULT = ToolResult.__new__
-_SET = object.__setattr__
+_SLOTS = {n: ToolResult.__dict__[n].__set__ for n in attrs.fields_dict(ToolResult)}
+_SET_CONTENT, _SET_VALUE, _SET_IS_ERROR, _SET_CALL_ID, _SET_NAME, _SET_EXC, _SET_TB = (
+    _SLOTS["content"], _SLOTS["value"], _SLOTS["is_error"], _SLOTS["call_id"], _SLOTS["name"],
+    _SLOTS["exception"], _SLOTS["traceback"],
+)
 
 
 def _result(content: str, value: Any, call_id: str | None, name: str) -> ToolResult:
-    """``ToolResult(content=..., value=..., call_id=..., name=...)``, without the checks of
-    its generated ``__init__`` (the hot path of every successful call)."""
+    """``ToolResult(content=..., value=..., call_id=..., name=...)``, filled through its
+    slots (the hot path of every successful call; the same frozen instance)."""
     result = _NEW_RESULT(ToolResult)
-    _SET(result, "content", content)
-    _SET(result, "value", value)
-    _SET(result, "is_error", False)
-    _SET(result, "call_id", call_id)
-    _SET(result, "name", name)
-    _SET(result, "exception", None)
-    _SET(result, "traceback", None)
+    _SET_CONTENT(result, content)
+    _SET_VALUE(result, value)
+    _SET_IS_ERROR(result, False)
+    _SET_CALL_ID(result, call_id)
+    _SET_NAME(result, name)
+    _SET_EXC(result, None)
+    _SET_TB(result, None)
     return result
 
 
@@ -197,9 +201,9 @@ class _Gate:
                 self.lock.release()
 
 
-def _run_coroutine(awaitable: Any, timeout: float | None) -> Any:
+def _run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
     """Run an awaitable to completion from synchronous code (within ``timeout`` seconds)."""
-    coro = _await(awaitable, timeout)
+    coro = _await(awaitable, timeout, name)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -210,14 +214,14 @@ def _run_coroutine(awaitable: Any, timeout: float | None) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
-async def _await(awaitable: Any, timeout: float | None) -> Any:
+async def _await(awaitable: Any, timeout: float | None, name: str) -> Any:
     if timeout is None:
         return await awaitable
     task = asyncio.ensure_future(awaitable)
     done, _ = await asyncio.wait((task,), timeout=timeout)
     if not done:
         task.cancel()
-        raise _TimedOut(f"the call did not finish within its time limit of {timeout:g} seconds.")
+        raise _timed_out(name, timeout)
     return task.result()
 
 
@@ -507,9 +511,20 @@ class Tool:
         plan = self._plan
         if plan.generation != _REGISTRY.generation:
             plan = self._current()
-        raw = _parse_raw(arguments)
-        if isinstance(raw, str):
-            return _failure(self._argument_message(plan, [("$", raw)]), call_id, name)
+        raw: Any = None
+        kind = type(arguments)
+        if kind is bytes or kind is str:  # the common case, inlined
+            try:
+                raw = orjson.loads(arguments)  # type: ignore[arg-type]
+            except orjson.JSONDecodeError:
+                raw = None
+            else:
+                if type(raw) is not dict:
+                    raw = None
+        if raw is None:
+            raw = _parse_raw(arguments)
+            if isinstance(raw, str):
+                return _failure(self._argument_message(plan, [("$", raw)]), call_id, name)
         if self.parse_args is None:
             try:
                 kwargs = plan.decode(raw)
@@ -519,9 +534,10 @@ class Tool:
             except RecursionError:
                 errors = [("$", "the arguments are nested too deeply; send flatter values")]
                 return _failure(self._argument_message(plan, errors), call_id, name)
-            for param in plan.fill_none:
-                if param not in kwargs:
-                    kwargs[param] = None
+            if plan.fill_none:
+                for param in plan.fill_none:
+                    if param not in kwargs:
+                        kwargs[param] = None
         else:
             try:
                 parsed: Any = self.parse_args(raw)
@@ -539,8 +555,9 @@ class Tool:
                     "return a dict of keyword arguments (or None to keep the raw ones)"
                 )
                 return self._error(wrong, call_id, name, rt)
-        for param in plan.context_params:
-            kwargs[param] = context
+        if plan.context_params:
+            for param in plan.context_params:
+                kwargs[param] = context
         return kwargs
 
     def _argument_message(self, plan: Plan, errors: Sequence[tuple[str, str]]) -> str:
@@ -626,7 +643,9 @@ class Tool:
         if isinstance(kwargs, ToolResult):
             return kwargs
         try:
-            timeout = self._timeout(rt)
+            timeout = None
+            if self.timeout is not None or rt.timeout is not None:
+                timeout = self._timeout(rt)
             if timeout is not None:
                 value = self._call_within(kwargs, timeout, rt, ToolCall(name, arguments, call_id))
             elif self._gate is None:
@@ -644,6 +663,9 @@ class Tool:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._error(exc, call_id, name, rt)
+        limit = rt.max_result_chars
+        if type(value) is str and (limit is None or len(value) <= limit):
+            return _result(value, value, call_id, name)
         return self._finish(value, call_id, name, rt)
 
     def _call_within(
@@ -651,9 +673,9 @@ class Tool:
     ) -> Any:
         if self.is_async:
             if self._gate is None:
-                return _run_coroutine(self.func(**kwargs), timeout)
+                return _run_coroutine(self.func(**kwargs), timeout, call.name)
             with self._gate.lock:
-                return _run_coroutine(self.func(**kwargs), timeout)
+                return _run_coroutine(self.func(**kwargs), timeout, call.name)
         lock = None if self._gate is None else self._gate.lock
         future = rt.pool().submit(_thread_call, rt.running, call, self.func, kwargs, lock)
         done, _ = concurrent.futures.wait([future], timeout)
@@ -662,7 +684,7 @@ class Tool:
             _left_running(call, "it overran its timeout")
             raise _timed_out(call.name, timeout)
         value = future.result()
-        return _run_coroutine(value, timeout) if _is_awaitable(value) else value
+        return _run_coroutine(value, timeout, call.name) if _is_awaitable(value) else value
 
     async def acall(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
@@ -1208,6 +1230,8 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
+        if not logger.isEnabledFor(logging.INFO):
+            return tool._call(arguments, context, call_id, name, self._rt)
         return tool.call(arguments, context=context, call_id=call_id, _name=name, _rt=self._rt)
 
     async def acall(
