@@ -1586,7 +1586,8 @@ def _exception_text(exc: BaseException) -> str:
             text = f"{type(exc).__name__} (its message could not be read)"
         except Exception:
             text = "an exception whose message could not be read"
-    text = str.__str__(text)[:201]  # str() may return a str subclass.translate(_LINE_BREAKS)
+    # str() may return a str subclass; line breaks escaped.
+    text = str.__str__(text)[:201].translate(_LINE_BREAKS)
     return text[:200] + "…" if len(text) > 200 else text
 
 
