@@ -1014,15 +1014,14 @@ class TestNeverRaises:
             raise exc
 
         box = Toolbox([stop, astop], timeout=30 if how == "thread" else None)
+        runs = {
+            "call": lambda: box.call("stop", {"x": 1}),
+            "thread": lambda: box.call("stop", {"x": 1}),  # a worker thread: the timeout
+            "acall": lambda: asyncio.run(box.acall("astop", {"x": 1})),
+            "acall_many": lambda: asyncio.run(box.acall_many([ToolCall("stop", {"x": 1})])),
+        }
         with pytest.raises(exc):
-            if how == "call":
-                box.call("stop", {"x": 1})
-            elif how == "thread":
-                box.call("stop", {"x": 1})  # on a worker thread because of the timeout
-            elif how == "acall":
-                asyncio.run(box.acall("astop", {"x": 1}))
-            else:
-                asyncio.run(box.acall_many([ToolCall("stop", {"x": 1})]))
+            runs[how]()
 
 
 def _leaky(x: int) -> str:
@@ -1264,7 +1263,8 @@ class TestLogging:
             box.call("_unprintable", {"x": 1}, call_id="c2")
             box.call("nope", {})
         text = caplog.text
-        assert "tool _echo ran in" in text and "call_id=c1" in text
+        assert "tool _echo ran in" in text
+        assert "call_id=c1" in text
         assert "tool _unprintable failed (_Unprintable)" in text
         assert "unknown tool 'nope'" in text
         assert "arguments" not in text

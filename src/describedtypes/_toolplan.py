@@ -98,7 +98,7 @@ def shared_key(func: Any) -> tuple[Any, tuple[Any, ...]] | None:
     """``(plain function, shape of the partials and binding around it)``, or None."""
     shape: list[Any] = []
     while isinstance(func, functools.partial):
-        if _REGISTRY.get(func) is not None:  # an annotation for this very partial
+        if _REGISTRY.override(func) is not None:  # an annotation for this very partial
             return None
         shape.append((len(func.args), tuple(sorted(func.keywords))))
         func = func.func

@@ -75,7 +75,8 @@ def test_a_sync_tool_that_never_returns_cannot_hang_the_batch_or_the_exit() -> N
 
         box = Toolbox([fine])
         box.add(stuck, timeout=0.2)
-        results = asyncio.run(box.acall_many([ToolCall("stuck", {"x": 1}), ToolCall("fine", {"x": 2})]))
+        calls = [ToolCall("stuck", {"x": 1}), ToolCall("fine", {"x": 2})]
+        results = asyncio.run(box.acall_many(calls))
         print(results[0].is_error, "0.2 seconds" in results[0].content, results[1].value)
         print([c.name for c in box.running_calls])
         """,
@@ -102,7 +103,8 @@ def test_slow_sync_tools_do_not_hold_up_the_default_executor() -> None:
         async def main():
             loop = asyncio.get_running_loop()
             box = Toolbox([slow], max_workers=64)
-            batch = asyncio.create_task(box.acall_many([ToolCall("slow", {"i": i}) for i in range(60)]))
+            calls = [ToolCall("slow", {"i": i}) for i in range(60)]
+            batch = asyncio.create_task(box.acall_many(calls))
             for _ in range(5):
                 await asyncio.sleep(0.01)
             await loop.getaddrinfo("localhost", 80)
@@ -135,7 +137,8 @@ def test_a_cancelled_batch_leaves_only_visible_threads_and_no_thread_pile_up() -
             return i
 
         async def main(box):
-            batch = asyncio.create_task(box.acall_many([ToolCall("work", {"i": i}) for i in range(3)]))
+            calls = [ToolCall("work", {"i": i}) for i in range(3)]
+            batch = asyncio.create_task(box.acall_many(calls))
             for _ in range(3):
                 while not started.acquire(blocking=False):
                     await asyncio.sleep(0.005)
