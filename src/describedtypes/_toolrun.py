@@ -7,18 +7,31 @@
   read without ever raising, cut to a bounded length, with its line breaks escaped.
 - ``start_eagerly``: step a coroutine once right away, and hand it to a task only if it
   really waits for something.
+- Running one call: the concurrency gate, time limits, telling a tool's own
+  ``CancelledError`` from a cancelled caller, and listing calls left running.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import concurrent.futures
+import contextlib
+import functools
+import inspect as _pyinspect
 import logging
 import os
+import sys
 import threading
 import types
-from collections.abc import Callable, Coroutine, Generator
-from typing import Any, Literal
+import weakref
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator
+from typing import TYPE_CHECKING, Any, Literal
+
+from .errors import ArgumentError
+
+if TYPE_CHECKING:
+    from ._tools import ToolCall, ToolResult
 
 logger = logging.getLogger("describedtypes")
 logger.addHandler(logging.NullHandler())
@@ -264,3 +277,338 @@ def start_eagerly(
     except StopIteration as stop:
         return True, stop.value
     return False, create_task(_rest(coro, first))
+
+
+# -- running calls under the concurrency rule ----------------------------------------------
+
+
+class _Gate:
+    """Strictly private: keeps a ``concurrent=False`` tool to one call at a time.
+
+    One thread lock covers every caller (threads, event loops, worker threads); an
+    ``asyncio.Lock`` per event loop makes waiting coroutines queue in their loop instead
+    of each parking a worker thread on the thread lock.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._guard = threading.Lock()
+        self._loop_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def loop_lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            lock = self._loop_locks.get(loop)
+            if lock is None:
+                lock = self._loop_locks[loop] = asyncio.Lock()
+            return lock
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
+        async with self.loop_lock():
+            if not self.lock.acquire(blocking=False):
+                # Held by another thread or loop: wait for it on a worker thread. If this
+                # coroutine is cancelled meanwhile, release the lock once it is acquired.
+                waiter = asyncio.get_running_loop().run_in_executor(None, self.lock.acquire)
+                try:
+                    await asyncio.shield(waiter)
+                except asyncio.CancelledError:
+                    waiter.add_done_callback(lambda _: self.lock.release())
+                    raise
+            try:
+                yield
+            finally:
+                self.lock.release()
+
+
+def _run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
+    """Run an awaitable to completion from synchronous code (within ``timeout`` seconds)."""
+    coro = _await(awaitable, timeout, name)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Called from inside a running event loop (a sync call of an async tool): run it on a
+    # loop of its own in a helper thread. acall() is the non-blocking way.
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="describedtypes") as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _await(awaitable: Any, timeout: float | None, name: str) -> Any:
+    if timeout is None:
+        return await awaitable
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait((task,), timeout=timeout)
+    if not done:
+        task.cancel()
+        raise _timed_out(name, timeout)
+    return task.result()
+
+
+def _is_awaitable(value: Any) -> bool:
+    # inspect.isawaitable without its abc check on every plain return value.
+    return value is not None and type(value) not in _PLAIN and _pyinspect.isawaitable(value)
+
+
+_PLAIN = frozenset({str, int, float, bool, list, dict, tuple, bytes})
+
+
+def _is_async(func: Any) -> bool:
+    while isinstance(func, functools.partial):
+        func = func.func
+    if _pyinspect.iscoroutinefunction(func):
+        return True
+    if _pyinspect.isroutine(func) or isinstance(func, type):
+        return False
+    return _pyinspect.iscoroutinefunction(type(func).__call__)
+
+
+class _Settings:
+    """Strictly private: how a Toolbox runs its calls (one per Toolbox; defaults for a Tool).
+
+    Holds no reference to the Toolbox, so a finalizer can close the threads when the
+    Toolbox is collected.
+    """
+
+    __slots__ = ("_pool", "error_detail", "lock", "max_result_chars", "max_workers", "running",
+                 "timeout")
+
+    def __init__(
+        self,
+        error_detail: ErrorDetail = "message",
+        timeout: float | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+    ) -> None:
+        self.error_detail = error_detail
+        self.timeout = timeout
+        self.max_result_chars = max_result_chars
+        self.max_workers = max_workers
+        self.lock = threading.Lock()
+        self._pool: ToolThreads | None = None
+        #: Calls running on a thread or in a task the caller no longer waits for.
+        self.running: dict[int, ToolCall] = {}
+
+    def pool(self) -> ToolThreads:
+        pool = self._pool
+        if pool is None:
+            with self.lock:
+                pool = self._pool
+                if pool is None:
+                    pool = self._pool = ToolThreads(self.max_workers)
+        return pool
+
+    def close(self) -> None:
+        with self.lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
+
+
+_DEFAULTS = _Settings()
+"""The settings of a ``Tool`` called on its own (its threads are shared, library-wide)."""
+
+_HAS_CANCELLING = sys.version_info >= (3, 11)
+_CANCEL_GRACE = 1.0
+"""Seconds an async tool is given to stop after it is cancelled (timeout, cancelled batch)."""
+
+
+class _TimedOut(TimeoutError):
+    """Strictly private: a call overran its ``timeout``; the model is told so."""
+
+
+class _ToolCancelled(Exception):
+    """Strictly private: the tool raised ``CancelledError`` itself (nobody cancelled it)."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__("the tool raised CancelledError")
+        self.original = original
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the running task was asked to cancel (so a CancelledError is the caller's)."""
+    if not _HAS_CANCELLING:
+        # Python 3.10 cannot tell; tools are run in a task of their own there, so a
+        # CancelledError reaching the caller is the caller's.
+        return True
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0  # type: ignore[attr-defined,unused-ignore]
+
+
+def _thread_call(
+    running: dict[int, ToolCall],
+    call: ToolCall,
+    func: Callable[..., Any],
+    kwargs: dict[str, Any],
+    lock: Any,
+) -> Any:
+    key = id(kwargs)  # unique while this call runs
+    running[key] = call
+    try:
+        if lock is None:
+            return func(**kwargs)
+        with lock:
+            return func(**kwargs)
+    except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
+        raise _ToolCancelled(exc) from exc
+    finally:
+        del running[key]
+
+
+def _log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
+    ms = seconds * 1000
+    if result.is_error:
+        why = type_name(result.exception) if result.exception is not None else "invalid call"
+        logger.info("tool %s failed (%s) in %.2f ms, call_id=%s", result.name, why, ms,
+                    result.call_id)
+    else:
+        logger.info("tool %s ran in %.2f ms, call_id=%s", result.name, ms, result.call_id)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("tool %s arguments=%.1000r content=%.1000r", result.name, arguments,
+                     result.content)
+
+
+async def _watch(coro: Any, timeout: float | None, rt: _Settings, call: ToolCall) -> Any:
+    """Run a tool's coroutine in a task of its own: its own CancelledError and a timeout
+    are told apart from a cancellation of the caller."""
+    task = asyncio.ensure_future(coro)
+    try:
+        done, _ = await asyncio.wait((task,), timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        _track(task, rt, call)
+        raise
+    if not done:
+        task.cancel()
+        done, _ = await asyncio.wait((task,), timeout=_CANCEL_GRACE)
+        if not done:
+            _track(task, rt, call)
+            _left_running(call, "it overran its timeout and did not stop when cancelled")
+        raise _timed_out(call.name, timeout)
+    if task.cancelled():
+        raise _ToolCancelled(asyncio.CancelledError())
+    return task.result()
+
+
+def _track(task: asyncio.Future[Any], rt: _Settings, call: ToolCall) -> None:
+    """List a task that may still run in ``running_calls`` until it is done."""
+    if task.done():
+        return
+    key = id(task)
+    rt.running[key] = call
+    task.add_done_callback(lambda t: (rt.running.pop(key, None), t.cancelled() or t.exception()))
+
+
+def _left_running(call: ToolCall, why: str) -> None:
+    logger.warning(
+        "tool %s (call_id=%s) is still running after %s; it is listed in "
+        "Toolbox.running_calls until it returns", call.name, call.call_id, why
+    )
+
+
+def _timed_out(name: str, timeout: float | None) -> _TimedOut:
+    return _TimedOut(
+        f"Tool {name!r} timed out: it did not finish within its time limit of {timeout:g} "
+        "seconds."
+    )
+
+
+def _own_words(exc: ArgumentError, rt: _Settings) -> str:
+    """An ``ArgumentError``'s message, as the tool wrote it, within the result limit."""
+    text = exception_text(exc)
+    limit = rt.max_result_chars
+    return text if limit is None or len(text) <= limit else cut_result(text, limit)
+
+
+def _check_timeout(timeout: Any) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        msg = f"timeout must be a number of seconds or None, got {timeout!r}"
+        raise TypeError(msg)
+    if not timeout > 0 or timeout == float("inf"):
+        msg = f"timeout must be a positive, finite number of seconds, got {timeout!r}"
+        raise ValueError(msg)
+    return float(timeout)
+
+
+
+# -- running one call of a tool (``tool`` is a ``Tool``) --------------------------------------
+
+
+def call_within(
+    tool: Any, kwargs: dict[str, Any], timeout: float, rt: _Settings, call: ToolCall
+) -> Any:
+    if tool.is_async:
+        if tool._gate is None:
+            return _run_coroutine(tool.func(**kwargs), timeout, call.name)
+        with tool._gate.lock:
+            return _run_coroutine(tool.func(**kwargs), timeout, call.name)
+    lock = None if tool._gate is None else tool._gate.lock
+    future = rt.pool().submit(_thread_call, rt.running, call, tool.func, kwargs, lock)
+    done, _ = concurrent.futures.wait([future], timeout)
+    if not done:
+        future.cancel()
+        _left_running(call, "it overran its timeout")
+        raise _timed_out(call.name, timeout)
+    value = future.result()
+    return _run_coroutine(value, timeout, call.name) if _is_awaitable(value) else value
+
+
+async def on_loop(tool: Any, kwargs: dict[str, Any]) -> Any:
+    try:
+        if tool._gate is None:
+            return tool.func(**kwargs)
+        async with tool._gate.hold():
+            return tool.func(**kwargs)
+    except asyncio.CancelledError as exc:  # raised by the function: it never waited
+        raise _ToolCancelled(exc) from exc
+
+async def in_thread(
+    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
+) -> Any:
+    lock = None
+    pool = rt.pool()
+    if tool._gate is None:
+        future = pool.submit(_thread_call, rt.running, call, tool.func, kwargs, None)
+    else:
+        # Queue in this loop; the worker thread takes the thread lock itself, so a
+        # cancelled caller never lets two runs overlap.
+        lock = tool._gate.loop_lock()
+        await lock.acquire()
+        try:
+            future = pool.submit(
+                _thread_call, rt.running, call, tool.func, kwargs, tool._gate.lock
+            )
+        except BaseException:
+            lock.release()
+            raise
+    waiter = asyncio.wrap_future(future)
+    try:
+        done, _ = await asyncio.wait((waiter,), timeout=timeout)
+    except asyncio.CancelledError:
+        waiter.cancel()
+        if not future.done():
+            _left_running(call, "its caller was cancelled")
+        raise
+    finally:
+        if lock is not None:
+            lock.release()
+    if not done:
+        waiter.cancel()
+        _left_running(call, "it overran its timeout")
+        raise _timed_out(call.name, timeout)
+    return waiter.result()
+
+async def in_task(
+    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
+) -> Any:
+    if tool._gate is None:
+        return await _watch(tool.func(**kwargs), timeout, rt, call)
+    async with tool._gate.hold():
+        return await _watch(tool.func(**kwargs), timeout, rt, call)
+
+

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextlib
 import difflib
 import enum
 import functools
 import inspect as _pyinspect
 import logging
-import sys
 import threading
 import time
 import traceback as _traceback
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 import attrs
@@ -29,16 +26,32 @@ from ._jsontext import _json_problem
 from ._rules import check, check_request
 from ._toolplan import Plan, plan_for
 from ._toolrun import (
+    _DEFAULTS,
+    _HAS_CANCELLING,
     DEFAULT_MAX_RESULT_CHARS,
     DEFAULT_MAX_WORKERS,
     MAX_MESSAGE_CHARS,
     ErrorDetail,
-    ToolThreads,
+    _cancelled_from_outside,
+    _check_timeout,
+    _Gate,
+    _is_async,
+    _is_awaitable,
+    _log_outcome,
+    _own_words,
+    _run_coroutine,
+    _Settings,
+    _TimedOut,
+    _ToolCancelled,
+    call_within,
     check_error_detail,
     cut_result,
     describe_exception,
     exception_text,
+    in_task,
+    in_thread,
     logger,
+    on_loop,
     one_line,
     start_eagerly,
     type_name,
@@ -156,93 +169,6 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"Did you mean {close[0]!r}? " if close else ""
 
 
-# -- running calls under the concurrency rule ----------------------------------------------
-
-
-class _Gate:
-    """Strictly private: keeps a ``concurrent=False`` tool to one call at a time.
-
-    One thread lock covers every caller (threads, event loops, worker threads); an
-    ``asyncio.Lock`` per event loop makes waiting coroutines queue in their loop instead
-    of each parking a worker thread on the thread lock.
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self._guard = threading.Lock()
-        self._loop_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def loop_lock(self) -> asyncio.Lock:
-        loop = asyncio.get_running_loop()
-        with self._guard:
-            lock = self._loop_locks.get(loop)
-            if lock is None:
-                lock = self._loop_locks[loop] = asyncio.Lock()
-            return lock
-
-    @contextlib.asynccontextmanager
-    async def hold(self) -> AsyncIterator[None]:
-        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
-        async with self.loop_lock():
-            if not self.lock.acquire(blocking=False):
-                # Held by another thread or loop: wait for it on a worker thread. If this
-                # coroutine is cancelled meanwhile, release the lock once it is acquired.
-                waiter = asyncio.get_running_loop().run_in_executor(None, self.lock.acquire)
-                try:
-                    await asyncio.shield(waiter)
-                except asyncio.CancelledError:
-                    waiter.add_done_callback(lambda _: self.lock.release())
-                    raise
-            try:
-                yield
-            finally:
-                self.lock.release()
-
-
-def _run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
-    """Run an awaitable to completion from synchronous code (within ``timeout`` seconds)."""
-    coro = _await(awaitable, timeout, name)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    # Called from inside a running event loop (a sync call of an async tool): run it on a
-    # loop of its own in a helper thread. acall() is the non-blocking way.
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="describedtypes") as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
-async def _await(awaitable: Any, timeout: float | None, name: str) -> Any:
-    if timeout is None:
-        return await awaitable
-    task = asyncio.ensure_future(awaitable)
-    done, _ = await asyncio.wait((task,), timeout=timeout)
-    if not done:
-        task.cancel()
-        raise _timed_out(name, timeout)
-    return task.result()
-
-
-def _is_awaitable(value: Any) -> bool:
-    # inspect.isawaitable without its abc check on every plain return value.
-    return value is not None and type(value) not in _PLAIN and _pyinspect.isawaitable(value)
-
-
-_PLAIN = frozenset({str, int, float, bool, list, dict, tuple, bytes})
-
-
-def _is_async(func: Any) -> bool:
-    while isinstance(func, functools.partial):
-        func = func.func
-    if _pyinspect.iscoroutinefunction(func):
-        return True
-    if _pyinspect.isroutine(func) or isinstance(func, type):
-        return False
-    return _pyinspect.iscoroutinefunction(type(func).__call__)
-
-
 def _body_only(name: str, description: str | None, body: dict[str, Any], strict: bool) -> Any:
     return body
 
@@ -252,111 +178,6 @@ def _unwrapped(adapter: _adapters.Adapter) -> _adapters.Adapter:
     # The adapter's rules without its wrapper or name rule: the tool's own name and
     # description are put into the wrapper (they may differ from the function's).
     return attrs.evolve(adapter, wrap=_body_only, name_pattern=None)
-
-
-class _Settings:
-    """Strictly private: how a Toolbox runs its calls (one per Toolbox; defaults for a Tool).
-
-    Holds no reference to the Toolbox, so a finalizer can close the threads when the
-    Toolbox is collected.
-    """
-
-    __slots__ = ("_pool", "error_detail", "lock", "max_result_chars", "max_workers", "running",
-                 "timeout")
-
-    def __init__(
-        self,
-        error_detail: ErrorDetail = "message",
-        timeout: float | None = None,
-        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
-        max_workers: int = DEFAULT_MAX_WORKERS,
-    ) -> None:
-        self.error_detail = error_detail
-        self.timeout = timeout
-        self.max_result_chars = max_result_chars
-        self.max_workers = max_workers
-        self.lock = threading.Lock()
-        self._pool: ToolThreads | None = None
-        #: Calls running on a thread or in a task the caller no longer waits for.
-        self.running: dict[int, ToolCall] = {}
-
-    def pool(self) -> ToolThreads:
-        pool = self._pool
-        if pool is None:
-            with self.lock:
-                pool = self._pool
-                if pool is None:
-                    pool = self._pool = ToolThreads(self.max_workers)
-        return pool
-
-    def close(self) -> None:
-        with self.lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False)
-
-
-_DEFAULTS = _Settings()
-"""The settings of a ``Tool`` called on its own (its threads are shared, library-wide)."""
-
-_HAS_CANCELLING = sys.version_info >= (3, 11)
-_CANCEL_GRACE = 1.0
-"""Seconds an async tool is given to stop after it is cancelled (timeout, cancelled batch)."""
-
-
-class _TimedOut(TimeoutError):
-    """Strictly private: a call overran its ``timeout``; the model is told so."""
-
-
-class _ToolCancelled(Exception):
-    """Strictly private: the tool raised ``CancelledError`` itself (nobody cancelled it)."""
-
-    def __init__(self, original: BaseException) -> None:
-        super().__init__("the tool raised CancelledError")
-        self.original = original
-
-
-def _cancelled_from_outside() -> bool:
-    """Whether the running task was asked to cancel (so a CancelledError is the caller's)."""
-    if not _HAS_CANCELLING:
-        # Python 3.10 cannot tell; tools are run in a task of their own there, so a
-        # CancelledError reaching the caller is the caller's.
-        return True
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0  # type: ignore[attr-defined,unused-ignore]
-
-
-def _thread_call(
-    running: dict[int, ToolCall],
-    call: ToolCall,
-    func: Callable[..., Any],
-    kwargs: dict[str, Any],
-    lock: Any,
-) -> Any:
-    key = id(kwargs)  # unique while this call runs
-    running[key] = call
-    try:
-        if lock is None:
-            return func(**kwargs)
-        with lock:
-            return func(**kwargs)
-    except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
-        raise _ToolCancelled(exc) from exc
-    finally:
-        del running[key]
-
-
-def _log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
-    ms = seconds * 1000
-    if result.is_error:
-        why = type_name(result.exception) if result.exception is not None else "invalid call"
-        logger.info("tool %s failed (%s) in %.2f ms, call_id=%s", result.name, why, ms,
-                    result.call_id)
-    else:
-        logger.info("tool %s ran in %.2f ms, call_id=%s", result.name, ms, result.call_id)
-    if logger.isEnabledFor(logging.DEBUG):
-        logger.debug("tool %s arguments=%.1000r content=%.1000r", result.name, arguments,
-                     result.content)
 
 
 class Tool:
@@ -647,7 +468,7 @@ class Tool:
             if self.timeout is not None or rt.timeout is not None:
                 timeout = self._timeout(rt)
             if timeout is not None:
-                value = self._call_within(kwargs, timeout, rt, ToolCall(name, arguments, call_id))
+                value = call_within(self, kwargs, timeout, rt, ToolCall(name, arguments, call_id))
             elif self._gate is None:
                 value = self.func(**kwargs)
                 if _is_awaitable(value):
@@ -667,24 +488,6 @@ class Tool:
         if type(value) is str and (limit is None or len(value) <= limit):
             return _result(value, value, call_id, name)
         return self._finish(value, call_id, name, rt)
-
-    def _call_within(
-        self, kwargs: dict[str, Any], timeout: float, rt: _Settings, call: ToolCall
-    ) -> Any:
-        if self.is_async:
-            if self._gate is None:
-                return _run_coroutine(self.func(**kwargs), timeout, call.name)
-            with self._gate.lock:
-                return _run_coroutine(self.func(**kwargs), timeout, call.name)
-        lock = None if self._gate is None else self._gate.lock
-        future = rt.pool().submit(_thread_call, rt.running, call, self.func, kwargs, lock)
-        done, _ = concurrent.futures.wait([future], timeout)
-        if not done:
-            future.cancel()
-            _left_running(call, "it overran its timeout")
-            raise _timed_out(call.name, timeout)
-        value = future.result()
-        return _run_coroutine(value, timeout, call.name) if _is_awaitable(value) else value
 
     async def acall(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
@@ -722,12 +525,12 @@ class Tool:
                             value = await self.func(**kwargs)
                 else:
                     call = ToolCall(name, arguments, call_id)
-                    value = await self._in_task(kwargs, timeout, rt, call)
+                    value = await in_task(self, kwargs, timeout, rt, call)
             elif not self.blocking:
-                value = await self._on_loop(kwargs)
+                value = await on_loop(self, kwargs)
             else:
                 call = ToolCall(name, arguments, call_id)
-                value = await self._in_thread(kwargs, timeout, rt, call)
+                value = await in_thread(self, kwargs, timeout, rt, call)
             if _is_awaitable(value):
                 value = await value
         except asyncio.CancelledError as exc:
@@ -741,124 +544,6 @@ class Tool:
                 raise
             return self._error(exc, call_id, name, rt)
         return self._finish(value, call_id, name, rt)
-
-    async def _on_loop(self, kwargs: dict[str, Any]) -> Any:
-        try:
-            if self._gate is None:
-                return self.func(**kwargs)
-            async with self._gate.hold():
-                return self.func(**kwargs)
-        except asyncio.CancelledError as exc:  # raised by the function: it never waited
-            raise _ToolCancelled(exc) from exc
-
-    async def _in_thread(
-        self, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
-    ) -> Any:
-        lock = None
-        pool = rt.pool()
-        if self._gate is None:
-            future = pool.submit(_thread_call, rt.running, call, self.func, kwargs, None)
-        else:
-            # Queue in this loop; the worker thread takes the thread lock itself, so a
-            # cancelled caller never lets two runs overlap.
-            lock = self._gate.loop_lock()
-            await lock.acquire()
-            try:
-                future = pool.submit(
-                    _thread_call, rt.running, call, self.func, kwargs, self._gate.lock
-                )
-            except BaseException:
-                lock.release()
-                raise
-        waiter = asyncio.wrap_future(future)
-        try:
-            done, _ = await asyncio.wait((waiter,), timeout=timeout)
-        except asyncio.CancelledError:
-            waiter.cancel()
-            if not future.done():
-                _left_running(call, "its caller was cancelled")
-            raise
-        finally:
-            if lock is not None:
-                lock.release()
-        if not done:
-            waiter.cancel()
-            _left_running(call, "it overran its timeout")
-            raise _timed_out(call.name, timeout)
-        return waiter.result()
-
-    async def _in_task(
-        self, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
-    ) -> Any:
-        if self._gate is None:
-            return await _watch(self.func(**kwargs), timeout, rt, call)
-        async with self._gate.hold():
-            return await _watch(self.func(**kwargs), timeout, rt, call)
-
-
-async def _watch(coro: Any, timeout: float | None, rt: _Settings, call: ToolCall) -> Any:
-    """Run a tool's coroutine in a task of its own: its own CancelledError and a timeout
-    are told apart from a cancellation of the caller."""
-    task = asyncio.ensure_future(coro)
-    try:
-        done, _ = await asyncio.wait((task,), timeout=timeout)
-    except asyncio.CancelledError:
-        task.cancel()
-        _track(task, rt, call)
-        raise
-    if not done:
-        task.cancel()
-        done, _ = await asyncio.wait((task,), timeout=_CANCEL_GRACE)
-        if not done:
-            _track(task, rt, call)
-            _left_running(call, "it overran its timeout and did not stop when cancelled")
-        raise _timed_out(call.name, timeout)
-    if task.cancelled():
-        raise _ToolCancelled(asyncio.CancelledError())
-    return task.result()
-
-
-def _track(task: asyncio.Future[Any], rt: _Settings, call: ToolCall) -> None:
-    """List a task that may still run in ``running_calls`` until it is done."""
-    if task.done():
-        return
-    key = id(task)
-    rt.running[key] = call
-    task.add_done_callback(lambda t: (rt.running.pop(key, None), t.cancelled() or t.exception()))
-
-
-def _left_running(call: ToolCall, why: str) -> None:
-    logger.warning(
-        "tool %s (call_id=%s) is still running after %s; it is listed in "
-        "Toolbox.running_calls until it returns", call.name, call.call_id, why
-    )
-
-
-def _timed_out(name: str, timeout: float | None) -> _TimedOut:
-    return _TimedOut(
-        f"Tool {name!r} timed out: it did not finish within its time limit of {timeout:g} "
-        "seconds."
-    )
-
-
-def _own_words(exc: ArgumentError, rt: _Settings) -> str:
-    """An ``ArgumentError``'s message, as the tool wrote it, within the result limit."""
-    text = exception_text(exc)
-    limit = rt.max_result_chars
-    return text if limit is None or len(text) <= limit else cut_result(text, limit)
-
-
-def _check_timeout(timeout: Any) -> float | None:
-    if timeout is None:
-        return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        msg = f"timeout must be a number of seconds or None, got {timeout!r}"
-        raise TypeError(msg)
-    if not timeout > 0 or timeout == float("inf"):
-        msg = f"timeout must be a positive, finite number of seconds, got {timeout!r}"
-        raise ValueError(msg)
-    return float(timeout)
-
 
 def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> None:
     if isinstance(func, Tool):
