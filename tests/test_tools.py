@@ -1299,3 +1299,25 @@ class TestSharedPlans:
         assert p1.call({"query": "q"}).value == "q@1"
         assert p2.call({"query": "q"}).value == "q@2"
         assert p1.node.python_type is p1.func
+
+
+class TestRegistry:
+    def test_tool_and_toolbox_take_a_registry(self) -> None:
+        from describedtypes import Registry
+
+        def lookup(query: str) -> str:
+            """Look up."""
+            return query
+
+        mine = Registry(name="mine")
+        mine.register(lookup, Annotation(name="find", description="Find it."))
+        assert Tool(lookup).name == "lookup"
+        assert Tool(lookup, registry=mine).name == "find"
+        box = Toolbox([lookup], registry=mine)
+        assert box.names == ["find"]
+        assert box.definitions(OPENAI_TOOLS)[0]["description"] == "Find it."
+        assert box.call("find", {"query": "q"}).value == "q"
+        with pytest.raises(TypeError, match="registry must be a Registry"):
+            Tool(lookup, registry=annotate.register)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="registry must be a Registry"):
+            Toolbox(registry="mine")  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import adapters as _adapters
-from ._annotate import _REGISTRY
+from ._annotate import _REGISTRY, Registry
 from ._decode import _Compiler
 from ._rules import check
 from ._schema import _Builder, _freeze, _thaw
@@ -94,11 +94,11 @@ _PLANS: weakref.WeakKeyDictionary[Any, dict[Any, Plan]] = weakref.WeakKeyDiction
 _LOCK = threading.Lock()
 
 
-def shared_key(func: Any) -> tuple[Any, tuple[Any, ...]] | None:
+def shared_key(func: Any, registry: Registry) -> tuple[Any, tuple[Any, ...]] | None:
     """``(plain function, shape of the partials and binding around it)``, or None."""
-    shape: list[Any] = []
+    shape: list[Any] = [weakref.ref(registry)]  # equal while the registry lives
     while isinstance(func, functools.partial):
-        if _REGISTRY.override(func) is not None:  # an annotation for this very partial
+        if registry.override(func) is not None:  # an annotation for this very partial
             return None
         shape.append((len(func.args), tuple(sorted(func.keywords))))
         func = func.func
@@ -110,10 +110,10 @@ def shared_key(func: Any) -> tuple[Any, tuple[Any, ...]] | None:
     return func, tuple(shape)
 
 
-def plan_for(func: Any) -> Plan:
-    """The plan of ``func`` under the current annotations (shared when that is safe)."""
-    generation = _REGISTRY.generation
-    key = shared_key(func)
+def plan_for(func: Any, registry: Registry) -> Plan:
+    """The plan of ``func`` under ``registry``'s current annotations (shared when safe)."""
+    generation = _REGISTRY.generation  # the stamp of the latest registration anywhere
+    key = shared_key(func, registry)
     if key is not None:
         core, shape = key
         with _LOCK:
@@ -121,9 +121,12 @@ def plan_for(func: Any) -> Plan:
             found = known.get(shape) if known is not None else None
         if found is not None and found.generation == generation:
             return found
-    node = _Inspector().function(func)
+    node = _Inspector(registry).function(func)
     made = Plan(node, generation)
     if key is not None:
         with _LOCK:
-            _PLANS.setdefault(core, {})[shape] = made
+            known = _PLANS.setdefault(core, {})
+            for stale in [k for k in known if k[0]() is None]:  # a dropped registry's plans
+                del known[stale]
+            known[shape] = made
     return made

@@ -19,7 +19,7 @@ import attrs
 import orjson
 
 from . import adapters as _adapters
-from ._annotate import _REGISTRY
+from ._annotate import _REGISTRY, Registry, annotate
 from ._decode import _brief, _decode_error, _Invalid, _problem_lines
 from ._encode import encode
 from ._jsontext import _json_problem
@@ -202,13 +202,14 @@ class Tool:
             under ``acall``; False runs it directly on the event loop, which is faster
             for a function that returns at once and never blocks (it then cannot have a
             ``timeout``).
+        registry: Where registered annotations are looked up (``annotate`` by default).
 
     Raises:
         SchemaError: ``func`` cannot be described to a model (a parameter without a type
             annotation, ``*args``/``**kwargs``, positional-only parameters, ...).
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.2.0 ``timeout`` and ``blocking``.
+    .. versionchanged:: 0.2.0 ``timeout``, ``blocking`` and ``registry``.
     """
 
     __slots__ = (
@@ -223,6 +224,7 @@ class Tool:
         "is_async",
         "name",
         "parse_args",
+        "registry",
         "timeout",
     )
 
@@ -236,8 +238,11 @@ class Tool:
         concurrent: bool = True,
         timeout: float | None = None,
         blocking: bool = True,
+        registry: Registry = annotate,
     ) -> None:
         _check_options(func, name, description, parse_args)
+        _check_registry(registry)
+        self.registry = registry
         _check_not_unbound(func)
         self.func = func
         self.is_async = _is_async(func)
@@ -249,7 +254,7 @@ class Tool:
                 "stop it: drop timeout= or blocking=False"
             )
             raise SchemaError(msg, type_=func)
-        self._plan = plan_for(func)
+        self._plan = plan_for(func, registry)
         self._node: ObjectNode | None = None
         self.name: str = name if name is not None else self._plan.name
         self._description = description
@@ -268,7 +273,7 @@ class Tool:
     def _current(self) -> Plan:
         plan = self._plan
         if plan.generation != _REGISTRY.generation:
-            plan = self._plan = plan_for(self.func)
+            plan = self._plan = plan_for(self.func, self.registry)
             self._node = None
         return plan
 
@@ -566,6 +571,12 @@ def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> N
         raise SchemaError(msg, type_=func)
 
 
+def _check_registry(registry: Any) -> None:
+    if not isinstance(registry, Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
+
+
 def _require_adapter(adapter: Any) -> None:
     if not isinstance(adapter, _adapters.Adapter):
         msg = f"llm_adapter must be an Adapter such as OPENAI_TOOLS, got {adapter!r}"
@@ -670,6 +681,8 @@ class Toolbox:
             ``min(32, os.cpu_count() + 4)`` by default. Threads are started when first
             needed, exit after 30 idle seconds, and are stopped by ``close()`` or when the
             toolbox is garbage-collected.
+        registry: Where the annotations of the functions added are looked up
+            (``annotate`` by default); a ``Tool`` added as it is keeps its own.
 
     Nothing a tool does raises out of ``call``, ``acall`` or ``acall_many``, nor does a
     mistake in the model's call: an unknown tool, missing, unrecognized or wrongly typed
@@ -681,7 +694,7 @@ class Toolbox:
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0 ``error_detail``, ``timeout``, ``max_result_chars``,
-       ``max_workers``, ``close()`` and ``running_calls``.
+       ``max_workers``, ``registry``, ``close()`` and ``running_calls``.
     """
 
     def __init__(
@@ -692,7 +705,10 @@ class Toolbox:
         timeout: float | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         max_workers: int = DEFAULT_MAX_WORKERS,
+        registry: Registry = annotate,
     ) -> None:
+        _check_registry(registry)
+        self._registry = registry
         if max_result_chars is not None and (
             isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int)
             or max_result_chars < 1
@@ -797,6 +813,7 @@ class Toolbox:
                 concurrent=concurrent,
                 timeout=timeout,
                 blocking=blocking,
+                registry=self._registry,
             )
         with self._lock:
             if tool.name in self._tools:
