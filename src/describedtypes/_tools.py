@@ -949,6 +949,8 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
+        if not logger.isEnabledFor(logging.INFO):
+            return await tool._acall(arguments, context, call_id, name, self._rt)
         return await tool.acall(
             arguments, context=context, call_id=call_id, _name=name, _rt=self._rt
         )
@@ -984,12 +986,16 @@ class Toolbox:
         create_task = asyncio.get_running_loop().create_task
         results: list[Any] = []
         waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
+        tools = self._tools
+        quiet = not logger.isEnabledFor(logging.INFO)
         try:
             for i, c in enumerate(items):
-                finished, outcome = start_eagerly(
-                    self.acall(c.name, c.arguments, context=context, call_id=c.call_id),
-                    create_task,
-                )
+                tool = tools.get(c.name) if quiet and type(c.name) is str else None
+                if tool is not None:  # Toolbox.acall without its coroutine
+                    coro = tool._acall(c.arguments, context, c.call_id, c.name, self._rt)
+                else:
+                    coro = self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
+                finished, outcome = start_eagerly(coro, create_task)
                 results.append(outcome if finished else None)
                 if not finished:
                     waiting.append((i, outcome))
