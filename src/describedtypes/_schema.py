@@ -741,7 +741,7 @@ def cached_build(
     obj: Any, adapter: Adapter, use_references: bool, registry: Registry = annotate
 ) -> Built:
     """The cached build of ``obj`` for ``adapter``, built now if there is none current."""
-    key = ("schema", obj, adapter, use_references, registry)
+    key = ("schema", _cache.key_of(obj), adapter, use_references, registry)
     entry = _cache.get(obj, key)
     if entry is not None and entry.is_current(lambda: ni.type_info(obj, registry)):
         built: Built = entry.value
@@ -819,7 +819,8 @@ def schema(
 def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
     # The common case first: a cached class with the default registry.
     try:
-        entry = _cache.get(obj, ("schema", obj, adapter, bool(use_references), registry))
+        key = ("schema", _cache.key_of(obj), adapter, bool(use_references), registry)
+        entry = _cache.get(obj, key)
     except TypeError:
         entry = None
     if entry is not None and entry.stamp == current_stamp():
