@@ -309,15 +309,13 @@ class _Gate:
     async def hold(self) -> AsyncIterator[None]:
         """Hold the gate from a coroutine (both locks), without blocking the event loop."""
         async with self.loop_lock():
-            if not self.lock.acquire(blocking=False):
-                # Held by another thread or loop: wait for it on a worker thread. If this
-                # coroutine is cancelled meanwhile, release the lock once it is acquired.
-                waiter = asyncio.get_running_loop().run_in_executor(None, self.lock.acquire)
-                try:
-                    await asyncio.shield(waiter)
-                except asyncio.CancelledError:
-                    waiter.add_done_callback(lambda _: self.lock.release())
-                    raise
+            # Held by another thread or loop: poll for it (1 ms, doubling up to 50 ms)
+            # rather than park a thread of the loop's default executor on it, where a
+            # stuck holder would hold up everything else that executor runs.
+            delay = 0.001
+            while not self.lock.acquire(blocking=False):
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.05)
             try:
                 yield
             finally:
