@@ -17,6 +17,7 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._graph import graph
 from ._response import decode_response
 from ._rules import Problem, check, check_request
 from ._schema import Rewrite, explain, schema
@@ -72,6 +73,7 @@ __all__ = [
     "decode_response",
     "encode",
     "explain",
+    "graph",
     "read_tool_calls",
     "schema",
     "tool_calls_from_anthropic",
