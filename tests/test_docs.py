@@ -296,3 +296,17 @@ def test_the_api_reference_lists_every_public_name() -> None:
     documented = set(re.findall(r"^::: describedtypes\.(\w+)\s*$", reference, re.MULTILINE))
     documented |= set(re.findall(r"^#+ `(\w+)`\s*$", reference, re.MULTILINE))
     assert sorted(set(describedtypes.__all__) - documented) == []
+
+
+def test_the_readme_try_it_prints_the_tour_schema() -> None:
+    """The README's first command prints the schema its tour shows first, key for key."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    try_it = text.split("## Try it", 1)[1].split("\n## ", 1)[0]
+    [command] = [b.code.strip() for b in read_blocks(try_it) if b.lang == "console"][:1]
+    cli = command.split("&&")[-1].strip()
+    assert cli.startswith("python -m describedtypes schema ")
+    argv = [sys.executable, *shlex.split(cli)[1:]]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=True)
+    tour = text.split("## A short tour", 1)[1]
+    first_json = next(b for b in read_blocks(tour) if b.lang == "json")
+    assert _ordered(done.stdout) == _ordered(first_json.code)

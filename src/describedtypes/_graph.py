@@ -22,8 +22,9 @@ Direction = Literal["LR", "RL", "TB", "BT"]
 # body, parentheses make a method, tildes a generic, angle brackets are dropped as HTML).
 # They are written as Mermaid entity codes (#NNN;), which it draws as the character.
 # Double quotes end a box title, so titles escape them too.
-_UNSAFE = re.compile(r"[{}()<>~#`\\\x00-\x1f\x7f]")
-_UNSAFE_TITLE = re.compile(r'[{}()<>~#"`\\\x00-\x1f\x7f]')
+# Control characters and line separators go the same way, so each member stays one line.
+_UNSAFE = re.compile(r"[{}()<>~#`\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_UNSAFE_TITLE = re.compile(r'[{}()<>~#"`\\\x00-\x1f\x7f-\x9f\u2028\u2029]')
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
