@@ -203,7 +203,11 @@ def _registry_key(obj: Any) -> Any:
 
 
 class _Annotate:
-    """The ``annotate`` object: call it to read an annotation, ``.register`` to set one."""
+    """A ready-made object: ``annotate(Weather)`` reads the annotation of a class or function.
+
+    ``annotate.register`` sets one (over what the docstrings and metadata say) and
+    ``annotate.unregister`` forgets it.
+    """
 
     def __call__(self, obj: Any) -> Annotation:
         """The annotation of ``obj``: the registered override over what the code says."""
