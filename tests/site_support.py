@@ -68,7 +68,8 @@ def nav() -> list[Any]:
     spec = importlib.util.spec_from_file_location(
         "describedtypes_docs_hooks", DOCS / "_mkdocs" / "hooks.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     hooks = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hooks)
     return [

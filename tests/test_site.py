@@ -57,15 +57,17 @@ def test_pages_load_nothing_from_other_hosts() -> None:
         urls = parser.urls + re.findall(r"""(?:import\(|url\()\s*["']?(https?://[^"')\s]+)""", text)
         offenders += [f"{page.relative_to(site_dir())}: {u}" for u in urls if urlparse(u).netloc]
     for sheet in site_dir().glob("**/*.css"):
-        for url in re.findall(r"""@import\s+(?:url\()?["']?(https?://[^"')\s]+)""", sheet.read_text()):
-            offenders.append(f"{sheet.relative_to(site_dir())}: {url}")
+        css = sheet.read_text(encoding="utf-8")
+        imports = re.findall(r"""@import\s+(?:url\()?["']?(https?://[^"')\s]+)""", css)
+        offenders += [f"{sheet.relative_to(site_dir())}: {url}" for url in imports]
     assert offenders == []
 
 
 def test_fonts_are_the_systems_and_mermaid_is_served_locally() -> None:
     """The theme asks for no web font, and the Mermaid script is a file of the site."""
     home = (site_dir() / "index.html").read_text(encoding="utf-8")
-    assert "fonts.googleapis" not in home and "fonts.gstatic" not in home
+    assert "fonts.googleapis" not in home
+    assert "fonts.gstatic" not in home
     assert 'src="assets/javascripts/mermaid.min.js"' in home
     assert (site_dir() / "assets" / "javascripts" / "mermaid.min.js").stat().st_size > 1_000_000
 
@@ -75,7 +77,8 @@ def test_every_page_has_previous_and_next_links() -> None:
     home = (site_dir() / "index.html").read_text(encoding="utf-8")
     assert "md-footer__link--next" in home
     api = (site_dir() / "api" / "index.html").read_text(encoding="utf-8")
-    assert "md-footer__link--prev" in api and "md-footer__link--next" in api
+    assert "md-footer__link--prev" in api
+    assert "md-footer__link--next" in api
 
 
 def test_every_guide_title_is_in_the_search_index() -> None:

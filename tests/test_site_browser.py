@@ -77,7 +77,7 @@ def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as p:
         try:
             instance = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        except Exception as exc:  # noqa: BLE001 - say why the browser did not start
+        except Exception as exc:
             pytest.skip(f"chromium at {executable} did not start: {exc}")
         try:
             yield instance
@@ -174,7 +174,7 @@ def test_search_finds_each_page_by_its_title(browser: Any, server: str, section_
             visit.page.keyboard.type(title)
             try:
                 visit.page.wait_for_function(_FINDS, arg=[title, target], timeout=15_000)
-            except Exception:  # noqa: BLE001 - collect every page search misses
+            except Exception:
                 links = visit.page.locator("a.md-search-result__link")
                 got = [links.nth(i).get_attribute("href") for i in range(min(links.count(), 5))]
                 missing.append(f"{title!r} -> {target or 'home'}: got {got}")

@@ -35,7 +35,7 @@ def _default(field: Any) -> str | None:
         if not default.takes_self:
             try:
                 text = repr(factory())
-            except Exception:  # noqa: BLE001 - a factory that needs context: name it
+            except Exception:
                 text = ""
             if text and len(text) <= 30:
                 return text
