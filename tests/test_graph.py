@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from describedtypes import Annotation, SchemaError, annotate, graph, schema
+from describedtypes import Annotation, Registry, SchemaError, annotate, graph, schema
 from tests.strategies import classes
 
 T = TypeVar("T")
@@ -181,6 +181,19 @@ class TestGraph:
             assert boxes(graph(Reading))["Reading"] == ['unit: "c" | "f"']
         finally:
             annotate.unregister(Reading)
+
+    def test_a_registry_of_its_own(self) -> None:
+        """registry= draws the type with that registry's names, not the default's."""
+        mine = Registry()
+        mine.register(
+            Location, Annotation(name="Place", parameters={"city": Annotation(name="town")})
+        )
+        assert boxes(graph(Location, registry=mine)) == {
+            "Place": ["town: string", "country?: string | null"]
+        }
+        assert "Location" in boxes(graph(Location))
+        with pytest.raises(TypeError, match="registry must be a Registry"):
+            graph(Location, registry={})  # type: ignore[arg-type]
 
     def test_direction(self) -> None:
         """direction picks Mermaid's layout; anything else is a ValueError saying what works."""

@@ -12,6 +12,7 @@ import re
 from typing import Any, Literal
 
 from . import inspect as ni
+from ._annotate import Registry, annotate
 from ._schema import _defs_keys, _recursive_objects
 
 __all__ = ["graph"]
@@ -189,7 +190,7 @@ def _unique(targets: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
     return out
 
 
-def graph(obj: Any, *, direction: Direction = "LR") -> str:
+def graph(obj: Any, *, direction: Direction = "LR", registry: Registry = annotate) -> str:
     """A Mermaid class diagram of a type or function and every class it uses.
 
     Each attrs class or dataclass is a box titled with its key under ``$defs`` (the
@@ -209,6 +210,7 @@ def graph(obj: Any, *, direction: Direction = "LR") -> str:
             (``list[Post]``, ``Page[Item]``).
         direction: Mermaid's layout direction: ``"LR"`` (left to right, the default),
             ``"RL"``, ``"TB"`` (top to bottom) or ``"BT"``.
+        registry: Where registered annotations are looked up (names, allowed values).
 
     Returns:
         The diagram's Mermaid source, starting with ``classDiagram``.
@@ -216,10 +218,11 @@ def graph(obj: Any, *, direction: Direction = "LR") -> str:
     Raises:
         SchemaError: ``obj`` (or something inside it) cannot be described.
         ValueError: ``direction`` is not one of the four Mermaid directions.
+        TypeError: ``registry`` is not a ``Registry``.
 
     .. versionadded:: 0.2.0
     """
     if direction not in ("LR", "RL", "TB", "BT"):
         msg = f"direction must be 'LR', 'RL', 'TB' or 'BT', got {direction!r}"
         raise ValueError(msg)
-    return _Diagram(ni.type_info(obj)).render(direction)
+    return _Diagram(ni.type_info(obj, registry)).render(direction)
