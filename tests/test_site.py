@@ -121,7 +121,9 @@ def test_notebooks_are_rendered_with_their_outputs() -> None:
     assert len(pages) == len(list((ROOT / "notebooks").glob("*.ipynb")))
     for src in pages.values():
         html = (site_dir() / page_url(src) / "index.html").read_text(encoding="utf-8")
-        assert html.count("jp-OutputArea-output") >= 3, f"{src} shows no outputs"
+        assert html.count("jp-OutputArea-output") >= 3, (
+            f"{src} shows no outputs; run `python -m tests.update_notebooks` and commit"
+        )
     refs = (site_dir() / "notebooks" / "references_and_recursion" / "index.html").read_text()
     assert '<pre class="mermaid">classDiagram' in refs
     assert "<th>ANTHROPIC_TOOLS</th>" in refs  # the provider matrix, as a table

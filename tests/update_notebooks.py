@@ -13,6 +13,7 @@ notebook prints, and says to run this.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,19 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from tests.test_notebooks import NOTEBOOKS, kernel_env, notebook_paths
+# Standalone on purpose (tests/test_notebooks.py keeps the same two definitions): a new
+# notebook that test_notebooks.py does not know yet can still be run and saved here.
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+PROVIDER_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+
+
+def notebook_paths() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def kernel_env() -> dict[str, str]:
+    """This process's environment without provider keys or endpoints: the offline run."""
+    return {k: v for k, v in os.environ.items() if k not in PROVIDER_ENV}
 
 
 def update(path: Path) -> None:
