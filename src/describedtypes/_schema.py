@@ -13,8 +13,8 @@ import orjson
 from . import _annotate, _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._rules import check, regex_features
-from .adapters import STANDARD, Adapter
+from ._rules import regex_features
+from .adapters import STANDARD, Adapter, check
 from .errors import SchemaError
 
 __all__ = ["Rewrite", "build", "explain", "schema"]
