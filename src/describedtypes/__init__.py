@@ -18,6 +18,7 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._graph import graph
 from ._response import decode_response
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
@@ -77,6 +78,7 @@ __all__ = [
     "decode_response",
     "encode",
     "explain",
+    "graph",
     "read_tool_calls",
     "schema",
     "schema_json",
