@@ -26,9 +26,7 @@ from typing import Any
 from . import adapters as _adapters
 from ._annotate import _REGISTRY, Registry
 from ._decode import _Compiler, _needs_exact
-from ._schema import _Builder, _freeze, _thaw
-from .adapters import check
-from .errors import SchemaError
+from ._schema import build_definition, freeze, thaw
 from .inspect import Field, ObjectNode, _Inspector
 
 
@@ -64,7 +62,7 @@ class Plan:
         self.decode: Callable[[Any], dict[str, Any]] = _Compiler().arguments(self.node(None))
         # A Decimal among the parameters: JSON text is read with exact numbers.
         self.exact: bool = _needs_exact(node)
-        self.bodies: dict[_adapters.Adapter, Any] = {}
+        self.bodies: dict[tuple[_adapters.Adapter, str, str | None], Any] = {}
 
     def node(self, func: Any) -> ObjectNode:
         made = ObjectNode(
@@ -78,19 +76,22 @@ class Plan:
         made._seal()
         return made
 
-    def body(self, func: Any, adapter: _adapters.Adapter) -> Any:
-        """The parameters' schema under ``adapter``'s rules (a fresh copy)."""
-        frozen = self.bodies.get(adapter)
+    def definition(
+        self, func: Any, adapter: _adapters.Adapter, name: str, description: str | None
+    ) -> Any:
+        """The tool's definition for ``adapter`` (a fresh, mutable copy).
+
+        Built and checked once per adapter, name and description, by the same path as
+        ``schema()``.
+        """
+        key = (adapter, name, description)
+        frozen = self.bodies.get(key)
         if frozen is None:
-            node = self.node(func)
-            body = _Builder(node, adapter, False, func).body()
-            problems = check(body, adapter)
-            if problems:
-                text = "; ".join(str(p) for p in problems)
-                msg = f"{adapter.name} would reject this schema: {text}"
-                raise SchemaError(msg, path=self.name, type_=func)
-            frozen = self.bodies[adapter] = _freeze(body)
-        return _thaw(frozen, dict)
+            wrapped, _ = build_definition(
+                self.node(func), func, adapter, name=name, description=description
+            )
+            frozen = self.bodies[key] = freeze(wrapped)
+        return thaw(frozen, dict)
 
 
 _PLANS: weakref.WeakKeyDictionary[Any, dict[Any, Plan]] = weakref.WeakKeyDictionary()

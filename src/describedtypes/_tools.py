@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import enum
-import functools
 import inspect as _pyinspect
 import logging
 import threading
@@ -55,7 +54,7 @@ from ._toolrun import (
     start_eagerly,
     type_name,
 )
-from .adapters import check, check_request
+from .adapters import request_problems
 from .errors import ArgumentError, SchemaError
 from .inspect import ObjectNode
 
@@ -167,17 +166,6 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
         lowered = {c.lower(): c for c in options}
         close = [lowered[word.lower()]] if word.lower() in lowered else []
     return f"Did you mean {close[0]!r}? " if close else ""
-
-
-def _body_only(name: str, description: str | None, body: dict[str, Any], strict: bool) -> Any:
-    return body
-
-
-@functools.lru_cache(maxsize=64)
-def _unwrapped(adapter: _adapters.Adapter) -> _adapters.Adapter:
-    # The adapter's rules without its wrapper or name rule: the tool's own name and
-    # description are put into the wrapper (they may differ from the function's).
-    return attrs.evolve(adapter, wrap=_body_only, name_pattern=None)
 
 
 class Tool:
@@ -315,18 +303,7 @@ class Tool:
                 f"match {llm_adapter.name_pattern}); register the tool with name=..."
             )
             raise SchemaError(msg, path=self.name, type_=self.func)
-        body = self._current().body(self.func, _unwrapped(llm_adapter))
-        description = self.description
-        if self._description is not None and "description" in body:
-            body["description"] = self._description
-        wrapped = llm_adapter.wrap(self.name, description, body, llm_adapter.strict)
-        # The body was checked as it was built; this adds the wrapper's own rules.
-        problems = check(wrapped, llm_adapter)
-        if problems:
-            text = "; ".join(str(p) for p in problems)
-            msg = f"{llm_adapter.name} would reject the tool {self.name!r}: {text}"
-            raise SchemaError(msg, path=self.name, type_=self.func)
-        return wrapped
+        return self._current().definition(self.func, llm_adapter, self.name, self._description)
 
     # -- running -----------------------------------------------------------------------
 
@@ -898,7 +875,9 @@ class Toolbox:
                 together break one of its per-request limits.
         """
         found = [tool.definition(llm_adapter) for tool in self]
-        problems = check_request(found, llm_adapter)
+        # Each definition was checked as it was built: only the request-wide budgets
+        # and the unique names remain.
+        problems = request_problems(found, llm_adapter)
         if problems:
             text = "; ".join(str(p) for p in problems)
             msg = f"{llm_adapter.name} would reject these tools together: {text}"
