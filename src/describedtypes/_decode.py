@@ -75,8 +75,8 @@ from . import _cache
 from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._jsontext import _FENCE, _json_error, _parse_fenced
-from .errors import DecodeError, SchemaError, _render_errors
+from ._jsontext import json_error, parse_fenced, unfenced
+from .errors import DecodeError, SchemaError, render_errors
 
 __all__ = ["decode", "decode_arguments"]
 
@@ -397,16 +397,13 @@ class _ExactNumber(float):
         return made
 
 
-def _exact_loads(data: str | bytes | bytearray | memoryview, parsed: Any) -> Any:
+def exact_loads(data: str | bytes | bytearray | memoryview, parsed: Any) -> Any:
     """``data`` (already parsed by orjson as ``parsed``, maybe inside a fence) with exact
     numbers; ``parsed`` itself where the standard parser refuses what orjson took (an
     integer of more than 4300 digits, nesting past the recursion limit)."""
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-        fenced = _FENCE.match(text)
-        if fenced is not None:
-            text = fenced.group(1)
-        return json.loads(text, parse_float=_ExactNumber)
+        return json.loads(unfenced(text), parse_float=_ExactNumber)
     except (ValueError, RecursionError):
         return parsed
 
@@ -420,7 +417,7 @@ def _allows_null(node: ni.Node) -> bool:
     return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
 
 
-def _needs_exact(node: ni.Node) -> bool:
+def needs_exact(node: ni.Node) -> bool:
     """Whether a Decimal is anywhere in the tree (then numbers are read exactly)."""
     seen: set[int] = set()
     stack = [node]
@@ -1812,7 +1809,7 @@ def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder
             raise TypeError(msg)
         stamp = current_stamp()
         node = ni.type_info(tp, registry)
-        found = _Decoder(_Compiler().compile(node).fn, (), _needs_exact(node))
+        found = _Decoder(_Compiler().compile(node).fn, (), needs_exact(node))
         _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
         return found
     if not isinstance(converter, cattrs.BaseConverter):
@@ -1847,7 +1844,7 @@ def _hooked_decoder(node: ni.Node, converter: Any) -> _Decoder:
     compiler = _Compiler(_HookSource(converter))
     fn = compiler.compile(node).fn
     seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
-    return _Decoder(fn, seen, _needs_exact(node))
+    return _Decoder(fn, seen, needs_exact(node))
 
 
 def _current_hook(converter: Any, tp: Any) -> Any:
@@ -1869,7 +1866,7 @@ def _parse(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise _json_error(exc, data) from None
+        raise json_error(exc, data) from None
 
 
 def _run(fn: Structure, value: Any) -> Any:
@@ -1886,7 +1883,7 @@ def _decode_error(items: list[list[Any]]) -> DecodeError:
     if len(errors) <= _MAX_SHOWN:
         if all(len(p) <= _MAX_PATH_SHOWN for p, _ in errors):
             return DecodeError(errors)
-        return DecodeError(errors, message=_render_errors([(_short_path(p), m) for p, m in errors]))
+        return DecodeError(errors, message=render_errors([(_short_path(p), m) for p, m in errors]))
     message = (
         f"The reply does not match the schema ({len(errors)} problems; the first "
         f"{_MAX_SHOWN}):\n" + "\n".join(_problem_lines(errors))
@@ -1976,9 +1973,9 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
         try:
             data = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            data = _parse_fenced(text, exc)
+            data = parse_fenced(text, exc)
         if decoder.exact:
-            data = _exact_loads(text, data)
+            data = exact_loads(text, data)
     try:
         return fn(data)
     except _Invalid as exc:
@@ -1993,7 +1990,7 @@ def _arguments_decoder(node: ni.ObjectNode) -> _Decoder:
     if entry is None:
         # Stored with the function (or partial) the node describes, keyed by the node:
         # a new node (after a registration) compiles anew.
-        decoder = _Decoder(_Compiler().arguments(node), (), _needs_exact(node))
+        decoder = _Decoder(_Compiler().arguments(node), (), needs_exact(node))
         entry = _cache.put(owner, ("arguments", node), _cache.Entry(decoder, annotate, 0))
     found: _Decoder = entry.value
     return found
@@ -2052,7 +2049,7 @@ def decode_arguments(
         text = bytes(data) if isinstance(data, memoryview) else data
         data = {} if not text.strip() else _parse(text)
         if decoder.exact and text.strip():
-            data = _exact_loads(text, data)
+            data = exact_loads(text, data)
     if not isinstance(data, Mapping):
         accepted = ", ".join(f.key for f in node.fields) or "(none)"
         raise DecodeError(
