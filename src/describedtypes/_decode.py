@@ -77,8 +77,14 @@ __all__ = ["decode", "decode_arguments"]
 
 Structure = Callable[[Any], Any]
 
-#: Problems shown in ``str(DecodeError)``; ``.errors`` keeps all of them.
+#: Problems shown in ``str(DecodeError)``; ``.errors`` keeps up to _MAX_PROBLEMS.
 _MAX_SHOWN = 20
+#: Problems collected before decoding stops: a reply with a million wrong items costs
+#: the time of a hundred, and the DecodeError holds a bounded amount of text.
+_MAX_PROBLEMS = 100
+#: Paths and messages longer than these are cut in the middle in ``.errors``.
+_MAX_PATH_KEPT = 10_000
+_MAX_MESSAGE_KEPT = 2000
 #: Unknown keys that get a did-you-mean search (difflib is quadratic in key length).
 _MAX_SUGGESTIONS = 50
 _MAX_KEY_FOR_SUGGESTION = 100
@@ -134,7 +140,29 @@ def _merge(errs: list[list[Any]] | None, exc: _Invalid, key: Any) -> list[list[A
     for item in exc.errors:
         item.append(key)
     errs.extend(exc.errors)
+    if len(errs) > _MAX_PROBLEMS:
+        _cut(errs)
     return errs
+
+
+#: The message of the problem standing for "and more": decoding stopped collecting.
+_MORE: Any = object()
+
+
+def _cut(errs: list[list[Any]]) -> None:
+    """Keep the first ``_MAX_PROBLEMS`` problems and one ``_MORE`` marker, in place.
+
+    Every list of problems passes through ``_merge`` on its way up, so no level ever
+    holds more than ``_MAX_PROBLEMS + 1`` items, and the loops over a container's items
+    stop once theirs is full (``_full``).
+    """
+    kept = [item for item in errs if item[0] is not _MORE][:_MAX_PROBLEMS]
+    kept.append([_MORE])
+    errs[:] = kept
+
+
+def _full(errs: list[list[Any]] | None) -> bool:
+    return errs is not None and len(errs) > _MAX_PROBLEMS
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -797,6 +825,8 @@ class _Compiler:
                     out.append(item_fn(x))
                 except _Invalid as e:
                     errs = _merge(errs, e, i)
+                    if _full(errs):
+                        break
             if errs is not None:
                 raise _Invalid(errs)
             return out
@@ -893,14 +923,19 @@ class _Compiler:
                     out[k2] = value_fn(x)
                 except _Invalid as e:
                     errs = _merge(errs, e, k)
+                if _full(errs):
+                    break
             if errs is not None:
                 raise _Invalid(errs)
             return out if container is dict else container(out)
 
         def from_entries(v: list[Any]) -> Any:
             out: dict[Any, Any] = {}
+            first: dict[Any, int] = {}  # key -> index of the entry that sent it
             errs: list[list[Any]] | None = None
             for i, entry in enumerate(v):
+                if _full(errs):
+                    break
                 try:
                     k, x = _entry(entry)
                 except _Invalid as e:
@@ -911,14 +946,19 @@ class _Compiler:
                     k = key_fn(k)
                 except _Invalid as e:
                     problems = _merge(problems, e, "key")
+                else:
+                    seen = first.get(k)
+                    if seen is None:
+                        first[k] = i
+                    else:
+                        # A second value for a key would silently replace the first.
+                        problems = _missing(problems, "key", _repeated_key(k, seen))
                 try:
                     x = value_fn(x)
                 except _Invalid as e:
                     problems = _merge(problems, e, "value")
                 if problems is not None:
-                    for item in problems:
-                        item.append(i)
-                    errs = (errs or []) + problems
+                    errs = _merge(errs, _Invalid(problems), i)
                     continue
                 out[k] = x
             if errs is not None:
@@ -1333,6 +1373,8 @@ def _list_problems(item: Structure, v: list[Any], failed: int, exc: _Invalid) ->
     """
     errs = _merge(None, exc, failed)
     for i in range(failed + 1, len(v)):
+        if _full(errs):
+            break
         try:
             item(v[i])
         except _Invalid as e:
@@ -1400,6 +1442,14 @@ def _node_kind_names(node: ni.Node) -> list[str]:
     if isinstance(node, ni.UnionNode):
         return [n for o in node.options for n in _node_kind_names(o)]
     return ["any value"]
+
+
+def _repeated_key(key: Any, first: int) -> str:
+    shown = _quote(key) if isinstance(key, str) else _brief(getattr(key, "value", key))
+    return (
+        f"the key {shown} was already sent in entry [{first}]; a dict holds one value "
+        "per key, so send each key once"
+    )
 
 
 def _entry(entry: Any) -> tuple[Any, Any]:
@@ -1563,6 +1613,9 @@ def _unknown(
         if hints.always_list or close is None:
             message += f" ({hints.accepted})"
         errs = _missing(errs, k, message)
+        if _full(errs):
+            _cut(errs)
+            break
     return errs
 
 
@@ -1715,34 +1768,70 @@ def _run(fn: Structure, value: Any) -> Any:
     try:
         return fn(value)
     except _Invalid as exc:
-        raise _decode_error(exc.errors) from None
+        problems: list[list[Any]] | None = exc.errors
     except RecursionError:
-        raise _too_deep() from None
+        problems = None
+    # Raised outside the except clause and with the input dropped: a DecodeError kept
+    # by the caller must not keep the reply alive (through this frame or through the
+    # traceback of an exception in its context).
+    del value, fn
+    error = _too_deep() if problems is None else _decode_error(problems)
+    del problems
+    raise error
 
 
 def _decode_error(items: list[list[Any]]) -> DecodeError:
-    errors = [(_path(item[1:]), item[0]) for item in items]
-    if len(errors) <= _MAX_SHOWN:
+    """The DecodeError for these problems: plain strings only, bounded in number and size."""
+    kept = [item for item in items if item[0] is not _MORE]
+    truncated = len(kept) < len(items) or len(kept) > _MAX_PROBLEMS
+    errors = [(_kept_path(item[1:]), _kept(item[0])) for item in kept[:_MAX_PROBLEMS]]
+    if len(errors) <= _MAX_SHOWN and not truncated:
         if all(len(p) <= _MAX_PATH_SHOWN for p, _ in errors):
             return DecodeError(errors)
         return DecodeError(errors, message=_render_errors([(_short_path(p), m) for p, m in errors]))
+    count = f"more than {len(errors)}" if truncated else str(len(errors))
+    shown = f"; the first {_MAX_SHOWN}" if len(errors) > _MAX_SHOWN else ""
     message = (
-        f"The reply does not match the schema ({len(errors)} problems; the first "
-        f"{_MAX_SHOWN}):\n" + "\n".join(_problem_lines(errors))
+        f"The reply does not match the schema ({count} problems{shown}):\n"
+        + "\n".join(_problem_lines(errors, truncated=truncated))
     )
-    return DecodeError(errors, message=message)
+    return DecodeError(errors, message=message, truncated=truncated)
 
 
-def _problem_lines(errors: list[tuple[str, str]]) -> list[str]:
-    """``- path: message`` lines for a report: the first few, very deep paths shortened."""
+def _problem_lines(errors: list[tuple[str, str]], *, truncated: bool = False) -> list[str]:
+    """``- path: message`` lines for a report: the first few, very deep paths shortened.
+
+    ``truncated``: decoding stopped collecting after ``errors``, so there are more.
+    """
     lines = [f"- {_short_path(p)}: {m}" for p, m in errors[:_MAX_SHOWN]]
-    if len(errors) > _MAX_SHOWN:
-        lines.append(f"- … and {len(errors) - _MAX_SHOWN} more")
+    hidden = len(errors) - _MAX_SHOWN
+    if truncated:
+        lines.append(
+            f"- … and {'at least ' + str(hidden + 1) if hidden > 0 else 'more'} more problems "
+            f"(checking stopped after {len(errors)}); fix these and send the whole reply again"
+        )
+    elif hidden > 0:
+        lines.append(f"- … and {hidden} more")
     return lines
 
 
+def _kept_path(segments: list[Any]) -> str:
+    return _middle_cut(_path(segments), _MAX_PATH_KEPT)
+
+
+def _kept(message: Any) -> str:
+    return _middle_cut(str(message), _MAX_MESSAGE_KEPT)
+
+
+def _middle_cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2 - 20
+    return f"{text[:half]}…({len(text)} characters)…{text[-half:]}"
+
+
 def _short_path(path: str) -> str:
-    """A path cut in the middle when a deep value makes it long (``.errors`` keeps it whole)."""
+    """A path cut in the middle when a deep value makes it long, for a message."""
     if len(path) <= _MAX_PATH_SHOWN:
         return path
     return f"{path[:40]}…({len(path)} characters)…{path[-60:]}"
@@ -1803,9 +1892,15 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     try:
         return fn(data)
     except _Invalid as exc:
-        raise _decode_error(exc.errors) from None
+        problems: list[list[Any]] | None = exc.errors
     except RecursionError:
-        raise _too_deep() from None
+        problems = None
+    # As in _run: raised outside the except clause with the reply dropped, so the
+    # DecodeError keeps no reference to it.
+    del data, fn
+    error = _too_deep() if problems is None else _decode_error(problems)
+    del problems
+    raise error
 
 
 def decode_arguments(

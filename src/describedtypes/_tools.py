@@ -337,7 +337,7 @@ class Tool:
         node = self._current_node()
         raw = _parse_raw(arguments)
         if isinstance(raw, str):
-            return _failure(self._argument_message([("$", raw)]), call_id, name)
+            return _failure(self._argument_message(DecodeError([("$", raw)])), call_id, name)
         if self.parse_args is not None:
             try:
                 parsed: Any = self.parse_args(raw)
@@ -359,15 +359,16 @@ class Tool:
             try:
                 kwargs = decode_arguments(node, raw)
             except DecodeError as exc:
-                return _failure(self._argument_message(exc.errors), call_id, name, exc)
+                return _failure(self._argument_message(exc), call_id, name, exc)
             for param in self._fill_none:
                 kwargs.setdefault(param, None)
         for param in node.context_params:
             kwargs[param] = context
         return kwargs
 
-    def _argument_message(self, errors: Sequence[tuple[str, str]]) -> str:
-        lines = _problem_lines(list(errors))  # the first twenty; long paths shortened
+    def _argument_message(self, exc: DecodeError) -> str:
+        # The first twenty problems, long paths shortened, "at least" when cut short.
+        lines = _problem_lines(list(exc.errors), truncated=exc.truncated)
         return (
             f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
             f"Required parameters: {_listing(self.required_parameters)}. "
