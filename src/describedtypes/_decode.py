@@ -53,6 +53,7 @@ import collections
 import contextlib
 import datetime
 import difflib
+import enum
 import functools
 import json
 import keyword
@@ -398,6 +399,11 @@ def _pattern_check(pattern: str) -> Callable[[Any], str | None]:
         return lambda v: None  # the attrs validator, if any, still runs on construction
     shown = _brief(pattern, 60)
     return lambda v: None if compiled.search(v) else f"must match the pattern {shown}"
+
+
+def _among(value: Any, values: tuple[Any, ...]) -> bool:
+    """``value`` is one of ``values``, with ``True`` never equal to ``1``."""
+    return any(ni._same_value(value, v) for v in values)
 
 
 def _enum_check(values: tuple[Any, ...]) -> Callable[[Any], str | None]:
@@ -761,10 +767,15 @@ class _Compiler:
     def enumeration(self, node: ni.EnumNode) -> _Compiled:
         members = _Members([(m.value, m) for m in node.cls])
         allowed = node.enum
-        values = node.values if allowed is None else tuple(v for v in node.values if v in allowed)
+        values = node.values
         if allowed is not None:
+            values = tuple(v for v in values if _among(v, allowed))
             members = _Members(
-                [(v, m) for v, m in zip(members.values, node.cls, strict=True) if v in allowed]
+                [
+                    (v, m)
+                    for v, m in zip(members.values, node.cls, strict=True)
+                    if _among(v, allowed)
+                ]
             )
 
         cls = node.cls
@@ -788,7 +799,7 @@ class _Compiler:
     def literal(self, node: ni.LiteralNode) -> _Compiled:
         pairs = list(zip(node.values, node.python_values, strict=True))
         if node.enum is not None:
-            pairs = [(v, p) for v, p in pairs if v in node.enum]
+            pairs = [(v, p) for v, p in pairs if _among(v, node.enum)]
         members = _Members(pairs)
         values = members.values
 
@@ -1445,7 +1456,12 @@ def _node_kind_names(node: ni.Node) -> list[str]:
 
 
 def _repeated_key(key: Any, first: int) -> str:
-    shown = _quote(key) if isinstance(key, str) else _brief(getattr(key, "value", key))
+    if isinstance(key, enum.Enum):
+        key = key.value
+    if isinstance(key, bool):
+        shown = "true" if key else "false"
+    else:
+        shown = _quote(key) if isinstance(key, str) else _brief(key)
     return (
         f"the key {shown} was already sent in entry [{first}]; a dict holds one value "
         "per key, so send each key once"
@@ -1548,7 +1564,7 @@ def _find_tag(objects: list[ni.ObjectNode]) -> tuple[str, list[tuple[Any, ...]]]
             clash = False
             for values in per_option:
                 for value in values:
-                    if any(value == s for s in seen):
+                    if _among(value, tuple(seen)):
                         clash = True
                     seen.append(value)
             if not clash:

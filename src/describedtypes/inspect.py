@@ -317,6 +317,15 @@ _SUGGESTIONS: dict[Any, str] = {
 }
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are the same JSON value: equal *and* of the same kind.
+
+    Python has ``1 == True == 1.0`` and ``0 == False``; JSON and ``Literal`` do not mix
+    booleans with numbers, so enum and literal values are compared with this.
+    """
+    return (a is b) or (a == b and isinstance(a, bool) == isinstance(b, bool))
+
+
 def _json_type_of(value: Any) -> JsonType:
     if value is None:
         return "null"
@@ -511,7 +520,8 @@ class _Inspector:
     def _literal(self, tp: Any, path: str, owner: Any) -> Node:
         python_values: list[Any] = []
         for arg in _flatten_literal(tp):
-            if arg not in python_values:
+            # By type and value: 1 == True, yet Literal[1, True] allows both.
+            if not any(_same_value(arg, seen) for seen in python_values):
                 python_values.append(arg)
         values = []
         for v in python_values:
