@@ -8,15 +8,18 @@ import uuid
 from typing import Annotated, Any, Literal
 
 import attrs
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from describedtypes import (
     ANTHROPIC,
     GEMINI,
     OPENAI,
-    STANDARD,
     Annotation,
     DecodeError,
+    check,
     decode,
     schema,
 )
@@ -139,3 +142,147 @@ class TestRepeatedKeys:
     def test_a_key_repeated_in_a_json_object_keeps_the_last_value(self) -> None:
         """JSON text with a repeated object key: the last value wins (documented)."""
         assert decode(dict[str, int], '{"a": 1, "a": 2}') == {"a": 2}
+
+
+ACCEPTED = [
+    (datetime.date, "2020-01-01", datetime.date(2020, 1, 1)),
+    (datetime.datetime, "2020-01-01T12:30:00Z",
+     datetime.datetime(2020, 1, 1, 12, 30, tzinfo=datetime.timezone.utc)),
+    (datetime.datetime, "2020-01-01t12:30:00z",
+     datetime.datetime(2020, 1, 1, 12, 30, tzinfo=datetime.timezone.utc)),
+    (datetime.datetime, "2020-01-01T12:30:00.5+05:30",
+     datetime.datetime(2020, 1, 1, 12, 30, 0, 500000,
+                       tzinfo=datetime.timezone(datetime.timedelta(hours=5, minutes=30)))),
+    (datetime.datetime, "2020-01-01T12:30:00.123456789-00:00",
+     datetime.datetime(2020, 1, 1, 12, 30, 0, 123456, tzinfo=datetime.timezone.utc)),
+    (datetime.datetime, "2020-01-01T12:30:00", datetime.datetime(2020, 1, 1, 12, 30)),
+    (datetime.time, "12:30:00", datetime.time(12, 30)),
+    (datetime.time, "12:30:00.25Z", datetime.time(12, 30, 0, 250000, datetime.timezone.utc)),
+    (uuid.UUID, "123E4567-e89b-12D3-A456-426614174000",
+     uuid.UUID("123e4567-e89b-12d3-a456-426614174000")),
+]
+
+REFUSED = [
+    (datetime.date, "20200101"),
+    (datetime.date, "2020-W01-1"),
+    (datetime.date, "2020-001"),
+    (datetime.date, "2020-1-1"),
+    (datetime.date, "2020-01-01T00:00:00Z"),
+    (datetime.date, "\u0662020-01-01"),
+    (datetime.datetime, "2020-01-01"),
+    (datetime.datetime, "20200101T123000Z"),
+    (datetime.datetime, "2020-01-01 12:30:00Z"),
+    (datetime.datetime, "2020-01-01T12:30Z"),
+    (datetime.datetime, "2020-01-01T12"),
+    (datetime.datetime, "2020-01-01T12:30:00+0530"),
+    (datetime.datetime, "2020-01-01T12:30:00.Z"),
+    (datetime.datetime, "2020-01-01T12:30:00Z "),
+    (datetime.time, "12:30"),
+    (datetime.time, "1230"),
+    (datetime.time, "T12:30:00"),
+    (uuid.UUID, "{123e4567-e89b-12d3-a456-426614174000}"),
+    (uuid.UUID, "123e4567e89b12d3a456426614174000"),
+    (uuid.UUID, "urn:uuid:123e4567-e89b-12d3-a456-426614174000"),
+    (uuid.UUID, "123e4567-e89b-12d3-a456-42661417400g"),
+]
+
+
+class TestTextForms:
+    @pytest.mark.parametrize(("tp", "text", "value"), ACCEPTED)
+    def test_rfc_forms_decode(self, tp: Any, text: str, value: Any) -> None:
+        """RFC 3339 dates and times and RFC 4122 UUIDs decode, on every Python version."""
+        decoded = decode(tp, f'"{text}"')
+        assert decoded == value
+        assert type(decoded) is tp
+        assert decoded.__class__ is value.__class__
+        if isinstance(value, (datetime.datetime, datetime.time)):
+            assert decoded.utcoffset() == value.utcoffset()
+
+    @pytest.mark.parametrize(("tp", "text"), REFUSED)
+    def test_other_iso_forms_are_refused(self, tp: Any, text: str) -> None:
+        """Basic ISO 8601, week dates, a date for a date-time, braces or bare hex are refused."""
+        ((path, message),) = errors_of(tp, orjson_string(text))
+        assert path == "$"
+        assert message.startswith("expected ")
+
+    @pytest.mark.parametrize(
+        ("tp", "text", "reason"),
+        [
+            (datetime.date, "2023-02-29", "day is out of range for month"),
+            (datetime.date, "0000-01-01", "year 0 is out of range"),
+            (datetime.datetime, "2016-12-31T23:59:60Z", "(Python has no leap seconds)"),
+            (datetime.time, "12:00:00+24:00", "the offset's hours must be in 0..23"),
+        ],
+    )
+    def test_well_formed_but_impossible_values_say_why(
+        self, tp: Any, text: str, reason: str
+    ) -> None:
+        """A date that does not exist is named as such, not as a bad spelling."""
+        ((path, message),) = errors_of(tp, orjson_string(text))
+        assert path == "$"
+        assert message.startswith(f'"{text}" is written right but is not a valid ')
+        assert reason in message
+
+    @given(st.datetimes(timezones=st.just(datetime.timezone.utc) | st.none()))
+    def test_isoformat_of_any_datetime_decodes_back(self, value: datetime.datetime) -> None:
+        """What Python writes for a datetime (and encode() sends) decodes to the same value."""
+        assert decode(datetime.datetime, orjson_string(value.isoformat())) == value
+
+
+def orjson_string(text: str) -> bytes:
+    return orjson.dumps(text)
+
+
+class Shade(enum.Enum):
+    LIGHT = "light"
+    DARK = "dark"
+    NONE = None
+
+
+@attrs.define
+class Paint:
+    finish: Literal["matt", "gloss", None]
+    shade: Shade
+    trim: Literal["matt", "gloss", None] = None
+
+
+class TestGeminiNullInEnums:
+    def test_null_becomes_an_any_of_option(self) -> None:
+        """Gemini takes no null in an enum: the enum keeps its strings, null is an anyOf option."""
+        report: list[Any] = []
+        body = schema(Paint, GEMINI, report=report)["parameters_json_schema"]
+        finish = {"anyOf": [{"type": "string", "enum": ["matt", "gloss"]}, {"type": "null"}]}
+        assert body["properties"]["finish"] == finish
+        assert body["properties"]["trim"] == finish
+        assert body["properties"]["shade"] == {
+            "anyOf": [{"type": "string", "enum": ["light", "dark"]}, {"type": "null"}]
+        }
+        assert [r.action for r in report] == ["rewritten"] * 3
+        assert check(schema(Paint, GEMINI), GEMINI) == []
+
+    def test_what_the_gemini_schema_allows_decodes(self) -> None:
+        """Every value the Gemini schema allows decodes, and no other."""
+        import jsonschema
+
+        body = schema(Paint, GEMINI)["parameters_json_schema"]
+        for finish in ("matt", "gloss", None, "satin", 1):
+            for shade in ("light", None, "pale"):
+                reply = {"finish": finish, "shade": shade}
+                allowed = jsonschema.Draft202012Validator(body).is_valid(reply)
+                try:
+                    decode(Paint, reply)
+                except DecodeError:
+                    decoded = False
+                else:
+                    decoded = True
+                assert allowed == decoded, reply
+
+    def test_other_adapters_keep_null_in_the_enum(self) -> None:
+        """Adapters that take null in an enum are unchanged."""
+        assert schema(Paint)["properties"]["finish"] == {
+            "type": ["string", "null"],
+            "enum": ["matt", "gloss", None],
+        }
+        assert schema(Paint, OPENAI)["schema"]["properties"]["shade"]["enum"] == [
+            "light", "dark", None,
+        ]

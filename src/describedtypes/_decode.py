@@ -311,47 +311,102 @@ def _wrapped_hint(value: Any, opener: str) -> str:
     return ""
 
 
-_FRACTION = re.compile(r"\.(\d+)")
+# The text forms the schema's ``format`` names, read exactly (RFC 3339 section 5.6,
+# RFC 4122 section 3), and the same on every Python: ``fromisoformat`` is not used, as
+# from 3.11 on it also reads ISO 8601 forms such as "20200101" or "2020-W01-1", a date
+# as a date-time and a space for the "T". The one allowance: a date-time or time may
+# leave out its offset (a naive value), since that is what encode() writes for a naive
+# value; a grammar-constrained model always writes it.
+_TIME_TEXT = (
+    r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))?"
+)
+_DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_DATETIME_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]" + _TIME_TEXT + r"\Z")
+_TIME_RE = re.compile(_TIME_TEXT + r"\Z")
+_UUID_RE = re.compile(
+    r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z"
+)
+_UTC = datetime.timezone.utc
 
 
-def _rfc3339_for_python(text: str) -> str:
-    """``text`` in the ISO subset every supported Python's ``fromisoformat`` reads.
+class _OutOfRange(ValueError):
+    """Strictly private: text of the right form naming no real value (30 February)."""
 
-    Python 3.10 reads neither the ``Z`` suffix nor fractions of other than 3 or 6 digits,
-    both of which RFC 3339 (and so a grammar-constrained model) may write. The fraction
-    is cut or padded to microseconds, Python's resolution.
-    """
-    if text[-1:] in ("Z", "z"):
-        text = text[:-1] + "+00:00"
-    return _FRACTION.sub(lambda m: "." + (m[1] + "000000")[:6], text, count=1)
+
+def _checked(make: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return make(*args, **kwargs)
+    except ValueError as exc:
+        reason = str(exc)
+        if "second must be" in reason:
+            reason += " (Python has no leap seconds)"
+        raise _OutOfRange(reason) from None
+
+
+def _time_parts(groups: tuple[str | None, ...]) -> tuple[int, int, int, int, Any]:
+    """(hour, minute, second, microsecond, tzinfo) from _TIME_TEXT's groups."""
+    hour, minute, second, fraction, zulu, sign, off_hour, off_minute = groups
+    micro = int((fraction + "000000")[:6]) if fraction else 0  # cut to Python's resolution
+    tz: Any = None
+    if zulu:
+        tz = _UTC
+    elif sign:
+        hours, minutes = int(off_hour or ""), int(off_minute or "")
+        if hours > 23 or minutes > 59:
+            msg = "the offset's hours must be in 0..23 and its minutes in 0..59"
+            raise _OutOfRange(msg)
+        delta = datetime.timedelta(hours=hours, minutes=minutes)
+        tz = datetime.timezone(-delta if sign == "-" else delta)
+    return int(hour or ""), int(minute or ""), int(second or ""), micro, tz
+
+
+def _parse_date(text: str) -> datetime.date:
+    """An RFC 3339 ``full-date``: ``YYYY-MM-DD`` and nothing else."""
+    m = _DATE_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 date"
+        raise ValueError(msg)
+    return _checked(datetime.date, int(m[1]), int(m[2]), int(m[3]))  # type: ignore[no-any-return]
 
 
 def _parse_datetime(text: str) -> datetime.datetime:
-    try:
-        return datetime.datetime.fromisoformat(text)
-    except ValueError:
-        return datetime.datetime.fromisoformat(_rfc3339_for_python(text))
+    """An RFC 3339 ``date-time`` (``T`` or ``t``, seconds, any fraction, ``Z`` or ±hh:mm)."""
+    m = _DATETIME_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 date-time"
+        raise ValueError(msg)
+    hour, minute, second, micro, tz = _time_parts(m.groups()[3:])
+    return _checked(  # type: ignore[no-any-return]
+        datetime.datetime, int(m[1]), int(m[2]), int(m[3]), hour, minute, second, micro, tz
+    )
 
 
 def _parse_time(text: str) -> datetime.time:
-    try:
-        return datetime.time.fromisoformat(text)
-    except ValueError:
-        return datetime.time.fromisoformat(_rfc3339_for_python(text))
+    """An RFC 3339 ``full-time`` (``HH:MM:SS``, any fraction, ``Z`` or ±hh:mm)."""
+    m = _TIME_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 time"
+        raise ValueError(msg)
+    hour, minute, second, micro, tz = _time_parts(m.groups())
+    return _checked(datetime.time, hour, minute, second, micro, tz)  # type: ignore[no-any-return]
+
+
+def _parse_uuid(text: str) -> uuid.UUID:
+    """A UUID in RFC 4122's text form: 8-4-4-4-12 hex digits, either case, nothing around."""
+    if _UUID_RE.match(text) is None:
+        msg = "not an RFC 4122 UUID"
+        raise ValueError(msg)
+    return uuid.UUID(text)
 
 
 _FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
-    "date-time": (_parse_datetime, "date-time string (ISO 8601, e.g. 2024-05-01T12:30:00Z)"),
-    "date": (datetime.date.fromisoformat, "date string (YYYY-MM-DD)"),
-    "time": (_parse_time, "time string (HH:MM:SS)"),
-    "uuid": (uuid.UUID, "UUID string"),
-}
-
-# The C parsers; what they reject goes to the full parsers above (e.g. "Z" on 3.10).
-_FAST_PARSERS: dict[str, Callable[[str], Any]] = {
-    "date-time": datetime.datetime.fromisoformat,
-    "date": datetime.date.fromisoformat,
-    "time": datetime.time.fromisoformat,
+    "date-time": (
+        _parse_datetime,
+        "date-time string (RFC 3339, e.g. 2024-05-01T12:30:00Z)",
+    ),
+    "date": (_parse_date, "date string (YYYY-MM-DD)"),
+    "time": (_parse_time, "time string (HH:MM:SS, e.g. 12:30:00Z)"),
+    "uuid": (_parse_uuid, "UUID string (8-4-4-4-12 hex digits)"),
 }
 
 _KIND_NAMES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
@@ -732,12 +787,14 @@ class _Compiler:
                 _fail(expected + _show(v))
             try:
                 return parse(v)
+            except _OutOfRange as exc:
+                _fail(f"{_quote(v)} is written right but is not a valid {node.format}: {exc}")
             except ValueError:
                 _fail(expected + _show(v))
 
         convert = None
         if not checks and pattern is None and enum_check is None:
-            parser = self.name("_p", _FAST_PARSERS.get(node.format, parse))
+            parser = self.name("_p", parse)
             convert = (
                 f"({parser}({{v}}) if {{v}}.__class__ is str and len({{v}}) <= "
                 f"{_MAX_FORMAT_LENGTH} else _M)"

@@ -195,11 +195,26 @@ class _Builder:
         return allowed is None or all(_enum_kind(v) & allowed for v in values)
 
     def enum_or_text(self, out: Json, values: tuple[Any, ...], pointer: str) -> Json:
-        """``out`` with ``enum`` (or ``const``) set, or the values as text where not accepted."""
+        """``out`` with ``enum`` (or ``const``) set, or the values as text where not accepted.
+
+        Where the provider takes no ``null`` in an ``enum`` (Gemini: strings and numbers
+        only) but takes the other values, ``None`` becomes an ``anyOf`` option of its own
+        so the model stays constrained.
+        """
         if len(values) == 1 and "const" in self.adapter.keywords:
             out["const"] = values[0]
         elif self.enum_ok(values):
             out["enum"] = list(values)
+        elif (rest := tuple(v for v in values if v is not None)) != values and (
+            rest and self.enum_ok(rest)
+        ):
+            inner = self.enum_or_text(self.typed(ni._json_types(rest)), rest, pointer)
+            self.rewrites.append(Rewrite(
+                pointer or "/", "rewritten",
+                f"enum {list(values)!r} as anyOf [enum, null] ({self.adapter.name} takes "
+                "no null in an enum)",
+            ))
+            return {"anyOf": [inner, {"type": "null"}]}
         else:
             out["\0described"] = _one_of_text(values)
             self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
