@@ -12,7 +12,8 @@ import cattrs
 import orjson
 import pytest
 
-from describedtypes import DecodeError, Toolbox, decode
+from describedtypes import OPENAI, DecodeError, SchemaError, Toolbox, decode, encode, schema
+from describedtypes.inspect import type_info
 
 
 @attrs.define
@@ -141,3 +142,130 @@ class TestErrorMemory:
         assert path.endswith(".children[0].value")
         assert "characters)…" in path
         assert message == 'expected integer, got string "deep"'
+
+
+def chain(levels: int, *, optional: bool = False) -> Any:
+    """A class holding a class holding ... ``levels`` classes deep, the last with an int."""
+    cls: Any = attrs.make_class("Level0", {"x": attrs.field(type=int)})
+    for i in range(1, levels):
+        inner = (cls | None) if optional else cls
+        cls = attrs.make_class(f"Level{i}", {"inner": attrs.field(type=inner)})
+    return cls
+
+
+def chain_value(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"x": 1}
+    for _ in range(1, levels):
+        value = {"inner": value}
+    return value
+
+
+def at_stack_depth(depth: int, fn: Any) -> Any:
+    """Call ``fn`` with the Python stack already ``depth`` frames deeper."""
+    if depth:
+        return at_stack_depth(depth - 1, fn)
+    return fn()
+
+
+def stack_depth() -> int:
+    import sys
+
+    frame, n = sys._getframe(), 0
+    while frame is not None:
+        frame, n = frame.f_back, n + 1  # type: ignore[assignment]
+    return n
+
+
+class TestDeepTypes:
+    def test_ninety_nine_levels_work_everywhere(self) -> None:
+        """A chain 99 classes deep (100 levels with its int) describes, decodes and encodes."""
+        deep = chain(99)
+        assert schema_depth(schema(deep)) == 99
+        assert len(schema(deep, use_references=True)["$defs"]) == 98
+        value = decode(deep, chain_value(99))
+        assert orjson.loads(encode(value)) == chain_value(99)
+
+    @pytest.mark.parametrize("levels", [101, 200, 2_000])
+    @pytest.mark.parametrize("use_references", [False, True])
+    def test_deeper_types_are_a_schema_error(self, levels: int, use_references: bool) -> None:
+        """200 or 2,000 levels: a SchemaError naming the path and the fix, no RecursionError."""
+        deep = chain(levels)
+        with pytest.raises(SchemaError) as info:
+            schema(deep, use_references=use_references)
+        error = info.value
+        assert error.path.startswith(f"Level{levels - 1}.inner.inner")
+        assert len(error.path) <= 200
+        assert "nests more than 100 levels deep here" in error.reason
+        assert "flatten it" in error.reason
+
+    def test_decode_and_encode_refuse_deep_types_the_same_way(self) -> None:
+        """decode(), encode() and type_info() give the same SchemaError for a deep type."""
+        deep = chain(150, optional=True)
+        for attempt in (
+            lambda: decode(deep, {}),
+            lambda: type_info(deep),
+            lambda: schema(deep, OPENAI),
+        ):
+            with pytest.raises(SchemaError, match="nests more than 100 levels deep"):
+                attempt()
+
+    def test_a_deep_caller_stack_gives_a_schema_error(self) -> None:
+        """With little stack left, inspection, schema() and decode() raise SchemaError."""
+        import sys
+
+        deep = chain(60)
+        room = sys.getrecursionlimit() - stack_depth()
+        for attempt in (
+            lambda: schema(deep),
+            lambda: schema(deep, use_references=True),
+            lambda: decode(deep, chain_value(60)),
+        ):
+            with pytest.raises(SchemaError, match="recursion limit"):
+                at_stack_depth(room - 120, attempt)
+
+    def test_a_recursive_class_is_one_level(self) -> None:
+        """A recursive class is described however deep its values go."""
+        assert schema(Tree)["properties"]["children"]["items"] == {"$ref": "#"}
+
+
+def schema_depth(body: dict[str, Any]) -> int:
+    depth = 0
+    while "inner" in body.get("properties", {}):
+        body, depth = body["properties"]["inner"], depth + 1
+    return depth + 1
+
+
+@attrs.define
+class Link:
+    value: int
+    next: Link | None = None
+
+
+class TestDeepValues:
+    @pytest.mark.parametrize("length", [300, 10_000])
+    def test_encoding_a_long_chain_is_a_value_error(self, length: int) -> None:
+        """A linked list 300 or 10,000 deep: a ValueError saying why, no RecursionError."""
+        head = None
+        for i in range(length):
+            head = Link(i, head)
+        with pytest.raises(ValueError, match="nested too deeply") as info:
+            encode(head)
+        assert info.value.__context__ is None
+
+    def test_encoding_a_value_that_contains_itself_is_a_value_error(self) -> None:
+        """A cycle in the value gives the same clear error."""
+        loop = Link(1)
+        loop.next = loop
+        with pytest.raises(ValueError, match="contains itself"):
+            encode(loop)
+
+    def test_decoding_deep_json_is_a_decode_error(self) -> None:
+        """JSON text deeper than the parser's limit, and deep parsed input, give DecodeError."""
+        text = '{"value": 1, "next": ' * 5_000 + "null" + "}" * 5_000
+        with pytest.raises(DecodeError, match="nested more than 1024 levels deep"):
+            decode(Link, text)
+        parsed: Any = None
+        for i in range(5_000):
+            parsed = {"value": i, "next": parsed}
+        with pytest.raises(DecodeError, match="nested too deeply to decode"):
+            decode(Link, parsed)

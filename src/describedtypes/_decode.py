@@ -1777,13 +1777,13 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
         try:
             found = _DECODERS.get(tp)
         except TypeError:  # unhashable type expression: compile without caching
-            return _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
+            return _Decoder(_compile(tp))
         if found is not None:
             return found
         with _LOCK:
             found = _DECODERS.get(tp)
             if found is None:
-                found = _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
+                found = _Decoder(_compile(tp))
                 _DECODERS[tp] = found
         return found
     if not isinstance(converter, cattrs.BaseConverter):
@@ -1808,9 +1808,21 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
     return decoder
 
 
+def _compile(tp: Any) -> Structure:
+    node = ni.type_info(tp)
+    try:
+        return _Compiler().compile(node).fn
+    except RecursionError:
+        raise ni._too_deep(tp, "compile a decoder for") from None
+
+
 def _hooked_decoder(tp: Any, converter: Any) -> _Decoder:
     compiler = _Compiler(_HookSource(converter))
-    fn = compiler.compile(ni.type_info(tp)).fn
+    node = ni.type_info(tp)
+    try:
+        fn = compiler.compile(node).fn
+    except RecursionError:
+        raise ni._too_deep(tp, "compile a decoder for") from None
     seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
     return _Decoder(fn, seen)
 
@@ -1999,7 +2011,10 @@ def decode_arguments(
         with _LOCK:
             fn = _ARGUMENTS.get(node)
             if fn is None:
-                fn = _Compiler().arguments(node)
+                try:
+                    fn = _Compiler().arguments(node)
+                except RecursionError:
+                    raise ni._too_deep(node.python_type, "compile a decoder for") from None
                 _ARGUMENTS[node] = fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = bytes(data) if isinstance(data, memoryview) else data

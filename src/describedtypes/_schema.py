@@ -628,13 +628,19 @@ def build(obj: Any, adapter: Adapter, use_references: bool) -> tuple[Json, list[
     """Build the wrapped schema of ``obj`` as plain dicts, with the rewrites made."""
     node = ni.type_info(obj)
     builder = _Builder(node, adapter, use_references, obj)
-    body = builder.body()
+    try:
+        body = builder.body()
+    except RecursionError:
+        raise ni._too_deep(obj, "build the schema of") from None
     root = _as_object(node)
     name = root.name if root is not None else _fallback_name(obj)
     description = root.description if root is not None else node.description
     wrapped = adapter.wrap(name, description, body, adapter.strict)
     # The same rules check() applies: never hand out a schema the provider rejects.
-    problems = check(wrapped, adapter)
+    try:
+        problems = check(wrapped, adapter)
+    except RecursionError:
+        raise ni._too_deep(obj, "check the schema of") from None
     if problems:
         if len(problems) == 1:
             text = str(problems[0])

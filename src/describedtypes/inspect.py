@@ -15,6 +15,7 @@ import enum
 import functools
 import inspect as _pyinspect
 import re
+import sys
 import threading
 import typing
 import uuid
@@ -357,14 +358,39 @@ _SCALAR_NODES: dict[Any, ScalarNode] = {
 }
 
 
+#: Types nested deeper than this (a class in a class in a list in ...) are refused with
+#: a SchemaError. Every provider limits nesting far below it (OpenAI: 10 levels of
+#: objects), and it leaves room below Python's recursion limit for everything that
+#: walks the tree recursively (rendering, compiling a decoder). A recursive class is
+#: one level however deep its values go.
+_MAX_NESTING = 100
+
+
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
 
     def __init__(self) -> None:
         self._objects: dict[Any, ObjectNode] = {}
+        self._depth = 0
 
     # The path is a list of names from the root, for error messages.
     def node(self, tp: Any, path: str, owner: Any) -> Node:
+        self._depth += 1
+        try:
+            if self._depth > _MAX_NESTING:
+                raise SchemaError(
+                    f"the type nests more than {_MAX_NESTING} levels deep here; no provider "
+                    "takes a schema this deep (OpenAI takes 10 levels of objects) and no "
+                    "model fills one in reliably: flatten it, or let a class refer to "
+                    "itself (a recursive class is described once, by reference)",
+                    path=_short(path),
+                    type_=owner,
+                )
+            return self._node(tp, path, owner)
+        finally:
+            self._depth -= 1
+
+    def _node(self, tp: Any, path: str, owner: Any) -> Node:
         if tp.__class__ is type:
             # A plain class (str, int, an attrs class, an Enum is EnumMeta's): no
             # Annotated, alias or NewType to unwrap. Most nodes take this path.
@@ -1150,14 +1176,34 @@ def type_info(obj: Any) -> Node:
         return cached
     _check_describable(obj)
     inspector = _Inspector()
-    if is_function_like(obj):
-        node: Node = inspector.function(obj)
-    else:
-        node = inspector.node(obj, "", obj)
+    try:
+        if is_function_like(obj):
+            node: Node = inspector.function(obj)
+        else:
+            node = inspector.node(obj, "", obj)
+    except RecursionError:
+        # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
+        raise _too_deep(obj) from None
     if cacheable:
         with _CACHE_LOCK:
             _TYPE_CACHE[key] = node
     return node
+
+
+def _too_deep(obj: Any, action: str = "inspect") -> SchemaError:
+    """The SchemaError for a type Python's recursion limit stops us from walking."""
+    return SchemaError(
+        f"cannot {action} {object_name(obj)}: it is nested too deeply for Python's "
+        f"recursion limit ({sys.getrecursionlimit()}) here; flatten the type, or let a "
+        "class refer to itself (a recursive class is described once, by reference)",
+        path=object_name(obj),
+        type_=obj,
+    )
+
+
+def _short(path: str) -> str:
+    """A dotted path cut in the middle when a deep type makes it long."""
+    return path if len(path) <= 200 else f"{path[:80]}…{path[-100:]}"
 
 
 def iter_objects(node: Node) -> Iterator[ObjectNode]:
