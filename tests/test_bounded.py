@@ -130,6 +130,39 @@ class TestErrorMemory:
         assert refs[0]() is None
         assert [path for path, _ in error.errors] == ["$[0].x", "$[0].y"]
 
+    @pytest.mark.parametrize("entry", ["decode", "decode_arguments"])
+    def test_an_invalid_json_error_keeps_no_reference_to_the_text(self, entry: str) -> None:
+        """A DecodeError for 4 MB of unfinished JSON does not keep the 4 MB alive."""
+        from describedtypes._decode import decode_arguments
+
+        def total(values: list[int]) -> int:
+            return sum(values)
+
+        def text() -> str:
+            return '{"values": [' + "1," * 2_000_000
+
+        def attempt() -> DecodeError:
+            try:
+                if entry == "decode":
+                    decode(dict[str, list[int]], text())
+                else:
+                    decode_arguments(type_info(total), text())  # type: ignore[arg-type]
+            except DecodeError as exc:
+                return exc
+            raise AssertionError
+
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            error = attempt()
+            gc.collect()
+            kept = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        assert "the JSON ends before the value is complete" in str(error)
+        assert kept < 100_000
+
     def test_long_paths_are_cut_in_the_errors_too(self) -> None:
         """A path longer than 10,000 characters is cut in the middle in .errors as well."""
         leaf: dict[str, Any] = {"value": "deep"}

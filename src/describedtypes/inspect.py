@@ -16,23 +16,25 @@ import functools
 import inspect as _pyinspect
 import re
 import sys
-import threading
 import typing
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
+from . import _cache
 from . import _typing as t
 from ._annotate import (
-    _REGISTRY,
     Annotation,
+    Registry,
     annotate,
     default_annotation,
     iter_annotation_metadata,
     object_name,
-    registered_override,
+)
+from ._annotate import (
+    current_stamp as _current_stamp,
 )
 from ._context import Context
 from .errors import SchemaError
@@ -369,9 +371,26 @@ _MAX_NESTING = 100
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: Registry = annotate) -> None:
         self._objects: dict[Any, ObjectNode] = {}
         self._depth = 0
+        self.registry = registry
+        #: Every object whose registered annotation was consulted, with its version.
+        self.deps: dict[Any, tuple[int, ...]] = {}
+
+    def override(self, obj: Any) -> Annotation | None:
+        """The registered annotation of ``obj``, remembered as a dependency."""
+        try:
+            self.deps[obj] = self.registry.version(obj)
+        except TypeError:  # unhashable: nothing can be registered for it
+            return None
+        return self.registry.override(obj)
+
+    def annotation(self, obj: Any) -> Annotation:
+        """What the code says of ``obj`` with the registered override over it."""
+        default = default_annotation(obj)
+        override = self.override(obj)
+        return default if override is None else override.merged_over(default)
 
     # The path is a list of names from the root, for error messages.
     def node(self, tp: Any, path: str, owner: Any) -> Node:
@@ -427,6 +446,17 @@ class _Inspector:
                 else:
                     node = attrs.evolve(node, **changes)
         return node
+
+    def _alias_annotation(self, alias: Any, cls: type) -> Annotation:
+        return _annotation_for_alias(alias, cls, self)
+
+    def _override_parameters(self, tp: Any, cls: Any) -> dict[str, Annotation]:
+        return _override_parameters(tp, cls, self.override)
+
+    def _function_annotation(
+        self, func: Any, layers: list[Any]
+    ) -> tuple[Annotation, dict[str, Annotation]]:
+        return _function_annotation(func, layers, self.override)
 
     def _bare(self, tp: Any, path: str, owner: Any) -> Node:
         if tp is None or tp is t.NoneType:
@@ -576,8 +606,8 @@ class _Inspector:
             return cached
         origin = t.get_origin(tp)
         cls = origin if origin is not None else tp
-        ann = annotate(tp) if origin is None else _annotation_for_alias(tp, cls)
-        override = _override_parameters(tp, cls)
+        ann = self.annotation(tp) if origin is None else self._alias_annotation(tp, cls)
+        override = self._override_parameters(tp, cls)
         node = ObjectNode(
             python_type=tp,
             name=ann.name or object_name(cls),
@@ -633,7 +663,7 @@ class _Inspector:
                 path=name,
                 type_=func,
             ) from None
-        ann, override = _function_annotation(func, layers)
+        ann, override = self._function_annotation(func, layers)
         # The override may describe any parameter of the underlying function, including
         # ones a partial binds; docstring entries for names that are not parameters
         # (``**kwargs``, say) are ignored.
@@ -683,7 +713,9 @@ class _Inspector:
             )
         _check_unique_keys(fields, name, func)
         node = ObjectNode(
-            python_type=func,
+            # A bound method's node is cached on its function: it must not hold the
+            # instance (a service, a session) alive.
+            python_type=func.__func__ if _pyinspect.ismethod(func) else func,
             name=ann.name or name,
             description=ann.description,
             fields=tuple(fields),
@@ -865,7 +897,9 @@ def _all_parameter_names(target: Any, signature: _pyinspect.Signature) -> list[s
     return names + [n for n in inner.parameters if n not in names]
 
 
-def _function_annotation(func: Any, layers: list[Any]) -> tuple[Annotation, dict[str, Annotation]]:
+def _function_annotation(
+    func: Any, layers: list[Any], override_of: Callable[[Any], Annotation | None]
+) -> tuple[Annotation, dict[str, Annotation]]:
     """What the code and the registered overrides say about a callable.
 
     ``layers`` runs from ``func`` inwards (partial, bound method, function; or a callable
@@ -887,7 +921,7 @@ def _function_annotation(func: Any, layers: list[Any]) -> tuple[Annotation, dict
         )
     merged: Annotation | None = None
     for layer in reversed(layers):
-        own = registered_override(layer)
+        own = override_of(layer)
         if own is not None:
             merged = own if merged is None else own.merged_over(merged)
     if merged is None:
@@ -911,23 +945,25 @@ def _flatten_literal(tp: Any) -> Iterator[Any]:
             yield arg
 
 
-def _override_parameters(tp: Any, cls: Any) -> dict[str, Annotation]:
+def _override_parameters(
+    tp: Any, cls: Any, override_of: Callable[[Any], Annotation | None]
+) -> dict[str, Annotation]:
     found: dict[str, Annotation] = {}
     for source in (cls, tp):
-        own = registered_override(source) if source is not None else None
+        own = override_of(source) if source is not None else None
         if own is not None:
             for key, value in own.parameters.items():
                 found[key] = value.merged_over(found[key]) if key in found else value
     return found
 
 
-def _annotation_for_alias(alias: Any, cls: type) -> Annotation:
+def _annotation_for_alias(alias: Any, cls: type, inspector: _Inspector) -> Annotation:
     # Box[int] has its own registration if there is one, else Box's.
-    own = _REGISTRY.get(alias)
-    base = annotate(cls)
+    base = inspector.annotation(cls)
+    own = inspector.override(alias)
     if own is None:
         return base
-    return annotate(alias).merged_over(base)
+    return own.merged_over(default_annotation(alias)).merged_over(base)
 
 
 def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
@@ -1114,17 +1150,6 @@ def _constrain(node: Node, found: Constraints, enum_values: tuple[Any, ...] | No
 
 # -- the public entry point and its cache ----------------------------------------------
 
-_CACHE_LOCK = threading.Lock()
-_TYPE_CACHE: dict[Any, Node] = {}
-
-
-def _clear_cache() -> None:
-    with _CACHE_LOCK:
-        _TYPE_CACHE.clear()
-
-
-_REGISTRY.on_change(_clear_cache)
-
 
 def is_function_like(obj: Any) -> bool:
     """True for functions, methods, partials and other non-class callables."""
@@ -1156,37 +1181,35 @@ def _check_describable(obj: Any) -> None:
         )
 
 
-def type_info(obj: Any) -> Node:
+def type_info(obj: Any, registry: Registry = annotate) -> Node:
     """Inspect a type expression or a function into a node tree (cached).
+
+    Args:
+        obj: A type expression or a function.
+        registry: Where registered annotations are looked up.
 
     Raises:
         SchemaError: ``obj`` (or something inside it) cannot be described.
 
     .. versionadded:: 0.1.0
     """
-    key = (obj, _REGISTRY.generation)
-    try:
-        cached = _TYPE_CACHE.get(key)
-    except TypeError:  # unhashable: inspect without caching
-        cached = None
-        cacheable = False
-    else:
-        cacheable = True
-    if cached is not None:
-        return cached
+    key = ("node", obj, registry)
+    entry = _cache.get(obj, key)
+    if entry is not None and entry.is_current():
+        node: Node = entry.value
+        return node
+    stamp = _current_stamp()
     _check_describable(obj)
-    inspector = _Inspector()
+    if not isinstance(cast(Any, registry), Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
+    inspector = _Inspector(registry)
     try:
-        if is_function_like(obj):
-            node: Node = inspector.function(obj)
-        else:
-            node = inspector.node(obj, "", obj)
+        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
     except RecursionError:
         # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
         raise _too_deep(obj) from None
-    if cacheable:
-        with _CACHE_LOCK:
-            _TYPE_CACHE[key] = node
+    _cache.put(obj, key, _cache.Entry(node, registry, stamp, deps=inspector.deps))
     return node
 
 
