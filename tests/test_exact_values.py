@@ -286,3 +286,53 @@ class TestGeminiNullInEnums:
         assert schema(Paint, OPENAI)["schema"]["properties"]["shade"]["enum"] == [
             "light", "dark", None,
         ]
+
+
+def _two(low: int, high: int) -> st.SearchStrategy[str]:
+    """Two digits, mostly in range and sometimes just past it (60 seconds, 13th month)."""
+    return st.integers(low, high).map(lambda n: f"{n:02d}")
+
+
+rfc_times = st.builds(
+    lambda h, m, s, fraction, offset: f"{h}:{m}:{s}{fraction}{offset}",
+    _two(0, 24), _two(0, 60), _two(0, 60),
+    st.just("") | st.text("0123456789", min_size=1, max_size=12).map(lambda d: "." + d),
+    st.sampled_from(["", "Z", "z"])
+    | st.builds(lambda sign, h, m: f"{sign}{h}:{m}", st.sampled_from("+-"), _two(0, 24),
+                _two(0, 99)),
+)
+rfc_datetimes = st.builds(
+    lambda y, mo, d, sep, time: f"{y}-{mo}-{d}{sep}{time}",
+    st.integers(0, 9999).map(lambda n: f"{n:04d}"), _two(0, 13), _two(0, 32),
+    st.sampled_from("Tt"), rfc_times,
+)
+
+
+def _outcome(parse: Any, text: str) -> Any:
+    try:
+        value = parse(text)
+    except ValueError:
+        return "refused"
+    return value, type(value), value.utcoffset()
+
+
+class TestFastAndLongWayAgree:
+    """The C parser is used for the common spellings: it must agree with the long way."""
+
+    @given(rfc_datetimes)
+    def test_date_times(self, text: str) -> None:
+        """Any RFC 3339 date-time (possible or not) reads the same either way."""
+        from describedtypes._decode import _DATETIME_RE, _parse_datetime, _rfc_datetime
+
+        assert _outcome(_parse_datetime, text) == _outcome(
+            lambda t: _rfc_datetime(_DATETIME_RE.match(t)), text  # type: ignore[arg-type]
+        )
+
+    @given(rfc_times)
+    def test_times(self, text: str) -> None:
+        """Any RFC 3339 time (possible or not) reads the same either way."""
+        from describedtypes._decode import _TIME_RE, _parse_time, _rfc_time
+
+        assert _outcome(_parse_time, text) == _outcome(
+            lambda t: _rfc_time(_TIME_RE.match(t)), text  # type: ignore[arg-type]
+        )
