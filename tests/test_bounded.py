@@ -11,6 +11,8 @@ import attrs
 import cattrs
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from describedtypes import OPENAI, DecodeError, SchemaError, Toolbox, decode, encode, schema
 from describedtypes.inspect import type_info
@@ -80,6 +82,27 @@ class TestProblemCap:
         error = errors_of(tp, data)
         assert len(error.errors) == 100
         assert error.truncated
+
+    @given(
+        st.integers(0, 400),
+        st.integers(0, 400),
+        st.sampled_from(["list", "dict", "entries"]),
+    )
+    def test_the_count_is_exact_below_the_cap(self, bad: int, good: int, shape: str) -> None:
+        """n wrong items among good ones: min(n, 100) problems, truncated exactly when n > 100."""
+        values: list[Any] = ["x"] * bad + [1] * good
+        data: Any = values
+        tp: Any = list[int]
+        if shape != "list":
+            tp = dict[str, int]
+            pairs = [(f"k{i}", v) for i, v in enumerate(values)]
+            data = dict(pairs) if shape == "dict" else [{"key": k, "value": v} for k, v in pairs]
+        if bad == 0:
+            assert len(decode(tp, data)) == good
+            return
+        error = errors_of(tp, data)
+        assert len(error.errors) == min(bad, 100)
+        assert error.truncated == (bad > 100)
 
     def test_a_toolbox_says_at_least(self) -> None:
         """A tool's argument report says how many more problems there were at least."""
