@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import enum
 import uuid
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import attrs
 import orjson
@@ -17,7 +17,6 @@ from describedtypes import (
     ANTHROPIC,
     GEMINI,
     OPENAI,
-    Annotation,
     DecodeError,
     check,
     decode,
@@ -68,11 +67,16 @@ class TestLiteralKinds:
         text = str(schema(Pick, adapter))
         assert "[True, 1]" in text
 
-    def test_an_annotation_enum_restricting_an_enum_compares_kinds(self) -> None:
-        """An annotation enum [True] on a Literal[1, True] field allows only true."""
-        tp = Annotated[Literal[1, True], Annotation(enum=[True])]
-        assert decode(tp, "true") is True
-        assert errors_of(tp, "1")
+    def test_an_in_validator_restricting_a_literal_compares_kinds(self) -> None:
+        """An ``in_([True])`` validator on a Literal[1, True] field allows true, not 1."""
+
+        @attrs.define
+        class Flag:
+            v: Literal[1, True] = attrs.field(validator=attrs.validators.in_([True]))
+
+        assert schema(Flag)["properties"]["v"]["enum"] == [True]
+        assert decode(Flag, '{"v": true}') == Flag(True)
+        assert errors_of(Flag, '{"v": 1}') == [("$.v", "expected one of [True], got integer 1")]
 
     def test_a_tag_of_one_and_true_still_tells_classes_apart(self) -> None:
         """A union tagged by 1 and True decodes each to its own class."""

@@ -378,6 +378,12 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
         "an attrs class, dataclass, TypedDict, NamedTuple or Enum class (or a generic "
         "alias such as Box[int]), or a Python function, method or functools.partial"
     )
+    if not isinstance(tp, type) and typing.get_origin(tp) is None and not callable(tp):
+        msg = (
+            f"{label}.register() needs {what}; got an instance of {type(tp).__name__}: pass "
+            "the class or function itself."
+        )
+        raise TypeError(msg)
     try:
         hash(tp)
     except TypeError:
@@ -417,16 +423,10 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
     call = type(func).__dict__.get("__call__") if callable(func) else None
     if call is not None and inspect.isfunction(call):  # a callable object of a Python class
         return
-    if callable(tp):
-        msg = (
-            f"{label}.register() needs {what}; {_short_repr(tp)} is a builtin or C function "
-            "with no signature to describe: wrap it in a Python function."
-        )
-    else:
-        msg = (
-            f"{label}.register() needs {what}; got an instance of {type(tp).__name__}: pass "
-            "the class or function itself."
-        )
+    msg = (
+        f"{label}.register() needs {what}; {_short_repr(tp)} is a builtin or C function "
+        "with no signature to describe: wrap it in a Python function."
+    )
     raise TypeError(msg)
 
 

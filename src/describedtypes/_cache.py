@@ -34,7 +34,7 @@ from typing import Any
 
 from ._annotate import Registry, current_stamp
 
-__all__ = ["Entry", "get", "put"]
+__all__ = ["Entry", "get", "key_of", "put"]
 
 ATTRIBUTE = "__describedtypes_cache__"
 
@@ -151,6 +151,18 @@ def _store(obj: Any, create: bool) -> dict[Hashable, Entry] | None:
         return own
     created: dict[Hashable, Entry] = namespace.setdefault(ATTRIBUTE, {})
     return created
+
+
+def key_of(obj: Any) -> Any:
+    """``obj`` as it appears in a cache key: a bound method stands for its function.
+
+    A bound method is a new object on each attribute access and holds its instance; the
+    description of ``svc.lookup`` is the same for every ``svc``, so it is cached once on
+    the function and holds no instance alive.
+    """
+    if inspect.ismethod(obj):
+        return ("bound method", obj.__func__)
+    return obj
 
 
 def get(obj: Any, key: Hashable) -> Entry | None:

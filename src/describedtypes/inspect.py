@@ -377,14 +377,22 @@ class _Inspector:
         self.registry = registry
         #: Every object whose registered annotation was consulted, with its version.
         self.deps: dict[Any, tuple[int, ...]] = {}
+        self._overrides: dict[Any, Annotation | None] = {}
 
     def override(self, obj: Any) -> Annotation | None:
         """The registered annotation of ``obj``, remembered as a dependency."""
+        # A bound method is registered (and remembered) as its function: the instance
+        # must not be kept alive by a cache entry.
+        key = obj.__func__ if _pyinspect.ismethod(obj) else obj
         try:
-            self.deps[obj] = self.registry.version(obj)
+            if key in self._overrides:
+                return self._overrides[key]
+            self.deps[key] = self.registry.version(key)
         except TypeError:  # unhashable: nothing can be registered for it
             return None
-        return self.registry.override(obj)
+        # Asked once per inspection: a registered function runs once per build.
+        found = self._overrides[key] = self.registry.override(obj)
+        return found
 
     def annotation(self, obj: Any) -> Annotation:
         """What the code says of ``obj`` with the registered override over it."""
@@ -438,6 +446,7 @@ class _Inspector:
             if ann.description is not None:
                 changes["description"] = ann.description
             if ann.enum is not None:
+                _refuse_fixed_enum(node, ann.enum, path, owner)
                 changes["enum"] = ann.enum
             if changes:
                 if isinstance(node, ObjectNode):
@@ -643,6 +652,7 @@ class _Inspector:
             fnode = self.node(hints[name], field_path, tp)
             fnode = _apply_validator(fnode, validator, field_path, tp)
             field_ann = _with_annotated_name(field_ann, hints[name])
+            _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
             fields.append(
                 _make_field(name, init_name, fnode, field_ann, override.get(name), default, factory)
             )
@@ -708,6 +718,7 @@ class _Inspector:
             pnode = self.node(hint, ppath, func)
             default = _NOTHING if p.default is p.empty else p.default
             param_ann = _with_annotated_name(ann.parameters.get(p.name, Annotation()), hint)
+            _refuse_fixed_enum(pnode, param_ann.enum, ppath, func)
             fields.append(
                 _make_field(p.name, p.name, pnode, param_ann, override.get(p.name), default, None)
             )
@@ -767,6 +778,23 @@ def _with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
                 name = meta.name
         hint = t.get_args(hint)[0]
     return ann if name is None else attrs.evolve(ann, name=name)
+
+
+def _refuse_fixed_enum(node: Node, values: Any, path: str, owner: Any) -> None:
+    """An annotation enum on a type that already fixes its values is a mistake to report."""
+    if values is None:
+        return
+    inner = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
+    if isinstance(inner, (EnumNode, LiteralNode)):
+        kind = "Enum" if isinstance(inner, EnumNode) else "Literal"
+        allowed = ", ".join(repr(v) for v in inner.values)
+        raise SchemaError(
+            f"an annotation enum {list(values)!r} was given, but the field's {kind} type "
+            f"already fixes its values ({allowed}); remove enum= from the annotation, or "
+            "change the type",
+            path=path,
+            type_=owner,
+        )
 
 
 def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
@@ -1193,7 +1221,7 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
 
     .. versionadded:: 0.1.0
     """
-    key = ("node", obj, registry)
+    key = ("node", _cache.key_of(obj), registry)
     entry = _cache.get(obj, key)
     if entry is not None and entry.is_current():
         node: Node = entry.value
