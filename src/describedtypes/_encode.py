@@ -212,9 +212,28 @@ def _encoder_for(tp: Any) -> Unstructure:
         return found
     stamp = current_stamp()
     node = ni.type_info(tp)
-    found = _EncodeCompiler().compile(node)
+    found = _compile(node, tp)
     _cache.put(tp, key, _cache.Entry(found, annotate, stamp, node=node))
     return found
+
+
+def _compile(node: ni.Node, tp: Any) -> Unstructure:
+    try:
+        return _EncodeCompiler().compile(node)
+    except RecursionError:
+        raise ni._too_deep(tp, "compile an encoder for") from None
+
+
+#: The deepest nesting orjson writes (it refuses more, whatever the recursion limit).
+_MAX_OUTPUT_DEPTH = 254
+
+
+def _too_deep(obj: Any) -> ValueError:
+    return ValueError(
+        f"cannot encode {type(obj).__name__}: the value is nested too deeply (or contains "
+        f"itself); JSON output is written at most {_MAX_OUTPUT_DEPTH} levels deep. Keep "
+        "long chains (a linked list) in a list instead"
+    )
 
 
 def encode(obj: Any) -> bytes:
@@ -234,13 +253,23 @@ def encode(obj: Any) -> bytes:
 
     Raises:
         TypeError: A value has no JSON form (or an int is beyond 64 bits).
-        ValueError: A float is NaN or infinite.
+        ValueError: A float is NaN or infinite, or the value nests more than 254
+            levels deep (a linked list thousands of nodes long, a value containing
+            itself).
 
     .. versionadded:: 0.1.0
     """
-    value = _encode_any(obj)
+    try:
+        value = _encode_any(obj)
+    except RecursionError:
+        value = _M
+    if value is _M:  # raised here, not in the handler, so no RecursionError is chained
+        raise _too_deep(obj)
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError as exc:
-        msg = f"cannot encode {type(obj).__name__} as JSON: {exc}"
-        raise TypeError(msg) from None
+        problem = str(exc)
+    if "Recursion limit" in problem:
+        raise _too_deep(obj)
+    msg = f"cannot encode {type(obj).__name__} as JSON: {problem}"
+    raise TypeError(msg)

@@ -332,8 +332,9 @@ class Tool:
             try:
                 kwargs = plan.decode(raw)
             except _Invalid as exc:
-                errors = _decode_error(exc.errors).errors
-                return _failure(self._argument_message(plan, errors), call_id, name)
+                error = _decode_error(exc.errors)
+                message = self._argument_message(plan, error.errors, truncated=error.truncated)
+                return _failure(message, call_id, name)
             except RecursionError:
                 errors = [("$", "the arguments are nested too deeply; send flatter values")]
                 return _failure(self._argument_message(plan, errors), call_id, name)
@@ -363,8 +364,11 @@ class Tool:
                 kwargs[param] = context
         return kwargs
 
-    def _argument_message(self, plan: Plan, errors: Sequence[tuple[str, str]]) -> str:
-        lines = _problem_lines(list(errors))  # the first twenty; long paths shortened
+    def _argument_message(
+        self, plan: Plan, errors: Sequence[tuple[str, str]], *, truncated: bool = False
+    ) -> str:
+        # The first twenty problems, long paths shortened, "at least" when cut short.
+        lines = _problem_lines(list(errors), truncated=truncated)
         return (
             f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
             f"Required parameters: {_listing(plan.required)}. "

@@ -50,12 +50,23 @@ class DecodeError(DescribedTypesError, ValueError):
     correct itself; ``errors`` holds the same problems as data.
 
     Attributes:
-        errors: Every problem found, as ``(json_path, message)`` pairs such as
-            ``("$.address.city", "missing required field")``.
+        errors: The problems found, as ``(json_path, message)`` pairs such as
+            ``("$.address.city", "missing required field")``: every one, up to a
+            bound (100 for ``decode()``), so that a hostile reply costs bounded time
+            and memory.
+        truncated: True when decoding stopped at that bound: there were more problems
+            than ``errors`` lists.
     """
 
-    def __init__(self, errors: Iterable[tuple[str, str]], *, message: str | None = None) -> None:
+    def __init__(
+        self,
+        errors: Iterable[tuple[str, str]],
+        *,
+        message: str | None = None,
+        truncated: bool = False,
+    ) -> None:
         self.errors: list[tuple[str, str]] = list(errors)
+        self.truncated = truncated
         super().__init__(message if message is not None else render_errors(self.errors))
 
 

@@ -15,6 +15,7 @@ import enum
 import functools
 import inspect as _pyinspect
 import re
+import sys
 import typing
 import uuid
 from collections.abc import Callable, Iterator
@@ -345,6 +346,15 @@ _SUGGESTIONS: dict[Any, str] = {
 }
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are the same JSON value: equal *and* of the same kind.
+
+    Python has ``1 == True == 1.0`` and ``0 == False``; JSON and ``Literal`` do not mix
+    booleans with numbers, so enum and literal values are compared with this.
+    """
+    return (a is b) or (a == b and isinstance(a, bool) == isinstance(b, bool))
+
+
 def _json_type_of(value: Any) -> JsonType:
     if value is None:
         return "null"
@@ -376,11 +386,20 @@ _SCALAR_NODES: dict[Any, ScalarNode] = {
 }
 
 
+#: Types nested deeper than this (a class in a class in a list in ...) are refused with
+#: a SchemaError. Every provider limits nesting far below it (OpenAI: 10 levels of
+#: objects), and it leaves room below Python's recursion limit for everything that
+#: walks the tree recursively (rendering, compiling a decoder). A recursive class is
+#: one level however deep its values go.
+_MAX_NESTING = 100
+
+
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
 
     def __init__(self, registry: Registry = annotate) -> None:
         self._objects: dict[Any, ObjectNode] = {}
+        self._depth = 0
         self.registry = registry
         #: Every object whose registered annotation was consulted, with its version.
         self.deps: dict[Any, tuple[int, ...]] = {}
@@ -409,6 +428,22 @@ class _Inspector:
 
     # The path is a list of names from the root, for error messages.
     def node(self, tp: Any, path: str, owner: Any) -> Node:
+        self._depth += 1
+        try:
+            if self._depth > _MAX_NESTING:
+                raise SchemaError(
+                    f"the type nests more than {_MAX_NESTING} levels deep here; no provider "
+                    "takes a schema this deep (OpenAI takes 10 levels of objects) and no "
+                    "model fills one in reliably: flatten it, or let a class refer to "
+                    "itself (a recursive class is described once, by reference)",
+                    path=_short(path),
+                    type_=owner,
+                )
+            return self._node(tp, path, owner)
+        finally:
+            self._depth -= 1
+
+    def _node(self, tp: Any, path: str, owner: Any) -> Node:
         if tp.__class__ is type:
             # A plain class (str, int, an attrs class, an Enum is EnumMeta's): no
             # Annotated, alias or NewType to unwrap. Most nodes take this path.
@@ -578,7 +613,8 @@ class _Inspector:
     def _literal(self, tp: Any, path: str, owner: Any) -> Node:
         python_values: list[Any] = []
         for arg in _flatten_literal(tp):
-            if arg not in python_values:
+            # By type and value: 1 == True, yet Literal[1, True] allows both.
+            if not any(_same_value(arg, seen) for seen in python_values):
                 python_values.append(arg)
         values = []
         for v in python_values:
@@ -1220,9 +1256,29 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
         msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
         raise TypeError(msg)
     inspector = _Inspector(registry)
-    node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+    try:
+        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+    except RecursionError:
+        # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
+        raise _too_deep(obj) from None
     _cache.put(obj, key, _cache.Entry(node, registry, stamp, deps=inspector.deps))
     return node
+
+
+def _too_deep(obj: Any, action: str = "inspect") -> SchemaError:
+    """The SchemaError for a type Python's recursion limit stops us from walking."""
+    return SchemaError(
+        f"cannot {action} {object_name(obj)}: it is nested too deeply for Python's "
+        f"recursion limit ({sys.getrecursionlimit()}) here; flatten the type, or let a "
+        "class refer to itself (a recursive class is described once, by reference)",
+        path=object_name(obj),
+        type_=obj,
+    )
+
+
+def _short(path: str) -> str:
+    """A dotted path cut in the middle when a deep type makes it long."""
+    return path if len(path) <= 200 else f"{path[:80]}…{path[-100:]}"
 
 
 def iter_objects(node: Node) -> Iterator[ObjectNode]:
