@@ -6,6 +6,7 @@ from typing import Any
 
 from ._annotate import Annotation, annotate
 from ._context import Context
+from ._converter import make_converter, register_hooks
 from ._decode import decode
 from ._encode import encode
 from ._glue import (
@@ -72,7 +73,9 @@ __all__ = [
     "decode_response",
     "encode",
     "explain",
+    "make_converter",
     "read_tool_calls",
+    "register_hooks",
     "schema",
     "tool_calls_from_anthropic",
     "tool_calls_from_openai_chat",

@@ -439,6 +439,8 @@ class _HookSource:
             hook = self.converter.get_structure_hook(tp)
         except Exception:  # no hook at all: the built-in rules apply
             return None
+        if getattr(hook, "_describedtypes_hook", False):  # make_converter's own hooks
+            return None
         try:
             base = self._baseline.get_structure_hook(tp)
         except Exception:
@@ -1698,6 +1700,21 @@ def _current_hook(converter: Any, tp: Any) -> Any:
 
 def _still_current(decoder: _Decoder, converter: Any) -> bool:
     return all(_current_hook(converter, t) is hook for t, hook in decoder.hooked)
+
+
+def _structure(tp: Any, converter: Any) -> Structure:
+    """The strict structure function of ``tp`` over ``converter``'s own hooks.
+
+    For ``make_converter``/``register_hooks``: the returned function takes an
+    already-parsed value (text is a string value, not JSON to parse) and raises
+    ``DecodeError`` exactly as ``decode`` would.
+    """
+    fn = _hooked_decoder(tp, converter).fn
+
+    def structure(value: Any) -> Any:
+        return _run(fn, value)
+
+    return structure
 
 
 def _too_deep() -> DecodeError:
