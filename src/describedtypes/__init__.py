@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._annotate import Annotation, annotate
+from ._batch import BatchResult, decode_batch
 from ._context import Context
 from ._converter import make_converter, register_hooks
 from ._decode import decode
@@ -38,7 +39,9 @@ from .errors import (
     DecodeError,
     DescribedTypesError,
     IncompleteReplyError,
+    MalformedLineError,
     RefusalError,
+    RequestError,
     SchemaError,
 )
 
@@ -47,6 +50,7 @@ __all__ = [
     "ANTHROPIC_TOOLS",
     "Adapter",
     "Annotation",
+    "BatchResult",
     "ArgumentError",
     "Context",
     "DecodeError",
@@ -54,11 +58,13 @@ __all__ = [
     "GEMINI",
     "IncompleteReplyError",
     "MCP_TOOLS",
+    "MalformedLineError",
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
     "Problem",
     "RefusalError",
+    "RequestError",
     "Rewrite",
     "STANDARD",
     "SchemaError",
@@ -70,6 +76,7 @@ __all__ = [
     "check",
     "check_request",
     "decode",
+    "decode_batch",
     "decode_response",
     "encode",
     "explain",
