@@ -63,7 +63,8 @@ def test_openai_batch_lines() -> None:
     assert outcomes(results) == [
         "ok", "invalid", "refused", "incomplete", "failed", "failed", "ok"
     ]
-    assert results[0].value == W1 and results[0].ok
+    assert results[0].value == W1
+    assert results[0].ok
     assert results[6].value == W1
     assert isinstance(results[1].error, DecodeError)
     assert results[1].error.errors == [
@@ -95,8 +96,10 @@ def test_anthropic_batch_lines() -> None:
     assert str(results[4].error) == (
         "the request failed (errored: invalid_request_error): max_tokens: Field required"
     )
-    assert isinstance(results[5].error, RequestError) and results[5].error.reason == "canceled"
-    assert results[6].error is not None and results[6].error.reason == "expired"  # type: ignore[union-attr]
+    assert isinstance(results[5].error, RequestError)
+    assert results[5].error.reason == "canceled"
+    assert isinstance(results[6].error, RequestError)
+    assert results[6].error.reason == "expired"
     assert "expected succeeded, errored, canceled or expired" in str(results[7].error)
 
 
@@ -163,7 +166,9 @@ def test_a_fixed_shape_refuses_the_others() -> None:
         "ok", "malformed", "malformed"
     ]
     results = list(decode_batch(Weather, lines, shape="anthropic"))
-    assert str(results[0].error) == "expected a line of the anthropic shape, got a line of the openai shape"
+    assert str(results[0].error) == (
+        "expected a line of the anthropic shape, got a line of the openai shape"
+    )
     assert outcomes(list(decode_batch(Weather, lines, shape="reply"))) == [
         "malformed", "malformed", "ok"
     ]

@@ -30,7 +30,6 @@ import attrs
 import orjson
 
 from ._annotate import annotate
-from .inspect import type_info
 from ._decode import decode
 from ._response import decode_response
 from .errors import (
@@ -41,6 +40,7 @@ from .errors import (
     RefusalError,
     RequestError,
 )
+from .inspect import type_info
 
 __all__ = ["BatchResult", "decode_batch"]
 
@@ -214,6 +214,8 @@ def decode_line(
     if isinstance(raw, Mapping):
         data: Any = raw
     elif isinstance(raw, (str, bytes, bytearray, memoryview)):
+        if isinstance(raw, memoryview):
+            raw = raw.tobytes()
         if len(raw) > limit:
             return _malformed(number, f"the line is {len(raw)} bytes, over the {limit}-byte limit")
         if not raw.strip():
@@ -230,7 +232,7 @@ def decode_line(
         return _malformed(number, "the line is nested too deeply to read")
 
 
-def _not_json(raw: str | bytes | bytearray | memoryview, exc: orjson.JSONDecodeError) -> str:
+def _not_json(raw: str | bytes | bytearray, exc: orjson.JSONDecodeError) -> str:
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "replace")
     text = _TRAILING.sub(b"", bytes(raw))

@@ -1,4 +1,7 @@
-"""``python -m describedtypes schema TARGET``: print a schema as indented JSON."""
+"""``python -m describedtypes schema TARGET``: print a schema as indented JSON.
+
+``decode TARGET FILE`` (decoding a batch results file) lives in ``_batch_cli.py``.
+"""
 
 from __future__ import annotations
 
@@ -101,7 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmd.add_argument(
         "--references", action="store_true", help="put nested classes under $defs"
     )
+    from ._batch_cli import add_decode_command, run_decode
+
+    add_decode_command(commands)
     args = parser.parse_args(argv)
+    if args.command == "decode":
+        return run_decode(args, parser)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)

@@ -1,0 +1,269 @@
+"""``describedtypes decode TARGET FILE``: decode a batch results file from the command line.
+
+Every input line becomes one JSON line in ``--out`` (decoded) or ``--errors`` (not), in
+input order; a summary goes to stderr at the end. ``--jobs N`` decodes chunks of lines in
+N worker processes and writes their results in order, with a bounded number of chunks in
+flight so memory stays flat. The progress bar (by bytes read) needs the optional ``tqdm``
+package and a terminal on stderr.
+
+Exit status: 0 when every line decoded, 1 when at least one did not, 2 for a usage
+problem (bad arguments, a TARGET that cannot be loaded or described, an unreadable FILE).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import importlib
+import os
+import re
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
+
+import attrs
+import orjson
+
+from ._batch import _SHAPES, MAX_LINE_BYTES, OUTCOMES, BatchResult, decode_line, read_lines
+from ._encode import _encode_any
+from .errors import DecodeError, DescribedTypesError
+from .inspect import type_info
+
+__all__ = ["add_decode_command", "run_decode"]
+
+#: Lines per chunk handed to a worker process.
+CHUNK_LINES = 2000
+#: Error paths listed in the summary.
+TOP_PATHS = 10
+
+_INDEX = re.compile(r"\[\d+\]")
+
+
+
+def add_decode_command(commands: Any) -> None:
+    """Add the ``decode`` subcommand to the command line's subparsers."""
+    cmd = commands.add_parser(
+        "decode",
+        help="decode a batch results file (JSONL) into TARGET, one result per line",
+        description=(
+            "Decode OpenAI Batch output, Anthropic Message Batches results or bare replies, "
+            "one JSON line each. Exit status: 0 every line decoded, 1 some line did not, "
+            "2 usage error."
+        ),
+    )
+    cmd.add_argument("target", metavar="TARGET", help="package.module:Name or path/to/file.py:Name")
+    cmd.add_argument("file", metavar="FILE", help="the JSONL file, or - for standard input")
+    cmd.add_argument("--out", metavar="OK.jsonl", default="-",
+                     help="where decoded lines go (default: standard output)")
+    cmd.add_argument("--errors", metavar="ERR.jsonl", default=None,
+                     help="where lines that did not decode go (default: with --out)")
+    cmd.add_argument("--jobs", metavar="N", type=int, default=1,
+                     help="worker processes (default: 1, no workers)")
+    cmd.add_argument("--shape", default="auto", choices=_SHAPES,
+                     help="the line shape (default: auto, decided per line)")
+
+
+def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run ``decode``; returns the exit status."""
+    from ._cli import _UsageError, load_target
+
+    if args.jobs < 1:
+        parser.exit(2, f"error: --jobs must be 1 or more, got {args.jobs}\n")
+    try:
+        tp = load_target(args.target)
+        type_info(tp)
+    except _UsageError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    except DescribedTypesError as exc:
+        parser.exit(2, f"error: {args.target} cannot be decoded into: {exc}\n")
+    try:
+        source, size = _open_input(args.file)
+    except OSError as exc:
+        parser.exit(2, f"error: cannot read {args.file}: {exc.strerror or exc}\n")
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(source)
+        try:
+            out = _open_output(stack, args.out)
+            errors = out if args.errors in (None, args.out) else _open_output(stack, args.errors)
+        except OSError as exc:
+            parser.exit(2, f"error: cannot write: {exc}\n")
+        bar = _progress(size, sys.stderr)
+        if bar is not None:
+            stack.callback(bar.close)
+        if args.jobs == 1:
+            chunks = _serial(tp, args.shape, source)
+        else:
+            chunks = _parallel(args.target, args.shape, source, args.jobs)
+        counts, paths = _write(chunks, out, errors, bar)
+    sys.stderr.write(summary(counts, paths))
+    return 0 if counts.get("ok", 0) == sum(counts.values()) else 1
+
+
+def _open_input(name: str) -> tuple[IO[bytes], int | None]:
+    if name == "-":
+        return contextlib.nullcontext(sys.stdin.buffer), None  # type: ignore[return-value]
+    handle = open(name, "rb")  # noqa: SIM115 - closed by the caller's ExitStack
+    try:
+        size: int | None = os.fstat(handle.fileno()).st_size
+    except OSError:
+        size = None
+    return handle, size
+
+
+def _open_output(stack: contextlib.ExitStack, name: str) -> IO[bytes]:
+    if name == "-":
+        return sys.stdout.buffer
+    return stack.enter_context(open(name, "wb"))
+
+
+# -- decoding lines into output records ------------------------------------------------
+
+
+def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str, ...]]:
+    """The output line for one result, with its outcome and error paths."""
+    head: dict[str, Any] = {"line": result.line, "custom_id": result.custom_id}
+    error = result.error
+    if error is None:
+        head["outcome"] = "ok"
+        head["value"] = _encode_any(result.value)
+        return "ok", orjson.dumps(head) + b"\n", ()
+    outcome = result.outcome
+    head["outcome"] = outcome
+    head["message"] = str(error)
+    paths: tuple[str, ...] = ()
+    if isinstance(error, DecodeError):
+        head["errors"] = [list(pair) for pair in error.errors]
+        paths = tuple(dict.fromkeys(_INDEX.sub("[*]", p) for p, _ in error.errors))
+    if outcome == "malformed" and isinstance(raw, (bytes, str)):
+        # Nothing is lost: the unreadable line itself, to fix or resend.
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        head["input"] = text.rstrip("\r\n")
+    return outcome, orjson.dumps(head) + b"\n", paths
+
+
+@attrs.frozen
+class _Chunk:
+    """Strictly private: the output of a run of lines, as the writer needs it."""
+
+    ok: bytes
+    failed: bytes
+    counts: collections.Counter[str]
+    paths: collections.Counter[str]
+    size: int
+
+
+def decode_chunk(tp: Any, shape: str, start: int, lines: list[Any]) -> _Chunk:
+    """Decode lines numbered from ``start`` into their output lines and tallies."""
+    ok: list[bytes] = []
+    failed: list[bytes] = []
+    counts: collections.Counter[str] = collections.Counter()
+    paths: collections.Counter[str] = collections.Counter()
+    size = 0
+    for number, raw in enumerate(lines, start):
+        result = decode_line(tp, raw, number, shape, None, MAX_LINE_BYTES)
+        outcome, line, error_paths = record(result, raw)
+        counts[outcome] += 1
+        (ok if outcome == "ok" else failed).append(line)
+        if error_paths:
+            paths.update(error_paths)
+        size += raw.size if not isinstance(raw, (bytes, str)) else len(raw)
+    return _Chunk(b"".join(ok), b"".join(failed), counts, paths, size)
+
+
+def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[Any]]]:
+    start = 1
+    batch: list[Any] = []
+    for line in read_lines(source):
+        batch.append(line)
+        if len(batch) == CHUNK_LINES:
+            yield start, batch
+            start += len(batch)
+            batch = []
+    if batch:
+        yield start, batch
+
+
+def _serial(tp: Any, shape: str, source: IO[bytes]) -> Iterator[_Chunk]:
+    for start, lines in _chunks(source):
+        yield decode_chunk(tp, shape, start, lines)
+
+
+# Worker processes: TARGET is loaded once per process, by name (so any start method works).
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(target: str, shape: str) -> None:
+    from ._cli import load_target
+
+    _WORKER["tp"] = load_target(target)
+    _WORKER["shape"] = shape
+
+
+def _worker_chunk(chunk: tuple[int, list[Any]]) -> _Chunk:
+    return decode_chunk(_WORKER["tp"], _WORKER["shape"], *chunk)
+
+
+def _parallel(target: str, shape: str, source: IO[bytes], jobs: int) -> Iterator[_Chunk]:
+    """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight."""
+    import multiprocessing
+
+    window = 2 * jobs
+    with multiprocessing.get_context().Pool(jobs, _init_worker, (target, shape)) as pool:
+        pending: collections.deque[Any] = collections.deque()
+        for chunk in _chunks(source):
+            pending.append(pool.apply_async(_worker_chunk, (chunk,)))
+            if len(pending) >= window:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+def _write(
+    chunks: Iterator[_Chunk], out: IO[bytes], errors: IO[bytes], bar: Any
+) -> tuple[collections.Counter[str], collections.Counter[str]]:
+    counts: collections.Counter[str] = collections.Counter()
+    paths: collections.Counter[str] = collections.Counter()
+    for chunk in chunks:
+        counts.update(chunk.counts)
+        paths.update(chunk.paths)
+        out.write(chunk.ok)
+        errors.write(chunk.failed)
+        if bar is not None:
+            bar.update(chunk.size)
+    out.flush()
+    errors.flush()
+    return counts, paths
+
+
+# -- progress and summary ------------------------------------------------------------------
+
+
+def _progress(total: int | None, stream: Any) -> Any:
+    """A tqdm bar over the input's bytes when ``stream`` is a terminal and tqdm is installed."""
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    try:
+        tqdm = importlib.import_module("tqdm").tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=stream,
+                desc="decoding", leave=False)
+
+
+def summary(counts: collections.Counter[str], paths: collections.Counter[str]) -> str:
+    """The table printed at the end: lines per outcome, then the most frequent error paths."""
+    total = sum(counts.values())
+    rows = [(name, counts[name]) for name in OUTCOMES if counts.get(name)]
+    lines = ["", f"{'outcome':<12}{'lines':>12}{'share':>9}"]
+    for name, n in rows:
+        lines.append(f"{name:<12}{n:>12,}{n / total:>9.1%}")
+    lines.append(f"{'total':<12}{total:>12,}")
+    if paths:
+        lines += ["", f"most frequent error paths (of {sum(paths.values()):,})",
+                  f"{'lines':>12}  path"]
+        lines += [f"{n:>12,}  {path}" for path, n in paths.most_common(TOP_PATHS)]
+    return "\n".join(lines) + "\n"
