@@ -30,7 +30,7 @@ import attrs
 import orjson
 
 from ._annotate import annotate
-from ._decode import decode
+from ._decode import _decoder, decode
 from ._response import decode_response
 from .errors import (
     DecodeError,
@@ -40,7 +40,6 @@ from .errors import (
     RefusalError,
     RequestError,
 )
-from .inspect import type_info
 
 __all__ = ["BatchResult", "decode_batch"]
 
@@ -147,7 +146,7 @@ def decode_batch(
     if registry is not annotate:
         msg = "registry must be describedtypes.annotate (the default registry); leave it out"
         raise TypeError(msg)
-    type_info(tp)  # a type that cannot be described fails here, not once per line
+    check_type(tp)
     if isinstance(lines, (str, os.PathLike)):
         handle: IO[bytes] = open(lines, "rb")  # noqa: SIM115 - closed by the generator
         return _from_file(tp, handle, shape, converter, max_line_bytes)
@@ -158,6 +157,11 @@ def decode_batch(
         )
         raise TypeError(msg)
     return _decode_lines(tp, lines, shape, converter, max_line_bytes, 1)
+
+
+def check_type(tp: Any) -> None:
+    """Raise ``SchemaError`` now for a ``tp`` that cannot be decoded into (not per line)."""
+    _decoder(tp, None)
 
 
 def _from_file(

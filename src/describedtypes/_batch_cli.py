@@ -25,10 +25,17 @@ from typing import IO, Any
 import attrs
 import orjson
 
-from ._batch import _SHAPES, MAX_LINE_BYTES, OUTCOMES, BatchResult, decode_line, read_lines
+from ._batch import (
+    _SHAPES,
+    MAX_LINE_BYTES,
+    OUTCOMES,
+    BatchResult,
+    check_type,
+    decode_line,
+    read_lines,
+)
 from ._encode import _encode_any
 from .errors import DecodeError, DescribedTypesError
-from .inspect import type_info
 
 __all__ = ["add_decode_command", "run_decode"]
 
@@ -72,7 +79,7 @@ def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         parser.exit(2, f"error: --jobs must be 1 or more, got {args.jobs}\n")
     try:
         tp = load_target(args.target)
-        type_info(tp)
+        check_type(tp)
     except _UsageError as exc:
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
@@ -82,7 +89,8 @@ def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     except OSError as exc:
         parser.exit(2, f"error: cannot read {args.file}: {exc.strerror or exc}\n")
     with contextlib.ExitStack() as stack:
-        stack.enter_context(source)
+        if args.file != "-":
+            stack.enter_context(source)
         try:
             out = _open_output(stack, args.out)
             errors = out if args.errors in (None, args.out) else _open_output(stack, args.errors)
@@ -102,7 +110,7 @@ def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
 def _open_input(name: str) -> tuple[IO[bytes], int | None]:
     if name == "-":
-        return contextlib.nullcontext(sys.stdin.buffer), None  # type: ignore[return-value]
+        return sys.stdin.buffer, None
     handle = open(name, "rb")  # noqa: SIM115 - closed by the caller's ExitStack
     try:
         size: int | None = os.fstat(handle.fileno()).st_size
