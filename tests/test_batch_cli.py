@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from describedtypes import _batch_cli
 from describedtypes._cli import main
@@ -153,3 +156,21 @@ def test_the_run_shows_a_bar_on_a_terminal(
     shown = terminal.getvalue()
     assert "decoding" in shown  # the bar's label, drawn on the terminal
     assert "total                 20" in shown
+
+
+@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+       st.booleans(), st.integers(1, 16))
+def test_worker_ranges_cover_the_file_with_the_right_line_numbers(
+    lines: list[bytes], trailing: bool, block: int
+) -> None:
+    """The tasks of --jobs N tile the file at line ends and number their lines right."""
+    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
+    with patch.object(_batch_cli, "RANGE_BYTES", block):
+        tasks = list(_batch_cli._ranges(io.BytesIO(data), "f"))
+    assert b"".join(data[o:o + n] for _, o, n, _ in tasks) == data
+    numbered = []
+    for _, offset, length, first in tasks:
+        chunk = list(_batch_cli._lines_within(io.BytesIO(data[offset:]), length))
+        numbered += [(first + i, line) for i, line in enumerate(chunk)]
+    expected = io.BytesIO(data).readlines()
+    assert numbered == list(enumerate(expected, 1))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TypeGuard
 
 import attrs
 import orjson
@@ -215,7 +215,7 @@ def decode_line(
     """One line's result; never raises for anything in the line."""
     if isinstance(raw, _TooLong):
         return _malformed(number, f"the line is {raw.size} bytes, over the {limit}-byte limit")
-    if isinstance(raw, Mapping):
+    if _is_map(raw):
         data: Any = raw
     elif isinstance(raw, (str, bytes, bytearray, memoryview)):
         if isinstance(raw, memoryview):
@@ -252,6 +252,10 @@ def _malformed(number: int, reason: str, custom_id: str | None = None) -> BatchR
     return BatchResult(number, custom_id, None, MalformedLineError(reason))
 
 
+def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
 def _custom_id(data: Mapping[str, Any]) -> str | None:
     value = data.get("custom_id")
     if value is None:
@@ -265,7 +269,7 @@ def _decode_record(
     kind = _kind(data)
     if shape != "auto" and kind != shape:
         seen = "a bare reply" if kind == "reply" else f"a line of the {kind} shape"
-        custom_id = _custom_id(data) if isinstance(data, Mapping) else None
+        custom_id = _custom_id(data) if _is_map(data) else None
         return _malformed(number, f"expected a line of the {shape} shape, got {seen}", custom_id)
     if kind == "unknown":
         keys = ", ".join(sorted(map(str, data))[:8])
@@ -289,7 +293,7 @@ def _decode_record(
 
 
 def _kind(data: Any) -> str:
-    if not isinstance(data, Mapping) or "custom_id" not in data:
+    if not _is_map(data) or "custom_id" not in data:
         return "reply"
     if "result" in data:
         return "anthropic"
@@ -302,7 +306,7 @@ _RESPONSE_KEYS = ("choices", "output", "stop_reason")
 
 
 def _reply(tp: Any, data: Any, converter: Any) -> Any:
-    if isinstance(data, Mapping) and (
+    if _is_map(data) and (
         any(k in data for k in _RESPONSE_KEYS)
         or (data.get("type") == "message" and isinstance(data.get("content"), list))
     ):
@@ -323,29 +327,29 @@ def _openai(tp: Any, data: Mapping[str, Any], converter: Any) -> Any:
             raise RequestError(_text(error.get("code")) or "error", _text(error.get("message")))
         raise RequestError("error", _text(error))
     response = data.get("response")
-    if not isinstance(response, Mapping):
+    if not _is_map(response):
         raise MalformedLineError("an OpenAI Batch line with neither a response nor an error")
     status = response.get("status_code")
     body = response.get("body")
     if status != 200:
         message = ""
-        if isinstance(body, Mapping):
+        if _is_map(body):
             inner = body.get("error")
             message = _text(inner.get("message") if isinstance(inner, Mapping) else inner)
         raise RequestError(f"status {_text(status)}", message)
-    if not isinstance(body, Mapping):
+    if not _is_map(body):
         raise MalformedLineError("an OpenAI Batch response without a body object")
     return decode_response(tp, body, converter=converter)
 
 
 def _anthropic(tp: Any, data: Mapping[str, Any], converter: Any) -> Any:
     result = data.get("result")
-    if not isinstance(result, Mapping):
+    if not _is_map(result):
         raise MalformedLineError("an Anthropic batch line whose result is not an object")
     kind = result.get("type")
     if kind == "succeeded":
         message = result.get("message")
-        if not isinstance(message, Mapping):
+        if not _is_map(message):
             raise MalformedLineError("a succeeded Anthropic batch result without a message")
         return decode_response(tp, message, converter=converter)
     if kind == "errored":

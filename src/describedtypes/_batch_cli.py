@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import dataclasses
 import importlib
 import os
 import re
@@ -34,7 +35,7 @@ from ._batch import (
     decode_line,
     read_lines,
 )
-from ._encode import _encode_any
+from ._encode import _encode_any, _encoder_for
 from .errors import DecodeError, DescribedTypesError
 
 __all__ = ["add_decode_command", "run_decode"]
@@ -128,13 +129,40 @@ def _open_output(stack: contextlib.ExitStack, name: str) -> IO[bytes]:
 # -- decoding lines into output records ------------------------------------------------
 
 
+class _ByClass(dict[type, Any]):
+    """Encoders of plain (non-generic) attrs classes and dataclasses, found on first use."""
+
+    def __missing__(self, cls: type) -> Any:
+        raise KeyError(cls)
+
+    def __contains__(self, cls: object) -> bool:
+        if dict.__contains__(self, cls):
+            return True
+        params: Any = getattr(cls, "__parameters__", None)
+        if not isinstance(cls, type) or params:
+            return False
+        if attrs.has(cls) or dataclasses.is_dataclass(cls):
+            self[cls] = _encoder_for(cls)
+            return True
+        return False
+
+
+#: Per process; batch runs decode one type, so this stays tiny.
+_ENCODE_BY_CLASS = _ByClass()
+
+
 def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str, ...]]:
     """The output line for one result, with its outcome and error paths."""
     head: dict[str, Any] = {"line": result.line, "custom_id": result.custom_id}
     error = result.error
     if error is None:
         head["outcome"] = "ok"
-        head["value"] = _encode_any(result.value)
+        value = result.value
+        cls = value.__class__
+        if cls in _ENCODE_BY_CLASS:  # a described class: skip the generic checks
+            head["value"] = _ENCODE_BY_CLASS[cls](value)
+        else:
+            head["value"] = _encode_any(value)
         return "ok", orjson.dumps(head) + b"\n", ()
     outcome = result.outcome
     head["outcome"] = outcome
@@ -212,15 +240,70 @@ def _worker_chunk(chunk: tuple[int, list[Any]]) -> _Chunk:
     return decode_chunk(_WORKER["tp"], _WORKER["shape"], *chunk)
 
 
+def _worker_range(task: tuple[str, int, int, int]) -> _Chunk:
+    """Decode the lines of ``path`` in bytes ``[offset, offset + length)``, read here."""
+    path, offset, length, start = task
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        lines = list(_lines_within(handle, length))
+    return decode_chunk(_WORKER["tp"], _WORKER["shape"], start, lines)
+
+
+def _lines_within(handle: IO[bytes], length: int) -> Iterator[Any]:
+    used = 0
+    for line in read_lines(handle):
+        yield line
+        used += line.size if not isinstance(line, bytes) else len(line)
+        if used >= length:
+            return
+
+
+#: Bytes of the file per task when the workers read the file themselves.
+RANGE_BYTES = 1 << 20
+
+
+def _ranges(handle: IO[bytes], path: str) -> Iterator[tuple[str, int, int, int]]:
+    """``(path, offset, length, first line)`` tasks cut at line ends, about 1 MB each.
+
+    The parent only counts newlines (a ``memchr`` per block); the workers read and
+    decode, so the parent is never the bottleneck.
+    """
+    offset = 0  # where the current task starts
+    pos = 0  # bytes read so far
+    line = 1  # the number of the task's first line
+    while True:
+        block = handle.read(RANGE_BYTES)
+        if not block:
+            break
+        pos += len(block)
+        last = block.rfind(b"\n")
+        if last < 0:
+            continue  # inside a long line: the task grows until it ends
+        end = pos - len(block) + last + 1
+        yield path, offset, end - offset, line
+        # Earlier blocks of this task had no newline, and none follows ``last``.
+        line += block.count(b"\n", 0, last + 1)
+        offset = end
+    if pos > offset:
+        yield path, offset, pos - offset, line
+
+
 def _parallel(target: str, shape: str, source: IO[bytes], jobs: int) -> Iterator[_Chunk]:
     """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight."""
     import multiprocessing
 
     window = 2 * jobs
+    path = getattr(source, "name", None)
+    seekable = isinstance(path, str) and source.seekable()
     with multiprocessing.get_context().Pool(jobs, _init_worker, (target, shape)) as pool:
         pending: collections.deque[Any] = collections.deque()
-        for chunk in _chunks(source):
-            pending.append(pool.apply_async(_worker_chunk, (chunk,)))
+        if seekable:
+            tasks: Iterator[Any] = _ranges(source, path)  # type: ignore[arg-type]
+            work: Any = _worker_range
+        else:
+            tasks, work = _chunks(source), _worker_chunk
+        for task in tasks:
+            pending.append(pool.apply_async(work, (task,)))
             if len(pending) >= window:
                 yield pending.popleft().get()
         while pending:
