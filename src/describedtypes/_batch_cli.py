@@ -101,9 +101,9 @@ def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         if bar is not None:
             stack.callback(bar.close)
         if args.jobs == 1:
-            chunks = _serial(tp, args.shape, source)
+            chunks = _serial(tp, args.shape, source, errors is out)
         else:
-            chunks = _parallel(args.target, args.shape, source, args.jobs)
+            chunks = _parallel(args.target, args.shape, source, args.jobs, errors is out)
         counts, paths = _write(chunks, out, errors, bar)
     sys.stderr.write(summary(counts, paths))
     return 0 if counts.get("ok", 0) == sum(counts.values()) else 1
@@ -151,6 +151,20 @@ class _ByClass(dict[type, Any]):
 _ENCODE_BY_CLASS = _ByClass()
 
 
+_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def _find_custom_id(text: str) -> str | None:
+    match = _CUSTOM_ID.search(text[:10_000])
+    if match is None:
+        return None
+    try:
+        found = orjson.loads(match.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    return found if isinstance(found, str) else None
+
+
 def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str, ...]]:
     """The output line for one result, with its outcome and error paths."""
     head: dict[str, Any] = {"line": result.line, "custom_id": result.custom_id}
@@ -175,6 +189,8 @@ def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str,
         # Nothing is lost: the unreadable line itself, to fix or resend.
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         head["input"] = text.rstrip("\r\n")
+        if head["custom_id"] is None:  # a cut-off line may still name its request
+            head["custom_id"] = _find_custom_id(head["input"])
     return outcome, orjson.dumps(head) + b"\n", paths
 
 
@@ -189,8 +205,13 @@ class _Chunk:
     size: int
 
 
-def decode_chunk(tp: Any, shape: str, start: int, lines: list[Any]) -> _Chunk:
-    """Decode lines numbered from ``start`` into their output lines and tallies."""
+def decode_chunk(
+    tp: Any, shape: str, start: int, lines: list[Any], together: bool = False
+) -> _Chunk:
+    """Decode lines numbered from ``start`` into their output lines and tallies.
+
+    ``together``: every output line goes to ``ok``, in input order (one output stream).
+    """
     ok: list[bytes] = []
     failed: list[bytes] = []
     counts: collections.Counter[str] = collections.Counter()
@@ -200,7 +221,7 @@ def decode_chunk(tp: Any, shape: str, start: int, lines: list[Any]) -> _Chunk:
         result = decode_line(tp, raw, number, shape, None, MAX_LINE_BYTES)
         outcome, line, error_paths = record(result, raw)
         counts[outcome] += 1
-        (ok if outcome == "ok" else failed).append(line)
+        (ok if together or outcome == "ok" else failed).append(line)
         if error_paths:
             paths.update(error_paths)
         size += raw.size if not isinstance(raw, (bytes, str)) else len(raw)
@@ -220,24 +241,25 @@ def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[Any]]]:
         yield start, batch
 
 
-def _serial(tp: Any, shape: str, source: IO[bytes]) -> Iterator[_Chunk]:
+def _serial(tp: Any, shape: str, source: IO[bytes], together: bool) -> Iterator[_Chunk]:
     for start, lines in _chunks(source):
-        yield decode_chunk(tp, shape, start, lines)
+        yield decode_chunk(tp, shape, start, lines, together)
 
 
 # Worker processes: TARGET is loaded once per process, by name (so any start method works).
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(target: str, shape: str) -> None:
+def _init_worker(target: str, shape: str, together: bool) -> None:
     from ._cli import load_target
 
     _WORKER["tp"] = load_target(target)
     _WORKER["shape"] = shape
+    _WORKER["together"] = together
 
 
 def _worker_chunk(chunk: tuple[int, list[Any]]) -> _Chunk:
-    return decode_chunk(_WORKER["tp"], _WORKER["shape"], *chunk)
+    return decode_chunk(_WORKER["tp"], _WORKER["shape"], *chunk, _WORKER["together"])
 
 
 def _worker_range(task: tuple[str, int, int, int]) -> _Chunk:
@@ -246,7 +268,7 @@ def _worker_range(task: tuple[str, int, int, int]) -> _Chunk:
     with open(path, "rb") as handle:
         handle.seek(offset)
         lines = list(_lines_within(handle, length))
-    return decode_chunk(_WORKER["tp"], _WORKER["shape"], start, lines)
+    return decode_chunk(_WORKER["tp"], _WORKER["shape"], start, lines, _WORKER["together"])
 
 
 def _lines_within(handle: IO[bytes], length: int) -> Iterator[Any]:
@@ -288,14 +310,16 @@ def _ranges(handle: IO[bytes], path: str) -> Iterator[tuple[str, int, int, int]]
         yield path, offset, pos - offset, line
 
 
-def _parallel(target: str, shape: str, source: IO[bytes], jobs: int) -> Iterator[_Chunk]:
+def _parallel(
+    target: str, shape: str, source: IO[bytes], jobs: int, together: bool
+) -> Iterator[_Chunk]:
     """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight."""
     import multiprocessing
 
     window = 2 * jobs
     path = getattr(source, "name", None)
     seekable = isinstance(path, str) and source.seekable()
-    with multiprocessing.get_context().Pool(jobs, _init_worker, (target, shape)) as pool:
+    with multiprocessing.get_context().Pool(jobs, _init_worker, (target, shape, together)) as pool:
         pending: collections.deque[Any] = collections.deque()
         if seekable:
             tasks: Iterator[Any] = _ranges(source, path)  # type: ignore[arg-type]
