@@ -227,7 +227,8 @@ def decode_line(
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            return _malformed(number, _not_json(raw, exc))
+            # A cut-off line may still name its request, so it can be sent again.
+            return _malformed(number, _not_json(raw, exc), _find_custom_id(raw))
     else:
         return _malformed(number, f"expected a line of text, got {type(raw).__name__}")
     try:
@@ -246,6 +247,22 @@ def _not_json(raw: str | bytes | bytearray, exc: orjson.JSONDecodeError) -> str:
     shown = text[:_QUOTE].decode("utf-8", "replace")
     more = "…" if len(text) > _QUOTE else ""
     return f"the line is not JSON ({exc.msg}): {shown!r}{more}"
+
+
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def _find_custom_id(raw: str | bytes | bytearray) -> str | None:
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "replace")
+    match = _CUSTOM_ID.search(raw, 0, 10_000)
+    if match is None:
+        return None
+    try:
+        found = orjson.loads(match.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    return found if isinstance(found, str) else None
 
 
 def _malformed(number: int, reason: str, custom_id: str | None = None) -> BatchResult:

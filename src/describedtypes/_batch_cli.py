@@ -151,20 +151,6 @@ class _ByClass(dict[type, Any]):
 _ENCODE_BY_CLASS = _ByClass()
 
 
-_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")')
-
-
-def _find_custom_id(text: str) -> str | None:
-    match = _CUSTOM_ID.search(text[:10_000])
-    if match is None:
-        return None
-    try:
-        found = orjson.loads(match.group(1))
-    except orjson.JSONDecodeError:
-        return None
-    return found if isinstance(found, str) else None
-
-
 def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str, ...]]:
     """The output line for one result, with its outcome and error paths."""
     head: dict[str, Any] = {"line": result.line, "custom_id": result.custom_id}
@@ -189,8 +175,6 @@ def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str,
         # Nothing is lost: the unreadable line itself, to fix or resend.
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         head["input"] = text.rstrip("\r\n")
-        if head["custom_id"] is None:  # a cut-off line may still name its request
-            head["custom_id"] = _find_custom_id(head["input"])
     return outcome, orjson.dumps(head) + b"\n", paths
 
 
