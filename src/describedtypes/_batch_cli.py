@@ -170,7 +170,8 @@ def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str,
     paths: tuple[str, ...] = ()
     if isinstance(error, DecodeError):
         head["errors"] = [list(pair) for pair in error.errors]
-        paths = tuple(dict.fromkeys(_INDEX.sub("[*]", p) for p, _ in error.errors))
+        if outcome == "invalid":  # a refusal or a cut-off reply has no path to fix
+            paths = tuple(dict.fromkeys(_INDEX.sub("[*]", p) for p, _ in error.errors))
     if outcome == "malformed" and isinstance(raw, (bytes, str)):
         # Nothing is lost: the unreadable line itself, to fix or resend.
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
