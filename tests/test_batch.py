@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import pickle
 from pathlib import Path
 from typing import Any
@@ -259,3 +260,47 @@ def test_results_errors_and_the_decoder_pickle() -> None:
     decoder = pickle.loads(pickle.dumps(functools.partial(decode_batch, Weather)))
     assert outcomes(list(decoder(lines))) == outcomes(results)
     assert pickle.loads(pickle.dumps(decode)) is decode
+
+
+# -- hostile lines ---------------------------------------------------------------------------
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=8) | st.sampled_from(["succeeded", "errored", "stop", "length", "text",
+                                             "message", "refusal", GOOD]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["custom_id", "response", "result", "error", "body", "status_code",
+                         "type", "message", "choices", "content", "text", "stop_reason",
+                         "output", "refusal", "finish_reason", "x"]),
+        inner, max_size=4),
+    max_leaves=15,
+)
+
+
+@given(st.lists(_JSON, max_size=5))
+def test_any_json_line_gives_one_result_and_never_raises(values: list[Any]) -> None:
+    """Whatever a line holds, it yields one result: a value or a DescribedTypesError."""
+    from describedtypes import DescribedTypesError
+
+    lines = [json.dumps(v).encode() for v in values]  # orjson stops at 64-bit integers
+    results = list(decode_batch(Weather, lines))
+    assert len(results) == len(lines)
+    for r in results:
+        assert r.ok or isinstance(r.error, DescribedTypesError)
+        assert r.outcome in ("ok", "invalid", "refused", "incomplete", "failed", "malformed")
+        assert r.custom_id is None or isinstance(r.custom_id, str)
+
+
+def test_hostile_bytes_are_malformed_lines() -> None:
+    lines = [
+        b"[" * 100_000,  # deeper than any parser goes
+        b"\xff\xfe not utf-8",
+        b'{"custom_id": "a", "result": NaN}',
+        "\ud800".encode("utf-8", "surrogatepass"),
+        orjson.dumps({"custom_id": 12, "result": {"type": "expired"}}),
+    ]
+    results = list(decode_batch(Weather, lines))
+    assert outcomes(results) == ["malformed", "malformed", "malformed", "malformed", "failed"]
+    assert results[2].custom_id == "a"
+    assert results[4].custom_id == "12"
+    assert all(len(str(r.error)) < 300 for r in results)
