@@ -133,6 +133,7 @@ class FakeTerminal(io.StringIO):
 
 
 def test_a_bar_on_a_terminal_only() -> None:
+    pytest.importorskip("tqdm", reason="the bar needs the optional tqdm (a test dependency)")
     bar = _batch_cli._progress(1000, FakeTerminal())
     assert bar is not None
     bar.update(1000)
@@ -148,6 +149,7 @@ def test_no_bar_without_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_run_shows_a_bar_on_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    pytest.importorskip("tqdm", reason="the bar needs the optional tqdm (a test dependency)")
     path = batch_file(tmp_path, 20)
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
