@@ -304,3 +304,15 @@ def test_hostile_bytes_are_malformed_lines() -> None:
     assert results[2].custom_id == "a"
     assert results[4].custom_id == "12"
     assert all(len(str(r.error)) < 300 for r in results)
+
+
+def test_a_registry_of_its_own() -> None:
+    from describedtypes import Annotation, Registry
+
+    mine = Registry()
+    mine.register(Weather, Annotation(parameters={"city": Annotation(name="town")}))
+    line = orjson.dumps({"town": "Oslo", "temperature": 3, "unit": "celsius"})
+    assert outcomes(list(decode_batch(Weather, [line], registry=mine))) == ["ok"]
+    assert outcomes(list(decode_batch(Weather, [line]))) == ["invalid"]
+    with pytest.raises(TypeError, match="must be a describedtypes Registry"):
+        decode_batch(Weather, [], registry={})  # type: ignore[arg-type]

@@ -238,5 +238,28 @@ def test_bad_arguments_are_type_errors_that_say_what_to_pass() -> None:
         register_hooks({})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="must be a describedtypes Adapter"):
         make_converter("openai")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="default registry"):
-        make_converter(registry=object())
+    with pytest.raises(TypeError, match="must be a describedtypes Registry"):
+        make_converter(registry=object())  # type: ignore[arg-type]
+
+
+def test_a_registry_of_its_own_renames_fields_both_ways() -> None:
+    from describedtypes import Annotation, Registry
+
+    mine = Registry()
+    mine.register(Note, Annotation(parameters={"text": Annotation(name="body")}))
+    conv = make_converter(registry=mine)
+    assert conv.structure({"body": "hi", "stars": 2}, Note) == Note("hi", 2)
+    assert conv.unstructure(Note("hi", 2)) == {"body": "hi", "stars": 2}
+    # The default registry is untouched.
+    assert make_converter().unstructure(Note("hi", 2)) == {"text": "hi", "stars": 2}
+
+
+def test_hooks_follow_a_later_registration() -> None:
+    from describedtypes import Annotation, Registry
+
+    mine = Registry()
+    conv = make_converter(registry=mine)
+    assert conv.unstructure(Note("a", 1)) == {"text": "a", "stars": 1}
+    mine.register(Note, Annotation(parameters={"text": Annotation(name="body")}))
+    assert conv.unstructure(Note("a", 1)) == {"body": "a", "stars": 1}
+    assert conv.structure({"body": "a", "stars": 1}, Note) == Note("a", 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._annotate import Annotation, annotate
+from ._annotate import Annotation, Registry, annotate
 from ._batch import BatchResult, decode_batch
 from ._context import Context
 from ._converter import make_converter, register_hooks
@@ -21,7 +21,7 @@ from ._glue import (
 )
 from ._response import decode_response
 from ._rules import Problem, check, check_request
-from ._schema import Rewrite, explain, schema
+from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
@@ -55,6 +55,8 @@ __all__ = [
     "Context",
     "DecodeError",
     "DescribedTypesError",
+    "FrozenDict",
+    "FrozenList",
     "GEMINI",
     "IncompleteReplyError",
     "MCP_TOOLS",
@@ -64,6 +66,7 @@ __all__ = [
     "OPENAI_TOOLS",
     "Problem",
     "RefusalError",
+    "Registry",
     "RequestError",
     "Rewrite",
     "STANDARD",
@@ -84,6 +87,7 @@ __all__ = [
     "read_tool_calls",
     "register_hooks",
     "schema",
+    "schema_json",
     "tool_calls_from_anthropic",
     "tool_calls_from_openai_chat",
     "tool_calls_from_openai_responses",

@@ -29,7 +29,7 @@ from typing import IO, Any, Literal, TypeGuard
 import attrs
 import orjson
 
-from ._annotate import annotate
+from ._annotate import Registry, annotate
 from ._decode import _decoder, decode
 from ._response import decode_response
 from .errors import (
@@ -127,7 +127,7 @@ def decode_batch(
             that shape (other lines are malformed).
         converter: Passed on to ``decode()``: a cattrs converter whose own hooks decode
             the types they are registered for.
-        registry: The registry of annotations; ``annotate``.
+        registry: Where registered annotations (field names, enums) are looked up.
         max_line_bytes: Longer lines are reported as malformed without being parsed.
 
     Yields:
@@ -143,32 +143,36 @@ def decode_batch(
     if shape not in _SHAPES:
         msg = f"shape must be one of {', '.join(map(repr, _SHAPES))}, got {shape!r}"
         raise TypeError(msg)
-    if registry is not annotate:
-        msg = "registry must be describedtypes.annotate (the default registry); leave it out"
+    if not isinstance(registry, Registry):
+        msg = (
+            f"registry must be a describedtypes Registry (annotate is the default), got "
+            f"{type(registry).__name__}"
+        )
         raise TypeError(msg)
-    check_type(tp)
+    opts = {"converter": converter, "registry": registry}
+    check_type(tp, registry)
     if isinstance(lines, (str, os.PathLike)):
         handle: IO[bytes] = open(lines, "rb")  # noqa: SIM115 - closed by the generator
-        return _from_file(tp, handle, shape, converter, max_line_bytes)
+        return _from_file(tp, handle, shape, opts, max_line_bytes)
     if isinstance(lines, (bytes, bytearray, Mapping)) or not isinstance(lines, Iterable):
         msg = (
             f"lines must be a path, an open file or an iterable of lines, got "
             f"{type(lines).__name__}; for one reply use decode()"
         )
         raise TypeError(msg)
-    return _decode_lines(tp, lines, shape, converter, max_line_bytes, 1)
+    return _decode_lines(tp, lines, shape, opts, max_line_bytes, 1)
 
 
-def check_type(tp: Any) -> None:
+def check_type(tp: Any, registry: Registry = annotate) -> None:
     """Raise ``SchemaError`` now for a ``tp`` that cannot be decoded into (not per line)."""
-    _decoder(tp, None)
+    _decoder(tp, None, registry)
 
 
 def _from_file(
-    tp: Any, handle: IO[bytes], shape: str, converter: Any, limit: int
+    tp: Any, handle: IO[bytes], shape: str, opts: dict[str, Any], limit: int
 ) -> Iterator[BatchResult]:
     with handle:
-        yield from _decode_lines(tp, read_lines(handle, limit), shape, converter, limit, 1)
+        yield from _decode_lines(tp, read_lines(handle, limit), shape, opts, limit, 1)
 
 
 class _TooLong:
@@ -197,19 +201,19 @@ def read_lines(handle: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[bytes
 
 
 def _decode_lines(
-    tp: Any, lines: Iterable[Any], shape: str, converter: Any, limit: int, start: int
+    tp: Any, lines: Iterable[Any], shape: str, opts: dict[str, Any], limit: int, start: int
 ) -> Iterator[BatchResult]:
     number = start - 1
     for raw in lines:
         number += 1
-        yield decode_line(tp, raw, number, shape, converter, limit)
+        yield decode_line(tp, raw, number, shape, opts, limit)
 
 
 _TRAILING = re.compile(rb"[\r\n]+\Z")
 
 
 def decode_line(
-    tp: Any, raw: Any, number: int, shape: str = "auto", converter: Any = None,
+    tp: Any, raw: Any, number: int, shape: str = "auto", opts: dict[str, Any] | None = None,
     limit: int = MAX_LINE_BYTES,
 ) -> BatchResult:
     """One line's result; never raises for anything in the line."""
@@ -232,7 +236,7 @@ def decode_line(
     else:
         return _malformed(number, f"expected a line of text, got {type(raw).__name__}")
     try:
-        return _decode_record(tp, data, number, shape, converter)
+        return _decode_record(tp, data, number, shape, opts or {})
     except RecursionError:
         return _malformed(number, "the line is nested too deeply to read")
 
@@ -281,7 +285,7 @@ def _custom_id(data: Mapping[str, Any]) -> str | None:
 
 
 def _decode_record(
-    tp: Any, data: Any, number: int, shape: str, converter: Any
+    tp: Any, data: Any, number: int, shape: str, opts: dict[str, Any]
 ) -> BatchResult:
     kind = _kind(data)
     if shape != "auto" and kind != shape:
@@ -299,11 +303,11 @@ def _decode_record(
     custom_id = _custom_id(data) if kind != "reply" else None
     try:
         if kind == "openai":
-            value = _openai(tp, data, converter)
+            value = _openai(tp, data, opts)
         elif kind == "anthropic":
-            value = _anthropic(tp, data, converter)
+            value = _anthropic(tp, data, opts)
         else:
-            value = _reply(tp, data, converter)
+            value = _reply(tp, data, opts)
     except DescribedTypesError as exc:
         return BatchResult(number, custom_id, None, exc)
     return BatchResult(number, custom_id, value, None)
@@ -322,13 +326,13 @@ def _kind(data: Any) -> str:
 _RESPONSE_KEYS = ("choices", "output", "stop_reason")
 
 
-def _reply(tp: Any, data: Any, converter: Any) -> Any:
+def _reply(tp: Any, data: Any, opts: dict[str, Any]) -> Any:
     if _is_map(data) and (
         any(k in data for k in _RESPONSE_KEYS)
         or (data.get("type") == "message" and isinstance(data.get("content"), list))
     ):
-        return decode_response(tp, data, converter=converter)
-    return decode(tp, data, converter=converter)
+        return decode_response(tp, data, **opts)
+    return decode(tp, data, **opts)
 
 
 def _text(value: Any) -> str:
@@ -337,7 +341,7 @@ def _text(value: Any) -> str:
     return (value if isinstance(value, str) else str(value))[:500]
 
 
-def _openai(tp: Any, data: Mapping[str, Any], converter: Any) -> Any:
+def _openai(tp: Any, data: Mapping[str, Any], opts: dict[str, Any]) -> Any:
     error = data.get("error")
     if error:
         if isinstance(error, Mapping):
@@ -356,10 +360,10 @@ def _openai(tp: Any, data: Mapping[str, Any], converter: Any) -> Any:
         raise RequestError(f"status {_text(status)}", message)
     if not _is_map(body):
         raise MalformedLineError("an OpenAI Batch response without a body object")
-    return decode_response(tp, body, converter=converter)
+    return decode_response(tp, body, **opts)
 
 
-def _anthropic(tp: Any, data: Mapping[str, Any], converter: Any) -> Any:
+def _anthropic(tp: Any, data: Mapping[str, Any], opts: dict[str, Any]) -> Any:
     result = data.get("result")
     if not _is_map(result):
         raise MalformedLineError("an Anthropic batch line whose result is not an object")
@@ -368,7 +372,7 @@ def _anthropic(tp: Any, data: Mapping[str, Any], converter: Any) -> Any:
         message = result.get("message")
         if not _is_map(message):
             raise MalformedLineError("a succeeded Anthropic batch result without a message")
-        return decode_response(tp, message, converter=converter)
+        return decode_response(tp, message, **opts)
     if kind == "errored":
         error = result.get("error")
         # {"type": "error", "error": {"type": "invalid_request_error", "message": ...}}

@@ -37,8 +37,8 @@ import cattrs
 from typing_extensions import is_typeddict
 
 from . import inspect as ni
-from ._annotate import annotate
-from ._decode import Structure, _baseline_converter, _hook_identity, _structure
+from ._annotate import Registry, annotate, current_stamp
+from ._decode import _baseline_converter, _hook_identity, _structure
 from ._encode import Unstructure, _EncodeCompiler
 from .adapters import STANDARD, Adapter
 from .errors import SchemaError
@@ -79,13 +79,14 @@ def _is_union_type(origin: Any) -> bool:
     return origin is getattr(types, "UnionType", None)
 
 
-def _check_registry(registry: Any) -> None:
-    if registry is not annotate:
+def _check_registry(registry: Any) -> Registry:
+    if not isinstance(registry, Registry):
         msg = (
-            f"registry must be describedtypes.annotate (the default registry), got "
-            f"{type(registry).__name__}; leave it out"
+            f"registry must be a describedtypes Registry (annotate is the default), got "
+            f"{type(registry).__name__}"
         )
         raise TypeError(msg)
+    return registry
 
 
 def _check_adapter(llm_adapter: Any) -> Adapter:
@@ -99,45 +100,58 @@ def _check_adapter(llm_adapter: Any) -> Adapter:
 
 
 class _StructureHook:
-    """Strictly private: ``converter.structure`` for one described type (built on first use)."""
+    """Strictly private: ``converter.structure`` for one described type.
+
+    The compiled decoder is ``decode``'s cached one for this converter, so it follows
+    registrations and changes to the converter's hooks.
+    """
 
     _describedtypes_hook = True
-    __slots__ = ("_fn", "converter", "tp")
+    __slots__ = ("converter", "registry", "tp")
 
-    def __init__(self, tp: Any, converter: Any) -> None:
+    def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
         self.tp = tp
         self.converter = converter
-        self._fn: Structure | None = None
+        self.registry = registry
 
     def __call__(self, value: Any, _tp: Any = None) -> Any:
-        fn = self._fn
-        if fn is None:
-            fn = self._fn = _structure(self.tp, self.converter)
-        return fn(value)
+        return _structure(self.tp, value, self.converter, self.registry)
 
     def __repr__(self) -> str:
         return f"<describedtypes structure hook for {self.tp!r}>"
 
 
 class _UnstructureHook:
-    """Strictly private: ``converter.unstructure`` for one described type, adapter-shaped."""
+    """Strictly private: ``converter.unstructure`` for one described type, adapter-shaped.
+
+    Built on first use, rebuilt when a registration changes the type's description
+    (cattrs asks the factory again when the converter's own hooks change).
+    """
 
     _describedtypes_hook = True
-    __slots__ = ("_fn", "adapter", "converter", "tp")
+    __slots__ = ("_fn", "_node", "_stamp", "adapter", "converter", "registry", "tp")
 
-    def __init__(self, tp: Any, converter: Any, adapter: Adapter) -> None:
+    def __init__(self, tp: Any, converter: Any, adapter: Adapter, registry: Registry) -> None:
         self.tp = tp
         self.converter = converter
         self.adapter = adapter
+        self.registry = registry
         self._fn: Unstructure | None = None
+        self._node: Any = None
+        self._stamp = -1
 
     def __call__(self, obj: Any) -> Any:
         fn = self._fn
-        if fn is None:
-            fn = self._fn = self._compile()
+        if fn is None or self._stamp != current_stamp():
+            stamp = current_stamp()
+            node = ni.type_info(self.tp, self.registry)
+            if fn is None or node is not self._node:
+                fn = self._fn = self._compile(node)
+                self._node = node
+            self._stamp = stamp
         return fn(obj)
 
-    def _compile(self) -> Unstructure:
+    def _compile(self, node: ni.Node) -> Unstructure:
         baseline = _baseline_converter(self.converter)
         converter = self.converter
 
@@ -161,7 +175,7 @@ class _UnstructureHook:
             keep_null=self.adapter.strict,
             hooks=user_hook,
         )
-        return compiler.compile(ni.type_info(self.tp))
+        return compiler.compile(node)
 
     def __repr__(self) -> str:
         return f"<describedtypes unstructure hook for {self.tp!r} ({self.adapter!r})>"
@@ -171,7 +185,7 @@ def register_hooks(
     converter: cattrs.BaseConverter,
     llm_adapter: Adapter = STANDARD,
     *,
-    registry: Any = annotate,
+    registry: Registry = annotate,
 ) -> None:
     """Install the strict decoders and adapter-shaped encoders on a cattrs converter.
 
@@ -185,7 +199,7 @@ def register_hooks(
         converter: A ``cattrs.Converter`` (or ``BaseConverter``).
         llm_adapter: The adapter whose shape ``unstructure`` produces. Structuring
             accepts both dict forms under every adapter, as ``decode`` does.
-        registry: The registry of annotations; ``annotate``.
+        registry: Where registered annotations (field names, enums) are looked up.
 
     Raises:
         TypeError: ``converter`` is not a cattrs converter, ``llm_adapter`` not an Adapter.
@@ -199,7 +213,7 @@ def register_hooks(
         )
         raise TypeError(msg)
     adapter = _check_adapter(llm_adapter)
-    _check_registry(registry)
+    registry = _check_registry(registry)
     before = converter.copy()
     baseline = _baseline_converter(converter)
 
@@ -221,7 +235,7 @@ def register_hooks(
         if not _is_described(tp):
             return False
         try:
-            ni.type_info(tp)
+            ni.type_info(tp, registry)
         except SchemaError:
             return False  # not ours to decode: cattrs' own rules apply
         except Exception:
@@ -235,17 +249,17 @@ def register_hooks(
         return describable(tp) and not users_own(tp, "get_unstructure_hook")
 
     def structure_factory(tp: Any) -> _StructureHook:
-        return _StructureHook(tp, converter)
+        return _StructureHook(tp, converter, registry)
 
     def unstructure_factory(tp: Any) -> _UnstructureHook:
-        return _UnstructureHook(tp, converter, adapter)
+        return _UnstructureHook(tp, converter, adapter, registry)
 
     converter.register_structure_hook_factory(claims_structure, structure_factory)
     converter.register_unstructure_hook_factory(claims_unstructure, unstructure_factory)
 
 
 def make_converter(
-    llm_adapter: Adapter = STANDARD, *, registry: Any = annotate
+    llm_adapter: Adapter = STANDARD, *, registry: Registry = annotate
 ) -> cattrs.Converter:
     """A ``cattrs.Converter`` that decodes and encodes the way ``decode``/``encode`` do.
 
@@ -255,7 +269,7 @@ def make_converter(
 
     Args:
         llm_adapter: The adapter whose shape ``unstructure`` produces (default STANDARD).
-        registry: The registry of annotations; ``annotate``.
+        registry: Where registered annotations (field names, enums) are looked up.
 
     Returns:
         A new converter with ``register_hooks`` applied.
