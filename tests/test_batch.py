@@ -316,3 +316,23 @@ def test_a_registry_of_its_own() -> None:
     assert outcomes(list(decode_batch(Weather, [line]))) == ["invalid"]
     with pytest.raises(TypeError, match="must be a describedtypes Registry"):
         decode_batch(Weather, [], registry={})  # type: ignore[arg-type]
+
+
+def test_every_library_error_pickles_with_its_attributes() -> None:
+    from describedtypes import ArgumentError
+
+    errors = [
+        DecodeError([("$.a", "missing required field")]),
+        DecodeError([("$", "x")], message="custom text"),
+        RefusalError("no"),
+        IncompleteReplyError("max_tokens"),
+        RequestError("status 500", "boom"),
+        MalformedLineError("not JSON"),
+        SchemaError("cannot describe", path="A.b", type_=None),
+        ArgumentError("bad"),
+    ]
+    for error in errors:
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error)
+        assert str(back) == str(error)
+        assert back.__dict__ == error.__dict__

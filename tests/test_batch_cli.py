@@ -112,15 +112,19 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         assert message in capsys.readouterr().err
 
 
-def test_standard_input(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_standard_input(tmp_path: Path, jobs: str) -> None:
+    """FILE ``-`` reads standard input; with --jobs the parent hands lines to the workers."""
     path = batch_file(tmp_path, 10)
     done = subprocess.run(
-        [sys.executable, "-m", "describedtypes", "decode", TARGET, "-"],
-        input=path.read_bytes(), capture_output=True, timeout=60, check=False,
+        [sys.executable, "-m", "describedtypes", "decode", TARGET, "-", "--jobs", jobs],
+        input=path.read_bytes(), capture_output=True, timeout=120, check=False,
         env={**_env(), "PYTHONPATH": str(ROOT / "src")},
     )
     assert done.returncode == 1
-    assert done.stdout.count(b"\n") == 10
+    assert [orjson.loads(line)["line"] for line in done.stdout.splitlines()] == list(
+        range(1, 11)
+    )
     assert b"total                 10" in done.stderr
 
 
