@@ -29,6 +29,7 @@ change (cattrs asks the factories again after every registration).
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from typing import Any
 
@@ -45,9 +46,10 @@ from .errors import SchemaError
 
 __all__ = ["make_converter", "register_hooks"]
 
-#: Type-expression origins whose arguments may hold a described class.
+#: Type-expression origins whose arguments may hold a described class (``X | Y`` too).
 _CONTAINERS = frozenset(
-    {list, set, frozenset, tuple, dict, typing.Union, typing.Literal, typing.Annotated}
+    {list, set, frozenset, tuple, dict, typing.Union, typing.Literal, typing.Annotated,
+     types.UnionType}
 )
 
 
@@ -68,15 +70,9 @@ def _is_described(tp: Any, depth: int = 0) -> bool:
         return _is_class(tp)
     if _is_class(origin):
         return True
-    if origin not in _CONTAINERS and not _is_union_type(origin):
+    if origin not in _CONTAINERS:
         return False
     return any(_is_described(arg, depth + 1) for arg in typing.get_args(tp))
-
-
-def _is_union_type(origin: Any) -> bool:
-    import types
-
-    return origin is getattr(types, "UnionType", None)
 
 
 def _check_registry(registry: Any) -> Registry:
