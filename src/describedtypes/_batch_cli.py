@@ -129,40 +129,33 @@ def _open_output(stack: contextlib.ExitStack, name: str) -> IO[bytes]:
 # -- decoding lines into output records ------------------------------------------------
 
 
-class _ByClass(dict[type, Any]):
-    """Encoders of plain (non-generic) attrs classes and dataclasses, found on first use."""
+class _Encoders(dict[type, Any]):
+    """Encoders of plain (non-generic) attrs classes and dataclasses, for one chunk.
+
+    Made per chunk, so no class is kept alive past the run.
+    """
 
     def __missing__(self, cls: type) -> Any:
-        raise KeyError(cls)
-
-    def __contains__(self, cls: object) -> bool:
-        if dict.__contains__(self, cls):
-            return True
         params: Any = getattr(cls, "__parameters__", None)
-        if not isinstance(cls, type) or params:
-            return False
-        if attrs.has(cls) or dataclasses.is_dataclass(cls):
-            self[cls] = _encoder_for(cls)
-            return True
-        return False
+        found = None
+        if not params and (attrs.has(cls) or dataclasses.is_dataclass(cls)):
+            found = _encoder_for(cls)
+        self[cls] = found
+        return found
 
 
-#: Per process; batch runs decode one type, so this stays tiny.
-_ENCODE_BY_CLASS = _ByClass()
-
-
-def record(result: BatchResult, raw: Any = None) -> tuple[str, bytes, tuple[str, ...]]:
+def record(
+    result: BatchResult, raw: Any = None, encoders: _Encoders | None = None
+) -> tuple[str, bytes, tuple[str, ...]]:
     """The output line for one result, with its outcome and error paths."""
     head: dict[str, Any] = {"line": result.line, "custom_id": result.custom_id}
     error = result.error
     if error is None:
         head["outcome"] = "ok"
         value = result.value
-        cls = value.__class__
-        if cls in _ENCODE_BY_CLASS:  # a described class: skip the generic checks
-            head["value"] = _ENCODE_BY_CLASS[cls](value)
-        else:
-            head["value"] = _encode_any(value)
+        encoder = encoders[value.__class__] if encoders is not None else None
+        # A described class goes straight to its encoder, past the generic checks.
+        head["value"] = encoder(value) if encoder is not None else _encode_any(value)
         return "ok", orjson.dumps(head) + b"\n", ()
     outcome = result.outcome
     head["outcome"] = outcome
@@ -197,6 +190,7 @@ def decode_chunk(
 
     ``together``: every output line goes to ``ok``, in input order (one output stream).
     """
+    encoders = _Encoders()
     ok: list[bytes] = []
     failed: list[bytes] = []
     counts: collections.Counter[str] = collections.Counter()
@@ -204,7 +198,7 @@ def decode_chunk(
     size = 0
     for number, raw in enumerate(lines, start):
         result = decode_line(tp, raw, number, shape, None, MAX_LINE_BYTES)
-        outcome, line, error_paths = record(result, raw)
+        outcome, line, error_paths = record(result, raw, encoders)
         counts[outcome] += 1
         (ok if together or outcome == "ok" else failed).append(line)
         if error_paths:
