@@ -336,3 +336,13 @@ def test_every_library_error_pickles_with_its_attributes() -> None:
         assert type(back) is type(error)
         assert str(back) == str(error)
         assert back.__dict__ == error.__dict__
+
+
+def test_a_generator_never_started_holds_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(GOOD.encode())
+    results = decode_batch(Weather, path)  # a ResourceWarning would fail the suite
+    del results
+    results = decode_batch(Weather, path)
+    assert next(results).ok
+    results.close()  # stopping early closes the file

@@ -152,8 +152,10 @@ def decode_batch(
     opts = {"converter": converter, "registry": registry}
     check_type(tp, registry)
     if isinstance(lines, (str, os.PathLike)):
-        handle: IO[bytes] = open(lines, "rb")  # noqa: SIM115 - closed by the generator
-        return _from_file(tp, handle, shape, opts, max_line_bytes)
+        path = os.fspath(lines)
+        with open(path, "rb"):  # a missing or unreadable file fails here, not at next()
+            pass
+        return _from_file(tp, path, shape, opts, max_line_bytes)
     if isinstance(lines, (bytes, bytearray, Mapping)) or not isinstance(lines, Iterable):
         msg = (
             f"lines must be a path, an open file or an iterable of lines, got "
@@ -169,9 +171,10 @@ def check_type(tp: Any, registry: Registry = annotate) -> None:
 
 
 def _from_file(
-    tp: Any, handle: IO[bytes], shape: str, opts: dict[str, Any], limit: int
+    tp: Any, path: str, shape: str, opts: dict[str, Any], limit: int
 ) -> Iterator[BatchResult]:
-    with handle:
+    # Opened on the first next(), so a generator that is never started holds no file.
+    with open(path, "rb") as handle:
         yield from _decode_lines(tp, read_lines(handle, limit), shape, opts, limit, 1)
 
 
