@@ -346,3 +346,14 @@ def test_a_generator_never_started_holds_no_file(tmp_path: Path) -> None:
     results = decode_batch(Weather, path)
     assert next(results).ok
     results.close()  # stopping early closes the file
+
+
+def test_open_files_are_read_with_the_line_limit(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_text(GOOD + "\n" + '{"x": "' + "é" * 3000 + '"}\n' + GOOD + "\n", encoding="utf-8")
+    for mode in ("rb", "r"):
+        with path.open(mode) as handle:
+            results = list(decode_batch(Weather, handle, max_line_bytes=1000))
+        assert outcomes(results) == ["ok", "malformed", "ok"], mode
+    with pytest.raises(TypeError, match="max_line_bytes must be a positive int"):
+        decode_batch(Weather, [], max_line_bytes=0)

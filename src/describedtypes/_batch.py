@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, Literal, TypeGuard
+from typing import IO, Any, Literal, cast, TypeGuard
 
 import attrs
 import orjson
@@ -108,7 +108,7 @@ def decode_batch(
     *,
     shape: Shape = "auto",
     converter: Any = None,
-    registry: Any = annotate,
+    registry: Registry = annotate,
     max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[BatchResult]:
     """Decode a batch results file line by line, yielding one ``BatchResult`` per line.
@@ -143,11 +143,16 @@ def decode_batch(
     if shape not in _SHAPES:
         msg = f"shape must be one of {', '.join(map(repr, _SHAPES))}, got {shape!r}"
         raise TypeError(msg)
-    if not isinstance(registry, Registry):
+    if not isinstance(cast(Any, registry), Registry):
         msg = (
             f"registry must be a describedtypes Registry (annotate is the default), got "
             f"{type(registry).__name__}"
         )
+        raise TypeError(msg)
+    if not isinstance(max_line_bytes, int) or isinstance(max_line_bytes, bool) or (
+        max_line_bytes < 1
+    ):
+        msg = f"max_line_bytes must be a positive int, got {max_line_bytes!r}"
         raise TypeError(msg)
     opts = {"converter": converter, "registry": registry}
     check_type(tp, registry)
@@ -162,6 +167,8 @@ def decode_batch(
             f"{type(lines).__name__}; for one reply use decode()"
         )
         raise TypeError(msg)
+    if callable(getattr(lines, "readline", None)):  # an open file: no line read whole
+        lines = read_lines(lines, max_line_bytes)  # type: ignore[arg-type]
     return _decode_lines(tp, lines, shape, opts, max_line_bytes, 1)
 
 
@@ -187,15 +194,20 @@ class _TooLong:
         self.size = size
 
 
-def read_lines(handle: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _TooLong]:
-    """The lines of a binary file, never holding more than ``limit`` bytes of one."""
+def read_lines(
+    handle: IO[bytes] | IO[str], limit: int = MAX_LINE_BYTES
+) -> Iterator[Any]:
+    """The lines of a file (binary or text), never holding more than ``limit`` of one."""
+    newline: Any = None
     while True:
-        line = handle.readline(limit + 1)
+        line: Any = handle.readline(limit + 1)
         if not line:
             return
-        if len(line) > limit and not line.endswith(b"\n"):
+        if newline is None:
+            newline = b"\n" if isinstance(line, bytes) else "\n"
+        if len(line) > limit and not line.endswith(newline):
             size = len(line)
-            while line and not line.endswith(b"\n"):
+            while line and not line.endswith(newline):
                 line = handle.readline(1 << 20)
                 size += len(line)
             yield _TooLong(size)
