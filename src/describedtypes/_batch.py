@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, Literal, cast, TypeGuard
+from typing import IO, Any, Literal, TypeGuard, cast
 
 import attrs
 import orjson
