@@ -10,11 +10,11 @@ from typing import Any, cast
 import attrs
 import orjson
 
-from . import _cache
+from . import _annotate, _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._rules import check, regex_features
-from .adapters import STANDARD, Adapter
+from ._rules import regex_features
+from .adapters import STANDARD, Adapter, check
 from .errors import SchemaError
 
 __all__ = ["Rewrite", "build", "explain", "schema"]
@@ -70,7 +70,7 @@ class _Builder:
         self.owner = owner
         self.rewrites: list[Rewrite] = []
         self.recursive = _recursive_objects(root)
-        root_obj = _as_object(root)
+        root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
             self.to_defs = [o for o in ni.iter_objects(root) if o is not root_obj]
@@ -124,7 +124,7 @@ class _Builder:
             return field.description
         if node.description is not None:
             return node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         return obj.description if obj is not None else None
 
     # -- nodes ---------------------------------------------------------------------
@@ -134,7 +134,7 @@ class _Builder:
         description = field.description if field is not None else None
         if description is None:
             description = node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         if (
             obj is not None
             and (id(obj) in self.keys or (obj is self.root_object and obj in self.recursive))
@@ -208,6 +208,8 @@ class _Builder:
     def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:
         if isinstance(node, ni.ObjectNode):
             return self.object_use(node, pointer, path)
+        if isinstance(node, ni.UseNode):
+            return self.object_use(node.target, pointer, path)
         if isinstance(node, ni.ScalarNode):
             out: Json = {"type": node.type}
             if node.format is not None:
@@ -341,8 +343,6 @@ class _Builder:
 
     def union(self, node: ni.UnionNode, pointer: str, path: str) -> Json:
         options = node.options
-        if len(options) == 1:
-            return self.render(options[0], pointer, path)
         simple = [o for o in options if _is_plain_scalar(o)]
         if len(simple) == len(options):
             kinds: list[str] = []
@@ -525,15 +525,6 @@ def _kind(node: ni.Node) -> str:
     return names.get(type(node), type(node).__name__)
 
 
-def _as_object(node: ni.Node) -> ni.ObjectNode | None:
-    """The object a node stands for, seeing through a described single-option union."""
-    if isinstance(node, ni.ObjectNode):
-        return node
-    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        return _as_object(node.options[0])
-    return None
-
-
 def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     """Object nodes that lie on a cycle."""
     found: set[ni.ObjectNode] = set()
@@ -625,7 +616,7 @@ def build(
     node = ni.type_info(obj, registry)
     builder = _Builder(node, adapter, use_references, obj)
     body = builder.body()
-    root = _as_object(node)
+    root = ni.object_of(node)
     name = root.name if root is not None else _fallback_name(obj)
     description = root.description if root is not None else node.description
     wrapped = adapter.wrap(name, description, body, adapter.strict)
@@ -803,12 +794,23 @@ def schema(
     .. versionchanged:: 0.2.0
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
     """
+    if dict_type is dict and report is None:
+        # The common case, inlined: see _built().
+        try:
+            entry = obj.__dict__[_cache.ATTRIBUTE][
+                ("schema", obj, llm_adapter, use_references is True, registry)
+            ]
+            if entry.stamp == _annotate._stamp:
+                frozen: Mapping[str, Any] = entry.value.frozen
+                return frozen
+        except (KeyError, AttributeError, TypeError):
+            pass
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:
         report.extend(built.rewrites)
     if dict_type is dict:
-        frozen: Mapping[str, Any] = built.frozen
-        return frozen
+        shared: Mapping[str, Any] = built.frozen
+        return shared
     if not callable(cast(Any, dict_type)):
         msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
         raise SchemaError(msg)
@@ -817,15 +819,18 @@ def schema(
 
 
 def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
-    # The common case first: a cached class with the default registry.
+    # The common case, spelled out: a class (or function) whose schema is cached and no
+    # registration since. ``obj.__dict__`` is the object's own namespace, where the
+    # cache owner keeps its entries; anything else takes the general path.
     try:
-        key = ("schema", _cache.key_of(obj), adapter, bool(use_references), registry)
-        entry = _cache.get(obj, key)
-    except TypeError:
-        entry = None
-    if entry is not None and entry.stamp == current_stamp():
-        built: Built = entry.value
-        return built
+        entry = obj.__dict__[_cache.ATTRIBUTE][
+            ("schema", obj, adapter, use_references is True, registry)
+        ]
+        if entry.stamp == _annotate._stamp:
+            built: Built = entry.value
+            return built
+    except (KeyError, AttributeError, TypeError):
+        pass
     _check_arguments(adapter, registry)
     return cached_build(obj, adapter, bool(use_references), registry)
 
