@@ -260,6 +260,10 @@ def test_results_errors_and_the_decoder_pickle() -> None:
     decoder = pickle.loads(pickle.dumps(functools.partial(decode_batch, Weather)))
     assert outcomes(list(decoder(lines))) == outcomes(results)
     assert pickle.loads(pickle.dumps(decode)) is decode
+    # A decoder for one type, as sent to a worker: the type goes by name and the worker
+    # compiles its own decoder on first use.
+    decoder = pickle.loads(pickle.dumps(functools.partial(decode, Weather)))
+    assert decoder(GOOD) == W1
 
 
 # -- hostile lines ---------------------------------------------------------------------------
