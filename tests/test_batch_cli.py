@@ -105,6 +105,9 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         (["decode", TARGET, str(tmp_path / "missing.jsonl")], "cannot read"),
         (["decode", TARGET, str(path), "--jobs", "0"], "--jobs must be 1 or more"),
         (["decode", "tests.batch_lines:anthropic_line", str(path)], "cannot be decoded into"),
+        (["decode", TARGET, str(path), "--errors", str(path)], "is the input file"),
+        (["decode", TARGET, str(path), "--out", str(tmp_path / "no" / "dir.jsonl")],
+         "cannot write"),
     ]:
         with pytest.raises(SystemExit) as caught:
             main(argv)
@@ -180,3 +183,12 @@ def test_worker_ranges_cover_the_file_with_the_right_line_numbers(
         numbered += [(first + i, line) for i, line in enumerate(chunk)]
     expected = io.BytesIO(data).readlines()
     assert numbered == list(enumerate(expected, 1))
+
+
+def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
+    path = batch_file(tmp_path, 20000)
+    command = (f"{sys.executable} -m describedtypes decode {TARGET} {path} | head -n 1")
+    done = subprocess.run(["sh", "-c", command], capture_output=True, timeout=120, check=False,
+                          env={**_env(), "PYTHONPATH": str(ROOT / "src")})
+    assert done.stdout.count(b"\n") == 1
+    assert b"Traceback" not in done.stderr

@@ -7,7 +7,8 @@ flight so memory stays flat. The progress bar (by bytes read) needs the optional
 package and a terminal on stderr.
 
 Exit status: 0 when every line decoded, 1 when at least one did not, 2 for a usage
-problem (bad arguments, a TARGET that cannot be loaded or described, an unreadable FILE).
+problem (bad arguments, a TARGET that cannot be loaded or described, an unreadable FILE,
+an output that cannot be written), 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -85,10 +86,35 @@ def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(2, f"error: {args.target} cannot be decoded into: {exc}\n")
+    for name in (args.out, args.errors):
+        if name not in (None, "-") and args.file != "-" and _same_file(name, args.file):
+            parser.exit(2, f"error: {name} is the input file; write the results elsewhere\n")
     try:
         source, size = _open_input(args.file)
     except OSError as exc:
         parser.exit(2, f"error: cannot read {args.file}: {exc.strerror or exc}\n")
+    try:
+        return _run(args, parser, tp, source, size)
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _run(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, tp: Any, source: IO[bytes],
+    size: int | None,
+) -> int:
     with contextlib.ExitStack() as stack:
         if args.file != "-":
             stack.enter_context(source)
@@ -104,7 +130,12 @@ def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
             chunks = _serial(tp, args.shape, source, errors is out)
         else:
             chunks = _parallel(args.target, args.shape, source, args.jobs, errors is out)
-        counts, paths = _write(chunks, out, errors, bar)
+        try:
+            counts, paths = _write(chunks, out, errors, bar)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk, a closed stream
+            parser.exit(2, f"error: cannot write the results: {exc.strerror or exc}\n")
     sys.stderr.write(summary(counts, paths))
     return 0 if counts.get("ok", 0) == sum(counts.values()) else 1
 
