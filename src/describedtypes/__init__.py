@@ -9,6 +9,7 @@ from ._batch import BatchResult, decode_batch
 from ._context import Context
 from ._converter import make_converter, register_hooks
 from ._decode import decode
+from ._document import Problem
 from ._encode import encode
 from ._glue import (
     read_tool_calls,
@@ -19,8 +20,8 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._graph import graph
 from ._response import decode_response
-from ._rules import Problem
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
@@ -85,6 +86,7 @@ __all__ = [
     "decode_response",
     "encode",
     "explain",
+    "graph",
     "make_converter",
     "read_tool_calls",
     "register_hooks",

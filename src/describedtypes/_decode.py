@@ -1574,11 +1574,32 @@ def _wraps(value: Any, known: frozenset[str]) -> bool:
     return all(isinstance(k, str) and k in known for k in value)
 
 
+def _exception_text(exc: BaseException) -> str:
+    """What an exception from user code says: on one line, at most 200 characters.
+
+    Never raises (an exception whose ``__str__`` raises is described by its type), and
+    line breaks are escaped so the text cannot pose as further lines of an error list.
+    """
+    try:
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    except Exception:
+        try:
+            text = f"{type(exc).__name__} (its message could not be read)"
+        except Exception:
+            text = "an exception whose message could not be read"
+    # str() may return a str subclass; line breaks escaped.
+    text = str.__str__(text)[:201].translate(_LINE_BREAKS)
+    return text[:200] + "…" if len(text) > 200 else text
+
+
+_LINE_BREAKS = {
+    ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
 def _ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
     """The problem a constructor (attrs validators, ``__post_init__``) reported."""
-    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-    if len(text) > 200:
-        text = text[:200] + "…"
+    text = _exception_text(exc)
     key: str | None = None
     for arg in exc.args[1:]:
         if isinstance(arg, attrs.Attribute) and arg.name in fields:
@@ -1612,8 +1633,7 @@ def _hook_errors(exc: BaseException) -> list[list[Any]]:
                 item.append(_RawPath(suffix))
             out.append(item)
         return out
-    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-    return [[f"invalid value: {text[:200]}"]]
+    return [[f"invalid value: {_exception_text(exc)}"]]
 
 
 # -- cache and entry points -----------------------------------------------------------

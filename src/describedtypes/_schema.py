@@ -69,6 +69,9 @@ class _Builder:
         self.adapter = adapter
         self.owner = owner
         self.rewrites: list[Rewrite] = []
+        #: Text for the description of an output object, by id() of that object: what the
+        #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
+        self._moved_text: dict[int, str] = {}
         self.recursive = _recursive_objects(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
@@ -160,7 +163,7 @@ class _Builder:
             ))
         else:
             out = self.render_type(node, pointer, path)
-        constraints_text = out.pop("\0described", None)
+        constraints_text = self._moved_text.pop(id(out), None)
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
         if description is not None:
@@ -183,6 +186,11 @@ class _Builder:
                                              f"enum {list(node.enum)!r}"))
         return out
 
+    def say_instead(self, out: Json, text: str) -> None:
+        """Put ``text`` into the description ``render`` gives ``out`` (after its own)."""
+        before = self._moved_text.get(id(out))
+        self._moved_text[id(out)] = text if before is None else f"{before} {text}"
+
     def typed(self, kinds: tuple[str, ...]) -> Json:
         """``{"type": ...}`` for an enum's value types (left out where lists are not taken)."""
         if len(kinds) > 1 and not self.adapter.type_lists:
@@ -201,7 +209,7 @@ class _Builder:
         elif self.enum_ok(values):
             out["enum"] = list(values)
         else:
-            out["\0described"] = _one_of_text(values)
+            self.say_instead(out, _one_of_text(values))
             self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
         return out
 
@@ -248,7 +256,7 @@ class _Builder:
                 if "uniqueItems" in self.adapter.keywords:
                     out["uniqueItems"] = True
                 else:
-                    out["\0described"] = "Items must be unique."
+                    self.say_instead(out, "Items must be unique.")
                     self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
             self.constraints(out, node, pointer, array=True)
             return out
@@ -293,7 +301,7 @@ class _Builder:
             text = " ".join(
                 f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items()
             )
-            out["\0described"] = (out.get("\0described", "") + " " + text).strip()
+            self.say_instead(out, text)
 
     def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
         if not self.adapter.tuples:
