@@ -30,7 +30,7 @@ import attrs
 import orjson
 
 from ._annotate import Registry, annotate
-from ._decode import _decoder, decode
+from ._decode import check_decodable, decode
 from ._response import decode_response
 from .errors import (
     DecodeError,
@@ -174,7 +174,7 @@ def decode_batch(
 
 def check_type(tp: Any, registry: Registry = annotate) -> None:
     """Raise ``SchemaError`` now for a ``tp`` that cannot be decoded into (not per line)."""
-    _decoder(tp, None, registry)
+    check_decodable(tp, registry)
 
 
 def _from_file(

@@ -36,7 +36,7 @@ from ._batch import (
     decode_line,
     read_lines,
 )
-from ._encode import _encode_any, _encoder_for
+from ._encode import encoder_for, json_value
 from .errors import DecodeError, DescribedTypesError
 
 __all__ = ["add_decode_command", "run_decode"]
@@ -170,7 +170,7 @@ class _Encoders(dict[type, Any]):
         params: Any = getattr(cls, "__parameters__", None)
         found = None
         if not params and (attrs.has(cls) or dataclasses.is_dataclass(cls)):
-            found = _encoder_for(cls)
+            found = encoder_for(cls)
         self[cls] = found
         return found
 
@@ -186,7 +186,7 @@ def record(
         value = result.value
         encoder = encoders[value.__class__] if encoders is not None else None
         # A described class goes straight to its encoder, past the generic checks.
-        head["value"] = encoder(value) if encoder is not None else _encode_any(value)
+        head["value"] = encoder(value) if encoder is not None else json_value(value)
         return "ok", orjson.dumps(head) + b"\n", ()
     outcome = result.outcome
     head["outcome"] = outcome

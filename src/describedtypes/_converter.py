@@ -7,7 +7,7 @@ and their parametrizations) and type expressions built around them (``list[Weath
 ``Weather | None``, ``dict[str, Weather]``). Scalars, enums and the user's other types
 stay with cattrs.
 
-Structure hooks are the compiled decoders of ``decode()`` (``_decode._structure``), so
+Structure hooks are the compiled decoders of ``decode()`` (``_decode.structure_value``), so
 ``converter.structure(value, Weather)`` follows the same rules and raises the same
 ``DecodeError`` with the same paths and messages. Unstructure hooks are ``encode()``'s
 compiled encoders in the adapter's shape: under an adapter with ``dict_as_entries`` a
@@ -39,8 +39,8 @@ from typing_extensions import is_typeddict
 
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._decode import _baseline_converter, _hook_identity, _structure
-from ._encode import Unstructure, _EncodeCompiler
+from ._decode import baseline_converter, structure_value, users_own_hook
+from ._encode import Unstructure, compile_encoder
 from .adapters import STANDARD, Adapter
 from .errors import SchemaError
 
@@ -111,7 +111,7 @@ class _StructureHook:
         self.registry = registry
 
     def __call__(self, value: Any, _tp: Any = None) -> Any:
-        return _structure(self.tp, value, self.converter, self.registry)
+        return structure_value(self.tp, value, self.converter, self.registry)
 
     def __repr__(self) -> str:
         return f"<describedtypes structure hook for {self.tp!r}>"
@@ -148,30 +148,21 @@ class _UnstructureHook:
         return fn(obj)
 
     def _compile(self, node: ni.Node) -> Unstructure:
-        baseline = _baseline_converter(self.converter)
+        baseline = baseline_converter(self.converter)
         converter = self.converter
 
         def user_hook(tp: Any) -> Unstructure | None:
-            try:
-                hook = converter.get_unstructure_hook(tp)
-            except Exception:
-                return None
-            if getattr(hook, "_describedtypes_hook", False):
-                return None
-            try:
-                base = baseline.get_unstructure_hook(tp)
-            except Exception:
-                return hook  # type: ignore[no-any-return]
-            if _hook_identity(hook) == _hook_identity(base):
-                return None
-            return hook  # type: ignore[no-any-return]
+            hook: Unstructure | None = users_own_hook(
+                converter, baseline, "get_unstructure_hook", tp
+            )
+            return hook
 
-        compiler = _EncodeCompiler(
+        return compile_encoder(
+            node,
             entries=self.adapter.dict_as_entries,
             keep_null=self.adapter.strict,
             hooks=user_hook,
         )
-        return compiler.compile(node)
 
     def __repr__(self) -> str:
         return f"<describedtypes unstructure hook for {self.tp!r} ({self.adapter!r})>"
@@ -211,21 +202,11 @@ def register_hooks(
     adapter = _check_adapter(llm_adapter)
     registry = _check_registry(registry)
     before = converter.copy()
-    baseline = _baseline_converter(converter)
+    baseline = baseline_converter(converter)
 
     def users_own(tp: Any, get: str) -> bool:
         """True when the converter had a hook of its own for ``tp`` before us."""
-        try:
-            hook = getattr(before, get)(tp)
-        except Exception:
-            return False
-        if getattr(hook, "_describedtypes_hook", False):
-            return False  # register_hooks ran on this converter before
-        try:
-            base = getattr(baseline, get)(tp)
-        except Exception:
-            return True
-        return bool(_hook_identity(hook) != _hook_identity(base))
+        return users_own_hook(before, baseline, get, tp) is not None
 
     def describable(tp: Any) -> bool:
         if not _is_described(tp):

@@ -248,6 +248,32 @@ def _encoder_for(tp: Any) -> Unstructure:
     return found
 
 
+# -- for make_converter and the decode command -----------------------------------------
+
+
+def compile_encoder(
+    node: ni.Node,
+    *,
+    entries: bool = False,
+    keep_null: bool = False,
+    hooks: Callable[[Any], Unstructure | None] | None = None,
+) -> Unstructure:
+    """An encoder for ``node``: dicts as ``[{"key", "value"}]`` arrays with ``entries``,
+    ``None`` fields written as ``null`` with ``keep_null``, ``hooks(tp)`` giving a user's
+    own unstructure hook for a class, enum or scalar type (or None)."""
+    return _EncodeCompiler(entries=entries, keep_null=keep_null, hooks=hooks).compile(node)
+
+
+def encoder_for(tp: Any) -> Unstructure:
+    """The cached encoder of ``tp``, as ``encode`` uses it."""
+    return _encoder_for(tp)
+
+
+def json_value(obj: Any) -> Any:
+    """``obj`` as the JSON value ``encode`` would write (not yet serialized)."""
+    return _encode_any(obj)
+
+
 def encode(obj: Any) -> bytes:
     """Encode an instance as the JSON the model would have sent for it.
 
