@@ -326,7 +326,7 @@ def _parallel(
     """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight."""
     import multiprocessing
 
-    window = 2 * jobs
+    window = 4 * jobs
     path = getattr(source, "name", None)
     seekable = isinstance(path, str) and source.seekable()
     with multiprocessing.get_context().Pool(jobs, _init_worker, (target, shape, together)) as pool:
