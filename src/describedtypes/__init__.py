@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ._annotate import Annotation, Registry, annotate
+from ._batch import BatchResult, decode_batch
 from ._context import Context
+from ._converter import make_converter, register_hooks
 from ._decode import decode
 from ._document import Problem
 from ._encode import encode
@@ -40,7 +42,9 @@ from .errors import (
     DecodeError,
     DescribedTypesError,
     IncompleteReplyError,
+    MalformedLineError,
     RefusalError,
+    RequestError,
     SchemaError,
 )
 
@@ -50,6 +54,7 @@ __all__ = [
     "Adapter",
     "Annotation",
     "ArgumentError",
+    "BatchResult",
     "Context",
     "DecodeError",
     "DescribedTypesError",
@@ -58,6 +63,7 @@ __all__ = [
     "GEMINI",
     "IncompleteReplyError",
     "MCP_TOOLS",
+    "MalformedLineError",
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
@@ -65,6 +71,7 @@ __all__ = [
     "Problem",
     "RefusalError",
     "Registry",
+    "RequestError",
     "Rewrite",
     "STANDARD",
     "SchemaError",
@@ -76,11 +83,14 @@ __all__ = [
     "check",
     "check_request",
     "decode",
+    "decode_batch",
     "decode_response",
     "encode",
     "explain",
     "graph",
+    "make_converter",
     "read_tool_calls",
+    "register_hooks",
     "schema",
     "schema_json",
     "tool_calls_from_anthropic",

@@ -573,6 +573,8 @@ class _HookSource:
             hook = self.converter.get_structure_hook(tp)
         except Exception:  # no hook at all: the built-in rules apply
             return None
+        if getattr(hook, "_describedtypes_hook", False):  # make_converter's own hooks
+            return None
         try:
             base = self._baseline.get_structure_hook(tp)
         except Exception:
@@ -1890,6 +1892,49 @@ def _current_hook(converter: Any, tp: Any) -> Any:
 
 def _still_current(decoder: _Decoder, converter: Any) -> bool:
     return all(_current_hook(converter, t) is hook for t, hook in decoder.hooked)
+
+
+# -- for make_converter and decode_batch ---------------------------------------------
+
+
+def structure_value(tp: Any, value: Any, converter: Any, registry: Registry = annotate) -> Any:
+    """``value`` (already parsed) decoded into ``tp`` over ``converter``'s own hooks.
+
+    For ``make_converter``/``register_hooks``: text is a string value, not JSON to parse;
+    the rules and the ``DecodeError`` are ``decode``'s, and the compiled decoder is the
+    cached one, rebuilt when a registration or the converter's hooks change.
+    """
+    return _run(_decoder(tp, converter, registry).fn, value)
+
+
+def check_decodable(tp: Any, registry: Registry = annotate) -> None:
+    """Compile (and cache) the decoder of ``tp`` now; raises ``SchemaError`` if there is none."""
+    _decoder(tp, None, registry)
+
+
+def users_own_hook(converter: Any, baseline: Any, getter: str, tp: Any) -> Any:
+    """The hook ``converter`` has for ``tp`` that a fresh converter would not, or None.
+
+    ``getter`` is ``"get_structure_hook"`` or ``"get_unstructure_hook"``; ``baseline`` is
+    ``baseline_converter(converter)``. The library's own hooks (``make_converter``) are
+    never the user's.
+    """
+    try:
+        hook = getattr(converter, getter)(tp)
+    except Exception:
+        return None
+    if getattr(hook, "_describedtypes_hook", False):
+        return None
+    try:
+        base = getattr(baseline, getter)(tp)
+    except Exception:
+        return hook
+    return None if _hook_identity(hook) == _hook_identity(base) else hook
+
+
+def baseline_converter(converter: Any) -> Any:
+    """A fresh converter of ``converter``'s class: what it would do without its own hooks."""
+    return _baseline_converter(converter)
 
 
 def _too_deep() -> DecodeError:

@@ -32,12 +32,27 @@ Unstructure = Callable[[Any], Any]
 class _EncodeCompiler:
     """Strictly private: turns a node tree into functions producing JSON values."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        entries: bool = False,
+        keep_null: bool = False,
+        hooks: Callable[[Any], Unstructure | None] | None = None,
+    ) -> None:
         self._objects: dict[ni.ObjectNode, Unstructure] = {}
+        #: Strict adapters: dicts as ``[{"key", "value"}]`` arrays, every field present.
+        self.entries = entries
+        self.keep_null = keep_null
+        #: A cattrs converter's own unstructure hooks (``make_converter``), by type.
+        self.hooks = hooks
 
     def compile(self, node: ni.Node) -> Unstructure:
         if isinstance(node, ni.UseNode):
             node = node.target
+        if self.hooks is not None:
+            hooked = self._hooked(node)
+            if hooked is not None:
+                return hooked
         if isinstance(node, ni.ObjectNode):
             return self.object(node)
         if isinstance(node, ni.ScalarNode):
@@ -60,11 +75,27 @@ class _EncodeCompiler:
             return lambda v: [f(x) for f, x in zip(items, v, strict=False)]
         if isinstance(node, ni.DictNode):
             value = self.compile(node.values)
+            if self.entries:
+                return lambda v: [{"key": _enum_value(k), "value": value(x)} for k, x in v.items()]
             return lambda v: {_enum_value(k): value(x) for k, x in v.items()}
         if isinstance(node, ni.UnionNode):
             return self.union(node)
         msg = f"unknown node {node!r}"
         raise AssertionError(msg)
+
+    def _hooked(self, node: ni.Node) -> Unstructure | None:
+        assert self.hooks is not None
+        if isinstance(node, ni.ObjectNode):
+            if node in self._objects:
+                return None  # being compiled (or done): object() returns it
+            tp: Any = node.python_type
+        elif isinstance(node, ni.EnumNode):
+            tp = node.cls
+        elif isinstance(node, ni.ScalarNode):
+            tp = node.python_type
+        else:
+            return None
+        return self.hooks(tp)
 
     def union(self, node: ni.UnionNode) -> Unstructure:
         options = [(_matcher(o), self.compile(o)) for o in node.options]
@@ -96,7 +127,7 @@ class _EncodeCompiler:
         self._objects[node] = fn
         for f in node.fields:
             # Leaving a None out is only right when reading it back gives None again.
-            omit = f.nullable and (not f.has_default or (
+            omit = not self.keep_null and f.nullable and (not f.has_default or (
                 f.default_factory is None and f.default is None))
             plan.append((f.name, f.key, omit, self.compile(f.node)))
         return fn
@@ -234,6 +265,32 @@ def _too_deep(obj: Any) -> ValueError:
         f"itself); JSON output is written at most {_MAX_OUTPUT_DEPTH} levels deep. Keep "
         "long chains (a linked list) in a list instead"
     )
+
+
+# -- for make_converter and the decode command -----------------------------------------
+
+
+def compile_encoder(
+    node: ni.Node,
+    *,
+    entries: bool = False,
+    keep_null: bool = False,
+    hooks: Callable[[Any], Unstructure | None] | None = None,
+) -> Unstructure:
+    """An encoder for ``node``: dicts as ``[{"key", "value"}]`` arrays with ``entries``,
+    ``None`` fields written as ``null`` with ``keep_null``, ``hooks(tp)`` giving a user's
+    own unstructure hook for a class, enum or scalar type (or None)."""
+    return _EncodeCompiler(entries=entries, keep_null=keep_null, hooks=hooks).compile(node)
+
+
+def encoder_for(tp: Any) -> Unstructure:
+    """The cached encoder of ``tp``, as ``encode`` uses it."""
+    return _encoder_for(tp)
+
+
+def json_value(obj: Any) -> Any:
+    """``obj`` as the JSON value ``encode`` would write (not yet serialized)."""
+    return _encode_any(obj)
 
 
 def encode(obj: Any) -> bytes:

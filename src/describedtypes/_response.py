@@ -27,7 +27,7 @@ _ANTHROPIC_CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 def _get(obj: Any, name: str) -> Any:
-    if isinstance(obj, Mapping):
+    if obj.__class__ is dict or isinstance(obj, Mapping):
         return obj.get(name)
     return getattr(obj, name, None)
 

@@ -3,19 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "ArgumentError",
     "DecodeError",
     "DescribedTypesError",
     "IncompleteReplyError",
+    "MalformedLineError",
     "RefusalError",
+    "RequestError",
     "SchemaError",
 ]
 
 
 class DescribedTypesError(Exception):
-    """Base class of every error *describedtypes* raises on purpose."""
+    """Base class of every error *describedtypes* raises on purpose.
+
+    Every one pickles with its attributes (for process pools, Dask and Ray).
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (type(self), self.args), self.__dict__)
+
+
+def _restore(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
+    """Rebuild an error without calling ``__init__`` (its signature differs per class)."""
+    error = cls.__new__(cls)
+    error.args = args
+    return error
 
 
 class SchemaError(DescribedTypesError, TypeError):
@@ -104,3 +120,32 @@ class IncompleteReplyError(DecodeError):
 
 class ArgumentError(DescribedTypesError, ValueError):
     """A tool call's arguments were rejected; the message goes to the model unchanged."""
+
+
+class RequestError(DescribedTypesError):
+    """A batch line reports that the request itself failed: there is no reply to decode.
+
+    Attributes:
+        reason: The provider's word for it: an OpenAI error ``code`` or ``"status 429"``
+            for a non-200 response, Anthropic's ``"errored"``, ``"canceled"`` or
+            ``"expired"`` (with the error type when there is one).
+        message: The provider's message, if it sent one.
+    """
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        self.reason = reason
+        self.message = message
+        text = f"the request failed ({reason})"
+        super().__init__(f"{text}: {message}" if message else text)
+
+
+class MalformedLineError(DescribedTypesError, ValueError):
+    """A batch line could not be read: not JSON, cut off, too long, or of no known shape.
+
+    Attributes:
+        reason: What is wrong with the line and what was expected.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
