@@ -8,6 +8,7 @@ from ._annotate import Annotation, annotate
 from ._context import Context
 from ._decode import decode
 from ._encode import encode
+from ._extract import aextract, extract
 from ._glue import (
     read_tool_calls,
     tool_calls_from_anthropic,
@@ -37,6 +38,7 @@ from .errors import (
     DecodeError,
     DescribedTypesError,
     IncompleteReplyError,
+    MaxTurnsError,
     RefusalError,
     SchemaError,
 )
@@ -53,6 +55,7 @@ __all__ = [
     "GEMINI",
     "IncompleteReplyError",
     "MCP_TOOLS",
+    "MaxTurnsError",
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
@@ -65,6 +68,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "Toolbox",
+    "aextract",
     "annotate",
     "check",
     "check_request",
@@ -72,6 +76,7 @@ __all__ = [
     "decode_response",
     "encode",
     "explain",
+    "extract",
     "read_tool_calls",
     "schema",
     "tool_calls_from_anthropic",

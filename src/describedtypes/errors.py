@@ -9,6 +9,7 @@ __all__ = [
     "DecodeError",
     "DescribedTypesError",
     "IncompleteReplyError",
+    "MaxTurnsError",
     "RefusalError",
     "SchemaError",
 ]
@@ -52,7 +53,12 @@ class DecodeError(DescribedTypesError, ValueError):
     Attributes:
         errors: Every problem found, as ``(json_path, message)`` pairs such as
             ``("$.address.city", "missing required field")``.
+        attempts: Set by ``extract()`` and ``Toolbox.run()`` on the error they raise:
+            one ``(response, error)`` pair per reply that failed, in order, the raised
+            error's own reply last. Empty otherwise.
     """
+
+    attempts: Sequence[tuple[object, DecodeError]] = ()
 
     def __init__(self, errors: Iterable[tuple[str, str]], *, message: str | None = None) -> None:
         self.errors: list[tuple[str, str]] = list(errors)
@@ -93,3 +99,23 @@ class IncompleteReplyError(DecodeError):
 
 class ArgumentError(DescribedTypesError, ValueError):
     """A tool call's arguments were rejected; the message goes to the model unchanged."""
+
+
+class MaxTurnsError(DescribedTypesError, RuntimeError):
+    """``Toolbox.run()`` reached ``max_turns`` model turns without a final answer.
+
+    Attributes:
+        turns: How many requests were sent.
+        transcript: The conversation so far, in the provider's shape: the caller's
+            messages, every reply of the model and every tool result sent back.
+
+    .. versionadded:: 0.2.0
+    """
+
+    def __init__(self, turns: int, transcript: Sequence[object]) -> None:
+        self.turns = turns
+        self.transcript = list(transcript)
+        super().__init__(
+            f"the model was still calling tools after {turns} turns; raise max_turns=, "
+            "or look at .transcript to see which calls it kept making"
+        )
