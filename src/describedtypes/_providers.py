@@ -173,7 +173,10 @@ class OpenAIChat(Provider):
         return _get(choices[0], "message"), _get(choices[0], "finish_reason")
 
     def reply_messages(self, response: Any) -> list[Any]:
-        message, _ = self._message(response)
+        choices = _items(_get(response, "choices"))
+        message = _get(choices[0], "message") if choices else None
+        if message is None:
+            return []
         out: dict[str, Any] = {"role": "assistant", "content": _get(message, "content")}
         calls = [
             {
