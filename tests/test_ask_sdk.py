@@ -698,3 +698,21 @@ def test_schema_errors_come_before_any_request() -> None:
     with pytest.raises(TypeError, match="object"):
         extract(list[int], client, messages="hi", model="m")
     assert server.bodies == []
+
+
+def test_the_exact_retry_conversation() -> None:
+    """Chat Completions: the bad reply goes back as the assistant's turn, then the problems."""
+    _, server = ask(Chat(), False, [Chat().text(BAD), Chat().text(GOOD)])
+    assert server.bodies[1]["messages"][1:] == [
+        {"role": "assistant", "content": BAD},
+        {
+            "role": "user",
+            "content": (
+                "The reply does not match the schema:\n"
+                "- $.temperature: missing required field\n"
+                "- $.unit: 'kelvin' is not one of ['celsius', 'fahrenheit']\n"
+                "- $.temprature: unknown field; did you mean 'temperature'?\n"
+                "Answer again with the complete JSON, corrected."
+            ),
+        },
+    ]

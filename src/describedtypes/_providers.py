@@ -88,6 +88,15 @@ def _no_reply(what: str) -> DecodeError:
     return DecodeError([("$", f"the response has no reply to decode ({what})")])
 
 
+def retry_text(error: DecodeError) -> str:
+    """What the model is told after a reply that did not decode."""
+    return f"{error}\n{RETRY_REQUEST}"
+
+
+#: The line after the problems in a retry message.
+RETRY_REQUEST = "Answer again with the complete JSON, corrected."
+
+
 def _as_dict(value: Any, what: str) -> dict[str, Any]:
     """A request keyword that the library extends (``text``, ``output_config``, ``config``)."""
     if value is None:
@@ -128,7 +137,7 @@ class Provider:
 
     def retry_messages(self, response: Any, error: DecodeError) -> list[Any]:
         """The reply that failed, then a user message carrying ``str(error)``."""
-        return [*self.reply_messages(response), self.user_message(str(error))]
+        return [*self.reply_messages(response), self.user_message(retry_text(error))]
 
     # -- requests ----------------------------------------------------------------------
 
