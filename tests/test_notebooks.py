@@ -41,6 +41,13 @@ ROUNDS: dict[str, list[tuple[str, str]]] = {
         ("/v1/messages", "canned_anthropic_answer"),
     ],
     "references_and_recursion.ipynb": [],
+    "extract_and_tools.ipynb": [
+        ("/v1/chat/completions", "canned_completion_bad"),
+        ("/v1/chat/completions", "canned_completion_good"),
+        ("/v1/messages", "canned_anthropic_wrong_call"),
+        ("/v1/messages", "canned_anthropic_call"),
+        ("/v1/messages", "canned_anthropic_answer"),
+    ],
 }
 
 #: Keys and endpoints removed from (offline) or set in (with keys) the kernel's environment.
@@ -162,7 +169,7 @@ def fake_providers(request: pytest.FixtureRequest) -> Iterator[FakeProviders]:
 # -- the tests ---------------------------------------------------------------------------
 
 
-def test_the_three_notebooks_exist() -> None:
+def test_the_notebooks_exist() -> None:
     """notebooks/ holds exactly the notebooks this file knows how to check."""
     assert [p.name for p in notebook_paths()] == sorted(ROUNDS)
 
@@ -188,7 +195,7 @@ def test_notebook_runs_offline(path: Path) -> None:
 
 
 def _sdk_model(name: str) -> Any:
-    if name == "canned_completion":
+    if name.startswith("canned_completion"):
         from openai.types.chat import ChatCompletion
 
         return ChatCompletion
@@ -251,6 +258,9 @@ def check_requests(
         assert fmt["json_schema"]["name"] == "Weather"
         assert fmt["json_schema"]["strict"] is True
         return
+    if name == "extract_and_tools.ipynb":
+        check_extract_and_tools(requests)
+        return
     assert name == "tools.ipynb"
     (_, first), (_, second), (_, third), (_, fourth) = requests
     assert first["tools"] == canned["canned_openai_call"]["tools"]
@@ -270,3 +280,22 @@ def check_requests(
     last = fourth["messages"][-1]
     assert last["role"] == "user"
     assert [block["tool_use_id"] for block in last["content"]] == use_ids
+
+
+def check_extract_and_tools(requests: list[tuple[str, dict[str, Any]]]) -> None:
+    """extract() retried with the problems; the tool loop sent tools and matched results."""
+    (_, first), (_, second), (_, third), (_, fourth), (_, fifth) = requests
+    assert first["response_format"]["json_schema"]["name"] == "Weather"
+    assert second["response_format"] == first["response_format"]
+    retry = second["messages"][-1]
+    assert retry["role"] == "user"
+    assert "$.temprature: unknown field; did you mean 'temperature'?" in retry["content"]
+    assert second["messages"][-2]["role"] == "assistant"
+    assert all(tool["strict"] is True for tool in third["tools"])
+    assert third["max_tokens"] == 1024
+    [result] = fourth["messages"][-1]["content"]
+    assert result["tool_use_id"] == "toolu_01A09q90qw90lq917835lq9"
+    assert result["is_error"] is True
+    [result] = fifth["messages"][-1]["content"]
+    assert result["tool_use_id"] == "toolu_01B18r81rx81mr828746mr8"
+    assert result["is_error"] is False

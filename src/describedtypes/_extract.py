@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 
-from ._providers import Provider, provider_for
+from ._providers import Provider, provider_for, retry_text
 from ._tools import ToolCall, ToolResult, _run_coroutine
 from .errors import DecodeError, IncompleteReplyError, RefusalError
 
@@ -147,7 +147,7 @@ def decode_or_retry(
             "%s: reply %d did not decode into %s (%s); asking again (retry %d of %d)",
             provider.name, len(attempts), _type_name(tp), _where(err), len(attempts), retries,
         )
-        log.debug("%s: error sent back to the model: %s", provider.name, err)
+        log.debug("%s: sent back to the model: %s", provider.name, retry_text(err))
         return False, provider.retry_messages(response, err)
 
 
@@ -159,7 +159,7 @@ def _extract_steps(
     attempts: list[tuple[object, DecodeError]] = []
     while True:
         log.debug(
-            "%s: request %d for %s (model %s, %d messages)",
+            "%s: request %d for %s (model %s, messages: %d)",
             provider.name, len(attempts) + 1, _type_name(tp), model, len(transcript),
         )
         response = yield Send(provider.request(model, transcript, extra))

@@ -49,7 +49,7 @@ def _run_steps(
             raise MaxTurnsError(turn, transcript)
         turn += 1
         log.debug(
-            "%s: turn %d (model %s, %d messages, %d tools)",
+            "%s: turn %d (model %s, messages: %d, tools: %d)",
             provider.name, turn, model, len(transcript), len(definitions),
         )
         response = yield Send(provider.request(model, transcript, extra))
