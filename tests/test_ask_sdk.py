@@ -716,3 +716,25 @@ def test_the_exact_retry_conversation() -> None:
             ),
         },
     ]
+
+
+@attrs.define
+class Reading:
+    unit: Unit = Unit.CELSIUS
+
+
+def test_rewrites_are_logged_at_debug(caplog: pytest.LogCaptureFixture) -> None:
+    """What the adapter changed to fit the provider is logged at DEBUG only."""
+    reply = Chat().text('{"unit": "celsius"}')
+    with caplog.at_level(logging.DEBUG, logger="describedtypes"):
+        server = Server([reply])
+        extract(Reading, Chat().client(server, is_async=False), messages="hi", model="m")
+    rewrites = [r for r in caplog.records if "/properties/unit dropped" in r.getMessage()]
+    assert [r.levelname for r in rewrites] == ["DEBUG"]
+
+
+def test_aextract_takes_the_sync_genai_client() -> None:
+    """For Gemini, aextract uses the client's .aio side."""
+    server = Server([Gemini().text(GOOD)])
+    client = Gemini().client(server, is_async=False)
+    assert asyncio.run(aextract(Weather, client, messages="hi", model="m")) == WEATHER

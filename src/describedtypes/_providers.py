@@ -19,6 +19,7 @@ Google Gen AI          ``models.generate_content``          ``config.response_js
 from __future__ import annotations
 
 import inspect as _pyinspect
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,13 +35,15 @@ from ._glue import (
     tool_results_for_openai_responses,
 )
 from ._response import _ANTHROPIC_CUT_OFF, _CHAT_CUT_OFF, decode_response
-from ._schema import schema
+from ._schema import iter_rewrites, schema
 from ._tools import ToolCall, ToolResult
 from .errors import DecodeError, IncompleteReplyError, RefusalError
 
 #: ``max_tokens`` sent to Anthropic when the caller gives none (the Messages API requires
 #: one). A caller's own ``max_tokens=`` always wins.
 ANTHROPIC_MAX_TOKENS = 4096
+
+log = logging.getLogger("describedtypes")
 
 #: Gemini finish reasons of a complete answer.
 _GEMINI_DONE = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
@@ -86,6 +89,19 @@ def _is_async(method: Any) -> bool:
 
 def _no_reply(what: str) -> DecodeError:
     return DecodeError([("$", f"the response has no reply to decode ({what})")])
+
+
+def described(tp: Any, adapter: _adapters.Adapter) -> Any:
+    """``schema(tp, adapter)``, with the adapter's rewrites logged (they quote the
+    user's annotations, so at DEBUG)."""
+    body = schema(tp, adapter)
+    if log.isEnabledFor(logging.DEBUG):
+        for rewrite in iter_rewrites(tp, adapter):
+            log.debug(
+                "schema of %r for %s: %s %s (%s)",
+                tp, adapter.name, rewrite.pointer, rewrite.action, rewrite.detail,
+            )
+    return body
 
 
 def retry_text(error: DecodeError) -> str:
@@ -204,7 +220,7 @@ class OpenAIChat(Provider):
         return [out]
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
-        fmt = {"type": "json_schema", "json_schema": schema(tp, _adapters.OPENAI)}
+        fmt = {"type": "json_schema", "json_schema": described(tp, _adapters.OPENAI)}
         return {**extra, "response_format": fmt}
 
     def text(self, response: Any) -> str:
@@ -241,7 +257,7 @@ class OpenAIResponses(Provider):
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         text = _as_dict(extra.get("text"), "text")
-        text["format"] = {"type": "json_schema", **schema(tp, _adapters.OPENAI)}
+        text["format"] = {"type": "json_schema", **described(tp, _adapters.OPENAI)}
         return {**extra, "text": text}
 
     def text(self, response: Any) -> str:
@@ -288,7 +304,7 @@ class Anthropic(Provider):
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         config = _as_dict(extra.get("output_config"), "output_config")
-        config["format"] = schema(tp, _adapters.ANTHROPIC)
+        config["format"] = described(tp, _adapters.ANTHROPIC)
         return {**extra, "output_config": config}
 
     def text(self, response: Any) -> str:
@@ -351,7 +367,7 @@ class Gemini(Provider):
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         config = _as_dict(extra.get("config"), "config")
         config["response_mime_type"] = "application/json"
-        config["response_json_schema"] = schema(tp, _adapters.GEMINI)["parameters_json_schema"]
+        config["response_json_schema"] = described(tp, _adapters.GEMINI)["parameters_json_schema"]
         return {**extra, "config": config}
 
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
