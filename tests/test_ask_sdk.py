@@ -17,6 +17,8 @@ import httpx
 import openai
 import pytest
 from google import genai
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from describedtypes import (
     ANTHROPIC,
@@ -738,3 +740,30 @@ def test_aextract_takes_the_sync_genai_client() -> None:
     server = Server([Gemini().text(GOOD)])
     client = Gemini().client(server, is_async=False)
     assert asyncio.run(aextract(Weather, client, messages="hi", model="m")) == WEATHER
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    bad=st.integers(min_value=0, max_value=4),
+    retries=st.integers(min_value=0, max_value=3),
+    kind=st.sampled_from(KINDS),
+)
+def test_requests_and_attempts_follow_the_retry_rule(bad: int, retries: int, kind: Kind) -> None:
+    """k bad replies then a good one: success after k + 1 requests when k <= retries, else a
+    DecodeError after retries + 1 requests carrying that many attempts; the caller's list
+    is never changed."""
+    messages: list[Any] = (
+        [{"role": "user", "parts": [{"text": "Weather?"}]}] if isinstance(kind, Gemini)
+        else [{"role": "user", "content": "Weather?"}]
+    )
+    before = json.dumps(messages)
+    replies = [kind.text(BAD)] * bad + [kind.text(GOOD)]
+    if bad <= retries:
+        value, server = ask(kind, False, replies, messages=messages, retries=retries)
+        assert value == WEATHER
+        assert len(server.bodies) == bad + 1
+    else:
+        with pytest.raises(DecodeError) as info:
+            ask(kind, False, replies, messages=messages, retries=retries)
+        assert len(info.value.attempts) == retries + 1
+    assert json.dumps(messages) == before
