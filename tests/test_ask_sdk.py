@@ -767,3 +767,21 @@ def test_requests_and_attempts_follow_the_retry_rule(bad: int, retries: int, kin
             ask(kind, False, replies, messages=messages, retries=retries)
         assert len(info.value.attempts) == retries + 1
     assert json.dumps(messages) == before
+
+
+def test_registry_is_used_for_the_schema_and_the_decoding() -> None:
+    """registry=: the schema sent and the reply decoded follow that registry's annotations."""
+    from describedtypes import Annotation, Registry
+
+    registry = Registry()
+    registry.register(Weather, Annotation(name="Observation", description="An observation."))
+    _, server = ask(Chat(), False, [Chat().text(GOOD)], registry=registry)
+    sent = server.bodies[0]["response_format"]["json_schema"]
+    assert sent["name"] == "Observation"
+    assert sent["description"] == "An observation."
+    reply = Claude().calls([("call_1", "get_weather", {"city": "Oslo"})])
+    value, server = run_loop(Claude(), False, [reply, Claude().text(GOOD)], output_type=Weather,
+                             registry=registry)
+    assert value == WEATHER
+    with pytest.raises(TypeError, match="registry"):
+        ask(Chat(), False, [], registry="annotate")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 
+from ._annotate import Registry, annotate
 from ._providers import Provider, provider_for, retry_text
 from ._tools import ToolCall, ToolResult, _run_coroutine
 from .errors import DecodeError, IncompleteReplyError, RefusalError
@@ -218,9 +219,11 @@ async def adrive(
 
 def _prepare(
     entry: str, tp: Any, client: Any, messages: Any, model: Any, retries: Any, api: Any,
-    request: dict[str, Any], *, want_async: bool,
+    request: dict[str, Any], *, want_async: bool, registry: Any,
 ) -> tuple[Provider, Steps]:
-    provider = provider_for(client, api, want_async=want_async, names=("extract", "aextract"))
+    provider = provider_for(
+        client, api, want_async=want_async, names=("extract", "aextract"), registry=registry
+    )
     check_call(entry, provider, model, retries, "retries", 0, request)
     for key, why in _OWN_KEYWORDS.items():
         if key in request:
@@ -233,20 +236,20 @@ def _prepare(
 @overload
 def extract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, **request: Any,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
 ) -> T: ...
 
 
 @overload
 def extract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, **request: Any,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
 ) -> Any: ...
 
 
 def extract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, **request: Any,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
 ) -> Any:
     """Ask the model for an instance of ``tp`` with one structured-output request.
 
@@ -277,6 +280,8 @@ def extract(
         model: The model name.
         retries: How many times to ask again after a reply that does not decode.
         api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
+        registry: Where registered annotations are looked up, for the schema and the
+            decoding.
         **request: Passed on to the SDK call unchanged (``temperature``, ``system``,
             ``instructions``, ``max_tokens``, ``config``, ...). ``text`` (Responses),
             ``output_config`` (Anthropic) and ``config`` (Gemini) are merged with the
@@ -297,7 +302,8 @@ def extract(
     .. versionadded:: 0.2.0
     """
     provider, steps = _prepare(
-        "extract", tp, client, messages, model, retries, api, request, want_async=False
+        "extract", tp, client, messages, model, retries, api, request, want_async=False,
+        registry=registry,
     )
     return drive(steps, provider)
 
@@ -305,20 +311,20 @@ def extract(
 @overload
 async def aextract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, **request: Any,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
 ) -> T: ...
 
 
 @overload
 async def aextract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, **request: Any,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
 ) -> Any: ...
 
 
 async def aextract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, **request: Any,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
 ) -> Any:
     """``extract`` for async clients: ``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``,
     and ``google.genai.Client`` (its ``.aio``) or ``Client.aio`` itself.
@@ -326,6 +332,7 @@ async def aextract(
     .. versionadded:: 0.2.0
     """
     provider, steps = _prepare(
-        "aextract", tp, client, messages, model, retries, api, request, want_async=True
+        "aextract", tp, client, messages, model, retries, api, request, want_async=True,
+        registry=registry,
     )
     return await adrive(steps, provider)

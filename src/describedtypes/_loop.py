@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ._annotate import annotate
 from ._extract import (
     RunTools,
     Send,
@@ -74,9 +75,11 @@ def _run_steps(
 def _prepare(
     entry: str, toolbox: Toolbox, client: Any, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, request: dict[str, Any], *, want_async: bool,
+    registry: Any,
 ) -> tuple[Provider, Steps]:
     provider = provider_for(
-        client, api, want_async=want_async, names=("Toolbox.run", "Toolbox.arun")
+        client, api, want_async=want_async, names=("Toolbox.run", "Toolbox.arun"),
+        registry=annotate if registry is None else registry,
     )
     check_call(entry, provider, model, max_turns, "max_turns", 1, request)
     check_call(entry, provider, model, retries, "retries", 0, {})
@@ -89,21 +92,23 @@ def _prepare(
 
 def run(
     toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
-    output_type: Any, retries: Any, api: Any, context: Any, request: dict[str, Any],
+    output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
+    request: dict[str, Any],
 ) -> Any:
     provider, steps = _prepare(
         "Toolbox.run", toolbox, client, messages, model, max_turns, output_type, retries,
-        api, request, want_async=False,
+        api, request, want_async=False, registry=registry,
     )
     return drive(steps, provider, toolbox, context)
 
 
 async def arun(
     toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
-    output_type: Any, retries: Any, api: Any, context: Any, request: dict[str, Any],
+    output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
+    request: dict[str, Any],
 ) -> Any:
     provider, steps = _prepare(
         "Toolbox.arun", toolbox, client, messages, model, max_turns, output_type, retries,
-        api, request, want_async=True,
+        api, request, want_async=True, registry=registry,
     )
     return await adrive(steps, provider, toolbox, context)

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import adapters as _adapters
+from ._annotate import Registry, annotate
 from ._decode import decode
 from ._glue import (
     _ShapeError,
@@ -35,7 +36,7 @@ from ._glue import (
     tool_results_for_openai_responses,
 )
 from ._response import _ANTHROPIC_CUT_OFF, _CHAT_CUT_OFF, decode_response
-from ._schema import iter_rewrites, schema
+from ._schema import Rewrite, schema
 from ._tools import ToolCall, ToolResult
 from .errors import DecodeError, IncompleteReplyError, RefusalError
 
@@ -91,12 +92,13 @@ def _no_reply(what: str) -> DecodeError:
     return DecodeError([("$", f"the response has no reply to decode ({what})")])
 
 
-def described(tp: Any, adapter: _adapters.Adapter) -> Any:
+def described(tp: Any, adapter: _adapters.Adapter, registry: Registry) -> Any:
     """``schema(tp, adapter)``, with the adapter's rewrites logged (they quote the
     user's annotations, so at DEBUG)."""
-    body = schema(tp, adapter)
+    rewrites: list[Rewrite] = []
+    body = schema(tp, adapter, report=rewrites, registry=registry)
     if log.isEnabledFor(logging.DEBUG):
-        for rewrite in iter_rewrites(tp, adapter):
+        for rewrite in rewrites:
             log.debug(
                 "schema of %r for %s: %s %s (%s)",
                 tp, adapter.name, rewrite.pointer, rewrite.action, rewrite.detail,
@@ -138,9 +140,10 @@ class Provider:
     #: The adapter of this provider's tool definitions.
     tool_adapter: _adapters.Adapter = _adapters.OPENAI_CHAT_TOOLS
 
-    def __init__(self, create: Any, *, is_async: bool) -> None:
+    def __init__(self, create: Any, *, is_async: bool, registry: Registry = annotate) -> None:
         self.create = create
         self.is_async = is_async
+        self.registry = registry
 
     # -- the conversation --------------------------------------------------------------
 
@@ -171,7 +174,7 @@ class Provider:
     # -- replies -----------------------------------------------------------------------
 
     def decode(self, tp: Any, response: Any) -> Any:
-        return decode_response(tp, response)
+        return decode_response(tp, response, registry=self.registry)
 
     def text(self, response: Any) -> str:
         """The reply's text; RefusalError / IncompleteReplyError as ``decode`` would."""
@@ -220,7 +223,7 @@ class OpenAIChat(Provider):
         return [out]
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
-        fmt = {"type": "json_schema", "json_schema": described(tp, _adapters.OPENAI)}
+        fmt = {"type": "json_schema", "json_schema": described(tp, _adapters.OPENAI, self.registry)}
         return {**extra, "response_format": fmt}
 
     def text(self, response: Any) -> str:
@@ -257,7 +260,7 @@ class OpenAIResponses(Provider):
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         text = _as_dict(extra.get("text"), "text")
-        text["format"] = {"type": "json_schema", **described(tp, _adapters.OPENAI)}
+        text["format"] = {"type": "json_schema", **described(tp, _adapters.OPENAI, self.registry)}
         return {**extra, "text": text}
 
     def text(self, response: Any) -> str:
@@ -304,7 +307,7 @@ class Anthropic(Provider):
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         config = _as_dict(extra.get("output_config"), "output_config")
-        config["format"] = described(tp, _adapters.ANTHROPIC)
+        config["format"] = described(tp, _adapters.ANTHROPIC, self.registry)
         return {**extra, "output_config": config}
 
     def text(self, response: Any) -> str:
@@ -367,7 +370,8 @@ class Gemini(Provider):
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         config = _as_dict(extra.get("config"), "config")
         config["response_mime_type"] = "application/json"
-        config["response_json_schema"] = described(tp, _adapters.GEMINI)["parameters_json_schema"]
+        declaration = described(tp, _adapters.GEMINI, self.registry)
+        config["response_json_schema"] = declaration["parameters_json_schema"]
         return {**extra, "config": config}
 
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -387,7 +391,7 @@ class Gemini(Provider):
         text = self._texts(self._content(response))
         if not text:
             raise _no_reply("no text part in the first candidate")
-        return decode(tp, text)
+        return decode(tp, text, registry=self.registry)
 
     def text(self, response: Any) -> str:
         return self._texts(self._content(response))
@@ -427,7 +431,8 @@ _KNOWN = (
 
 
 def provider_for(
-    client: Any, api: str | None, *, want_async: bool, names: tuple[str, str]
+    client: Any, api: str | None, *, want_async: bool, names: tuple[str, str],
+    registry: Any = annotate,
 ) -> Provider:
     """The provider behind ``client``, checked against sync/async use.
 
@@ -462,6 +467,10 @@ def provider_for(
     else:
         msg = f"{names[want_async]}() takes {_KNOWN}, got {type(client).__name__}"
         raise TypeError(msg)
+    if not isinstance(registry, Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
+    provider.registry = registry
     if provider.is_async and not want_async:
         msg = (
             f"{type(client).__name__} is an async client; use {names[1]}() with it, or a "

@@ -817,7 +817,7 @@ class Toolbox:
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
-        context: Any = None, **request: Any,
+        context: Any = None, registry: Any = None, **request: Any,
     ) -> Any:
         """The tool loop: ask, run the model's tool calls, send the results back, until
         the model answers without calling a tool.
@@ -836,6 +836,8 @@ class Toolbox:
             retries: Retries of a final answer that does not decode into ``output_type``.
             api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
             context: Passed to the tools' ``Context`` parameters.
+            registry: Where annotations of ``output_type`` are looked up (default
+                ``annotate``).
             **request: Passed on to the SDK call (``temperature``, ``system``, ...).
 
         Returns:
@@ -853,13 +855,13 @@ class Toolbox:
         return _loop.run(
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
-            request=request,
+            registry=registry, request=request,
         )
 
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
-        context: Any = None, **request: Any,
+        context: Any = None, registry: Any = None, **request: Any,
     ) -> Any:
         """``run`` for async clients (``AsyncOpenAI``, ``AsyncAnthropic``, genai ``.aio``).
 
@@ -870,5 +872,5 @@ class Toolbox:
         return await _loop.arun(
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
-            request=request,
+            registry=registry, request=request,
         )
