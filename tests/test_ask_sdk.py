@@ -785,3 +785,24 @@ def test_registry_is_used_for_the_schema_and_the_decoding() -> None:
     assert value == WEATHER
     with pytest.raises(TypeError, match="registry"):
         ask(Chat(), False, [], registry="annotate")
+
+
+@both
+def test_run_refusal_and_truncation_raise(kind: Kind, is_async: bool) -> None:
+    """In the tool loop too, a refusal or a cut-off answer raises at once."""
+    with pytest.raises(RefusalError):
+        run_loop(kind, is_async, [kind.refusal(), kind.text("late")])
+    with pytest.raises(IncompleteReplyError):
+        run_loop(kind, is_async, [kind.truncated(), kind.text("late")], output_type=Weather)
+
+
+def test_sdk_errors_pass_through_unchanged() -> None:
+    """An HTTP error from the provider is the SDK's own exception, not wrapped."""
+
+    def failing(request: Any) -> Any:
+        module = importlib.import_module(type(request).__module__.split(".")[0])
+        return module.Response(400, json={"error": {"message": "bad schema", "type": "x"}})
+
+    client = Chat().client(failing, is_async=False)
+    with pytest.raises(openai.BadRequestError, match="bad schema"):
+        extract(Weather, client, messages="hi", model="m")
