@@ -806,3 +806,14 @@ def test_sdk_errors_pass_through_unchanged() -> None:
     client = Chat().client(failing, is_async=False)
     with pytest.raises(openai.BadRequestError, match="bad schema"):
         extract(Weather, client, messages="hi", model="m")
+
+
+def test_logged_paths_are_one_bounded_line(caplog: pytest.LogCaptureFixture) -> None:
+    """A key name the model invented cannot forge log lines or flood the log at INFO."""
+    hostile = json.dumps({"city": "Oslo", "temperature": 1, "unit": "celsius",
+                          "x\nWARNING forged" + "y" * 500: 1})
+    with caplog.at_level(logging.INFO, logger="describedtypes"):
+        ask(Chat(), False, [Chat().text(hostile), Chat().text(GOOD)])
+    [record] = caplog.records
+    assert "\n" not in record.getMessage()
+    assert len(record.getMessage()) < 400

@@ -103,8 +103,16 @@ def check_call(
 # -- the retry rule ---------------------------------------------------------------------
 
 
+def _shown_path(path: str) -> str:
+    # A path holds key names the model chose: cut long ones, escape control characters
+    # so one log record stays one line.
+    if len(path) > 80:
+        path = path[:77] + "..."
+    return path if path.isprintable() else repr(path)
+
+
 def _where(err: DecodeError) -> str:
-    paths = list(dict.fromkeys(path for path, _ in err.errors))
+    paths = list(dict.fromkeys(_shown_path(str(path)) for path, _ in err.errors))
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
     return f"{len(err.errors)} problem{'s' * (len(err.errors) != 1)} at {shown}"
 
