@@ -19,7 +19,7 @@ from ._glue import (
     tool_results_for_openai_responses,
 )
 from ._response import decode_response
-from ._rules import Problem, check, check_request
+from ._rules import Problem
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
@@ -32,6 +32,8 @@ from .adapters import (
     OPENAI_TOOLS,
     STANDARD,
     Adapter,
+    check,
+    check_request,
 )
 from .errors import (
     ArgumentError,

@@ -23,14 +23,14 @@ order, and each (value, option) outcome is remembered for the rest of the decode
 unions nested in recursive types stay linear instead of exponential.
 
 Already-parsed input follows the JSON rules, with one allowance so that the output of
-``cattrs.unstructure`` decodes back (SPEC 4): a field may hold the very value it
+``cattrs.unstructure`` decodes back: a field may hold the very value it
 decodes to where that value is not JSON (a ``datetime``, ``date``, ``time`` or
 ``UUID``, a set for an array, an Enum member). That is the value itself, not a
 conversion.
 
 The cattrs converter
 --------------------
-SPEC 4 speaks of "a cattrs converter configured for the same rules". Stock cattrs
+The decoding rules are those of a cattrs converter configured like the schema. Stock cattrs
 hooks coerce by calling the type (``int("5")``) and stop at the first problem of a field,
 so they can carry neither the no-coercion rule nor the all-problems-with-JSON-paths
 reports. The decision: the compiled decoder *is* the configured converter for every type
@@ -327,7 +327,6 @@ _FAST_PARSERS: dict[str, Callable[[str], Any]] = {
     "time": datetime.time.fromisoformat,
 }
 
-_KIND_NAMES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 
 
 # -- checks shared by scalars ----------------------------------------------------------
@@ -575,7 +574,7 @@ class _Compiler:
         if node.format is not None and node.format in _FORMATS:
             return self._formatted(node, checks, pattern, enum_check)
         str_type: Callable[[Any], Any] = node.python_type
-        expected = f"expected {_KIND_NAMES[kind]}, got "
+        expected = f"expected {kind}, got "
 
         def finish(raw: Any, value: Any) -> Any:
             problems = [m for m in (check(raw) for check in checks) if m is not None]

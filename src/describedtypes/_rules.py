@@ -3,7 +3,8 @@
 One set of rules serves two callers: ``schema()`` runs an adapter's rules on its own
 output (and raises ``SchemaError`` listing what they found instead of emitting a schema the
 provider would reject), and ``check()`` runs them on any schema dict, such as one made by
-pydantic or written by hand. The rule texts follow shared/PROVIDERS.md.
+pydantic or written by hand. The rules, their codes (O1, A5, ...) and the provider
+documentation they come from are listed in docs/provider-rules.md.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import attrs
@@ -29,8 +30,9 @@ __all__ = [
     "Problem",
     "Rule",
     "Visit",
-    "check",
-    "check_request",
+    "document",
+    "request_budgets",
+    "run_rules",
     "regex_features",
     "suggest_name",
 ]
@@ -389,7 +391,7 @@ def document(obj: Mapping[str, Any], adapter: Adapter, prefix: str = "") -> Docu
 # -- public entry points -----------------------------------------------------------------
 
 
-def _run(doc: Document, adapter: Adapter) -> list[Problem]:
+def run_rules(doc: Document, adapter: Adapter) -> list[Problem]:
     problems: list[Problem] = []
     for rule in adapter.checks:
         if rule.strict_only and not doc.strict:
@@ -398,94 +400,7 @@ def _run(doc: Document, adapter: Adapter) -> list[Problem]:
     return problems
 
 
-def _require_adapter(adapter: Any) -> None:
-    from .adapters import Adapter
-
-    if not isinstance(adapter, Adapter):
-        msg = f"adapter must be an Adapter such as OPENAI or ANTHROPIC_TOOLS, got {adapter!r}"
-        raise TypeError(msg)
-
-
-def check(schema: Mapping[str, Any], adapter: Adapter) -> list[Problem]:
-    """Every problem ``adapter``'s provider would reject in ``schema``, with its pointer.
-
-    ``schema`` is a JSON Schema body (from this library, pydantic, or written by hand) or
-    an adapter's wrapped output such as an OpenAI tool; a wrapped output's name and
-    ``strict`` flag are checked too (``"strict": false`` turns the strict-only rules off).
-
-    Args:
-        schema: The schema or wrapped definition, as plain JSON data.
-        adapter: The provider to check against (``OPENAI``, ``ANTHROPIC_TOOLS``, ...).
-
-    Returns:
-        The problems, in document order per rule; empty when the provider accepts it.
-
-    Raises:
-        TypeError: ``schema`` is not a JSON object or ``adapter`` is not an Adapter.
-
-    .. versionadded:: 0.1.0
-    """
-    _require_adapter(adapter)
-    if not isinstance(cast(Any, schema), Mapping):
-        msg = f"check() takes a JSON Schema object (a dict), got {type(schema).__name__}"
-        raise TypeError(msg)
-    if not adapter.checks:
-        return []
-    return _run(document(schema, adapter), adapter)
-
-
-def check_request(definitions: Sequence[Mapping[str, Any]], adapter: Adapter) -> list[Problem]:
-    """Problems of a whole request's tool definitions: each one's, and the shared budgets.
-
-    Besides checking every definition as ``check()`` does, this sums what a provider
-    budgets per request (Anthropic: strict tools, optional parameters, union-typed
-    parameters) and rejects two tools with the same name.
-
-    Args:
-        definitions: The wrapped tool definitions, as ``schema(f, adapter)`` returns them.
-        adapter: The adapter they were built for.
-
-    Returns:
-        The problems, with pointers that start with the definition's index (``/2/...``);
-        request-wide ones have the pointer ``""``.
-
-    Raises:
-        TypeError: ``definitions`` is not a list of JSON objects or ``adapter`` is not an
-            Adapter.
-
-    .. versionadded:: 0.1.0
-    """
-    _require_adapter(adapter)
-    items: Any = definitions
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
-        msg = f"check_request() takes a list of tool definitions, got {type(definitions).__name__}"
-        raise TypeError(msg)
-    problems: list[Problem] = []
-    docs: list[Document] = []
-    for i, item in enumerate(definitions):
-        if not isinstance(cast(Any, item), Mapping):
-            msg = f"definition {i} is a {type(item).__name__}, not a JSON object"
-            raise TypeError(msg)
-        doc = document(item, adapter, prefix=f"/{i}")
-        docs.append(doc)
-        problems.extend(_run(doc, adapter))
-    problems.extend(_request_budgets(docs, adapter))
-    seen: dict[str, int] = {}
-    for i, doc in enumerate(docs):
-        if not isinstance(doc.name, str) or doc.name_pointer is None:
-            continue
-        if doc.name in seen:
-            problems.append(Problem(
-                doc.name_pointer, "unique-names",
-                f"the tool name {doc.name!r} is already used by definition {seen[doc.name]}; "
-                "tool names must be unique within a request",
-            ))
-        else:
-            seen[doc.name] = i
-    return problems
-
-
-def _request_budgets(docs: list[Document], adapter: Adapter) -> Iterator[Problem]:
+def request_budgets(docs: list[Document], adapter: Adapter) -> Iterator[Problem]:
     limits = adapter.limits
     strict = [d for d in docs if d.strict]
     if limits.max_strict_tools is not None and len(strict) > limits.max_strict_tools:
@@ -497,7 +412,7 @@ def _request_budgets(docs: list[Document], adapter: Adapter) -> Iterator[Problem
         )
     if len(strict) < 2:
         return
-    optional = sum(_stats(d).optional for d in strict)
+    optional = sum(d.stats.optional for d in strict)
     if limits.max_optional_params is not None and optional > limits.max_optional_params:
         yield Problem(
             "", "limit.optional-params",
@@ -505,7 +420,7 @@ def _request_budgets(docs: list[Document], adapter: Adapter) -> Iterator[Problem
             f"{adapter.name} accepts at most {limits.max_optional_params} per request; "
             "make some required, or send some tools with strict off",
         )
-    unions = sum(_stats(d).unions for d in strict)
+    unions = sum(d.stats.unions for d in strict)
     if limits.max_union_params is not None and unions > limits.max_union_params:
         yield Problem(
             "", "limit.union-params",
@@ -1062,10 +977,6 @@ def _text_length(value: Any) -> int:
     return len(value) if isinstance(value, str) else len(json.dumps(value, default=repr))
 
 
-def _stats(doc: Document) -> _Stats:
-    return doc.stats
-
-
 def _compute_stats(doc: Document) -> _Stats:
     properties = chars = enum_values = optional = unions = 0
     large: list[tuple[str, int, int]] = []
@@ -1141,7 +1052,7 @@ def _max_depth(doc: Document) -> tuple[int, str]:
 
 def _limits(doc: Document, adapter: Adapter) -> Iterator[Problem]:
     limits = adapter.limits
-    stats = _stats(doc)
+    stats = doc.stats
     name = adapter.name
     if limits.max_properties is not None and stats.properties > limits.max_properties:
         yield doc.problem("", "limit.properties",

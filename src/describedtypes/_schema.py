@@ -10,11 +10,11 @@ from typing import Any, cast
 import attrs
 import orjson
 
-from . import _cache
+from . import _annotate, _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._rules import check, regex_features
-from .adapters import STANDARD, Adapter
+from ._rules import regex_features
+from .adapters import STANDARD, Adapter, check
 from .errors import SchemaError
 
 __all__ = ["Rewrite", "build", "explain", "schema"]
@@ -803,12 +803,23 @@ def schema(
     .. versionchanged:: 0.2.0
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
     """
+    if dict_type is dict and report is None:
+        # The common case, inlined: see _built().
+        try:
+            entry = obj.__dict__[_cache.ATTRIBUTE][
+                ("schema", obj, llm_adapter, use_references is True, registry)
+            ]
+            if entry.stamp == _annotate._stamp:
+                frozen: Mapping[str, Any] = entry.value.frozen
+                return frozen
+        except (KeyError, AttributeError, TypeError):
+            pass
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:
         report.extend(built.rewrites)
     if dict_type is dict:
-        frozen: Mapping[str, Any] = built.frozen
-        return frozen
+        shared: Mapping[str, Any] = built.frozen
+        return shared
     if not callable(cast(Any, dict_type)):
         msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
         raise SchemaError(msg)
@@ -817,15 +828,18 @@ def schema(
 
 
 def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
-    # The common case first: a cached class with the default registry.
+    # The common case, spelled out: a class (or function) whose schema is cached and no
+    # registration since. ``obj.__dict__`` is the object's own namespace, where the
+    # cache owner keeps its entries; anything else takes the general path.
     try:
-        key = ("schema", _cache.key_of(obj), adapter, bool(use_references), registry)
-        entry = _cache.get(obj, key)
-    except TypeError:
-        entry = None
-    if entry is not None and entry.stamp == current_stamp():
-        built: Built = entry.value
-        return built
+        entry = obj.__dict__[_cache.ATTRIBUTE][
+            ("schema", obj, adapter, use_references is True, registry)
+        ]
+        if entry.stamp == _annotate._stamp:
+            built: Built = entry.value
+            return built
+    except (KeyError, AttributeError, TypeError):
+        pass
     _check_arguments(adapter, registry)
     return cached_build(obj, adapter, bool(use_references), registry)
 

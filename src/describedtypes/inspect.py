@@ -964,11 +964,7 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
     for klass in reversed(cls.__mro__):
         if klass is object:
             continue
-        try:
-            own = typing.get_type_hints(klass, include_extras=True)
-        except NameError:
-            raise
-        hints.update(own)
+        hints.update(typing.get_type_hints(klass, include_extras=True))
     params = getattr(cls, "__parameters__", ())
     args = t.get_args(tp)
     if params and args:
