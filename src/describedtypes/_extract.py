@@ -266,18 +266,12 @@ def extract(
     problems, path by path) are appended to the conversation and the model is asked
     again, at most ``retries`` times.
 
-    ===================================  ===========================================
-    client                               request
-    ===================================  ===========================================
-    ``openai.OpenAI``                    ``chat.completions.create`` with
-                                         ``response_format`` (``api="responses"``:
-                                         ``responses.create`` with ``text.format``)
-    ``anthropic.Anthropic``              ``messages.create`` with
-                                         ``output_config.format``; ``max_tokens``
-                                         defaults to 4096
-    ``google.genai.Client``              ``models.generate_content`` with
-                                         ``config.response_json_schema``
-    ===================================  ===========================================
+    - `openai.OpenAI`: `chat.completions.create` with `response_format`; with
+      `api="responses"`, `responses.create` with `text.format`.
+    - `anthropic.Anthropic`: `messages.create` with `output_config.format`;
+      `max_tokens` defaults to 4096.
+    - `google.genai.Client`: `models.generate_content` with
+      `config.response_json_schema`.
 
     Args:
         tp: The type to ask for, as for ``schema()`` (an object type: an attrs class, a
