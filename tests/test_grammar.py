@@ -41,7 +41,7 @@ from describedtypes import (
     encode,
     schema,
 )
-from describedtypes._rules import document
+from describedtypes._document import document
 
 from .grammar_support import (
     Compiled,

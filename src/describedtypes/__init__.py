@@ -7,6 +7,7 @@ from typing import Any
 from ._annotate import Annotation, Registry, annotate
 from ._context import Context
 from ._decode import decode
+from ._document import Problem
 from ._encode import encode
 from ._extract import aextract, extract
 from ._glue import (
@@ -18,8 +19,8 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._graph import graph
 from ._response import decode_response
-from ._rules import Problem
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
@@ -82,6 +83,7 @@ __all__ = [
     "encode",
     "explain",
     "extract",
+    "graph",
     "read_tool_calls",
     "schema",
     "schema_json",

@@ -16,7 +16,8 @@ import attrs
 
 from ._annotate import Registry, annotate
 from ._providers import Provider, provider_for, retry_text
-from ._tools import ToolCall, ToolResult, _run_coroutine
+from ._toolrun import _run_coroutine
+from ._tools import ToolCall, ToolResult
 from .errors import DecodeError, IncompleteReplyError, RefusalError
 
 if TYPE_CHECKING:
@@ -196,7 +197,8 @@ def drive(
                 raise TypeError(msg)
         else:
             assert toolbox is not None
-            outcome = _run_coroutine(toolbox.acall_many(step.calls, context=context))
+            # No timeout here: each tool has its own (Tool / Toolbox timeout=).
+            outcome = _run_coroutine(toolbox.acall_many(step.calls, context=context), None)
         try:
             step = steps.send(outcome)
         except StopIteration as stop:

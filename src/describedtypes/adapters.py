@@ -15,16 +15,12 @@ from typing import Any, Protocol, cast
 
 import attrs
 
+from ._document import Document, Limits, Problem, Rule, document
 from ._rules import (
     ANTHROPIC_RULES,
     GEMINI_RULES,
     MCP_RULES,
     OPENAI_RULES,
-    Document,
-    Limits,
-    Problem,
-    Rule,
-    document,
     request_budgets,
     run_rules,
 )
