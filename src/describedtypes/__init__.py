@@ -22,7 +22,7 @@ from ._glue import (
 from ._graph import graph
 from ._response import decode_response
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
-from ._tools import Tool, Toolbox, ToolCall, ToolResult
+from ._tools import ParseArgs, Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
@@ -64,6 +64,7 @@ __all__ = [
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
+    "ParseArgs",
     "Problem",
     "RefusalError",
     "Registry",

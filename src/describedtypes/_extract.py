@@ -16,7 +16,7 @@ import attrs
 
 from ._annotate import Registry, annotate
 from ._providers import Provider, provider_for, retry_text
-from ._toolrun import _run_coroutine
+from ._toolrun import run_coroutine
 from ._tools import ToolCall, ToolResult
 from .errors import DecodeError, IncompleteReplyError, RefusalError
 
@@ -198,7 +198,7 @@ def drive(
         else:
             assert toolbox is not None
             # No timeout here: each tool has its own (Tool / Toolbox timeout=).
-            outcome = _run_coroutine(toolbox.acall_many(step.calls, context=context), None)
+            outcome = run_coroutine(toolbox.acall_many(step.calls, context=context), None)
         try:
             step = steps.send(outcome)
         except StopIteration as stop:

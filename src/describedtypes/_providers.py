@@ -27,7 +27,7 @@ from . import adapters as _adapters
 from ._annotate import Registry, annotate
 from ._decode import decode
 from ._glue import (
-    _ShapeError,
+    ShapeError,
     tool_calls_from_anthropic,
     tool_calls_from_openai_chat,
     tool_calls_from_openai_responses,
@@ -35,7 +35,7 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
-from ._response import _ANTHROPIC_CUT_OFF, _CHAT_CUT_OFF, decode_response
+from ._response import ANTHROPIC_CUT_OFF, CHAT_CUT_OFF, decode_response
 from ._schema import Rewrite, schema
 from ._tools import ToolCall, ToolResult
 from .errors import DecodeError, IncompleteReplyError, RefusalError
@@ -231,7 +231,7 @@ class OpenAIChat(Provider):
         refusal = _get(message, "refusal")
         if refusal:
             raise RefusalError(str(refusal))
-        if isinstance(finish, str) and finish in _CHAT_CUT_OFF:
+        if isinstance(finish, str) and finish in CHAT_CUT_OFF:
             raise IncompleteReplyError(finish)
         content = _get(message, "content")
         if isinstance(content, list):
@@ -316,7 +316,7 @@ class Anthropic(Provider):
         stop = _get(response, "stop_reason")
         if stop == "refusal":
             raise RefusalError("".join(texts).strip() or "(no explanation given)")
-        if isinstance(stop, str) and stop in _ANTHROPIC_CUT_OFF:
+        if isinstance(stop, str) and stop in ANTHROPIC_CUT_OFF:
             raise IncompleteReplyError(stop)
         return "".join(texts)
 
@@ -407,7 +407,7 @@ class Gemini(Provider):
             name = _get(call, "name")
             if not isinstance(name, str):
                 msg = f"candidates[0].content.parts[{i}].function_call.name must be a str"
-                raise _ShapeError(msg)
+                raise ShapeError(msg)
             calls.append(ToolCall(name, _get(call, "args") or {}, _get(call, "id")))
         return calls
 

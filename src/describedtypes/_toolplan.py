@@ -24,12 +24,10 @@ from collections.abc import Callable
 from typing import Any
 
 from . import adapters as _adapters
-from ._annotate import _REGISTRY, Registry
+from ._annotate import Registry, current_stamp
 from ._decode import _Compiler
-from ._schema import _Builder, _freeze, _thaw
-from .adapters import check
-from .errors import SchemaError
-from .inspect import Field, ObjectNode, _Inspector
+from ._schema import build_definition, freeze, thaw
+from .inspect import Field, ObjectNode, type_info
 
 
 class Plan:
@@ -61,7 +59,7 @@ class Plan:
         self.accepted = [f.key for f in node.fields]
         # Compiled from a copy that does not name the function (see the module docstring).
         self.decode: Callable[[Any], dict[str, Any]] = _Compiler().arguments(self.node(None))
-        self.bodies: dict[_adapters.Adapter, Any] = {}
+        self.bodies: dict[tuple[_adapters.Adapter, str, str | None], Any] = {}
 
     def node(self, func: Any) -> ObjectNode:
         made = ObjectNode(
@@ -75,19 +73,22 @@ class Plan:
         made._seal()
         return made
 
-    def body(self, func: Any, adapter: _adapters.Adapter) -> Any:
-        """The parameters' schema under ``adapter``'s rules (a fresh copy)."""
-        frozen = self.bodies.get(adapter)
+    def definition(
+        self, func: Any, adapter: _adapters.Adapter, name: str, description: str | None
+    ) -> Any:
+        """The tool's definition for ``adapter`` (a fresh, mutable copy).
+
+        Built and checked once per adapter, name and description, by the same path as
+        ``schema()``.
+        """
+        key = (adapter, name, description)
+        frozen = self.bodies.get(key)
         if frozen is None:
-            node = self.node(func)
-            body = _Builder(node, adapter, False, func).body()
-            problems = check(body, adapter)
-            if problems:
-                text = "; ".join(str(p) for p in problems)
-                msg = f"{adapter.name} would reject this schema: {text}"
-                raise SchemaError(msg, path=self.name, type_=func)
-            frozen = self.bodies[adapter] = _freeze(body)
-        return _thaw(frozen, dict)
+            wrapped, _ = build_definition(
+                self.node(func), func, adapter, name=name, description=description
+            )
+            frozen = self.bodies[key] = freeze(wrapped)
+        return thaw(frozen, dict)
 
 
 _PLANS: weakref.WeakKeyDictionary[Any, dict[Any, Plan]] = weakref.WeakKeyDictionary()
@@ -112,7 +113,7 @@ def shared_key(func: Any, registry: Registry) -> tuple[Any, tuple[Any, ...]] | N
 
 def plan_for(func: Any, registry: Registry) -> Plan:
     """The plan of ``func`` under ``registry``'s current annotations (shared when safe)."""
-    generation = _REGISTRY.generation  # the stamp of the latest registration anywhere
+    generation = current_stamp()  # the stamp of the latest registration anywhere
     key = shared_key(func, registry)
     if key is not None:
         core, shape = key
@@ -121,7 +122,8 @@ def plan_for(func: Any, registry: Registry) -> Plan:
             found = known.get(shape) if known is not None else None
         if found is not None and found.generation == generation:
             return found
-    node = _Inspector(registry).function(func)
+    node = type_info(func, registry)
+    assert isinstance(node, ObjectNode)  # a function's parameters
     made = Plan(node, generation)
     if key is not None:
         with _LOCK:
