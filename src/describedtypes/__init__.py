@@ -11,6 +11,7 @@ from ._converter import make_converter, register_hooks
 from ._decode import decode
 from ._document import Problem
 from ._encode import encode
+from ._extract import aextract, extract
 from ._glue import (
     read_tool_calls,
     tool_calls_from_anthropic,
@@ -43,6 +44,7 @@ from .errors import (
     DescribedTypesError,
     IncompleteReplyError,
     MalformedLineError,
+    MaxTurnsError,
     RefusalError,
     RequestError,
     SchemaError,
@@ -64,6 +66,7 @@ __all__ = [
     "IncompleteReplyError",
     "MCP_TOOLS",
     "MalformedLineError",
+    "MaxTurnsError",
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
@@ -79,6 +82,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "Toolbox",
+    "aextract",
     "annotate",
     "check",
     "check_request",
@@ -87,6 +91,7 @@ __all__ = [
     "decode_response",
     "encode",
     "explain",
+    "extract",
     "graph",
     "make_converter",
     "read_tool_calls",

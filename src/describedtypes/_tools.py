@@ -989,3 +989,64 @@ class Toolbox:
                 task.cancel()
             raise
         return results
+
+    def run(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, **request: Any,
+    ) -> Any:
+        """The tool loop: ask, run the model's tool calls, send the results back, until
+        the model answers without calling a tool.
+
+        Each request carries ``definitions()`` in the client's shape; the calls of one
+        turn run concurrently (``acall_many``) and their results go back matched by id.
+
+        Args:
+            client: An ``openai.OpenAI`` (Chat Completions; ``api="responses"`` for the
+                Responses API), ``anthropic.Anthropic`` or ``google.genai.Client``.
+            messages: The conversation, in the provider's shape, or one str; copied.
+            model: The model name.
+            max_turns: The most requests to send.
+            output_type: A type for the final answer: sent as structured output on every
+                turn and decoded, with ``extract()``'s retry rules; ``None`` for text.
+            retries: Retries of a final answer that does not decode into ``output_type``.
+            api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
+            context: Passed to the tools' ``Context`` parameters.
+            registry: Where annotations of ``output_type`` are looked up (default: the
+                toolbox's own ``registry``).
+            **request: Passed on to the SDK call (``temperature``, ``system``, ...).
+
+        Returns:
+            The final answer's text, or the decoded ``output_type``.
+
+        Raises:
+            MaxTurnsError: ``max_turns`` requests were sent and the model still called
+                tools; ``.transcript`` holds the conversation.
+            DecodeError: As ``extract()`` raises, for ``output_type``.
+
+        .. versionadded:: 0.2.0
+        """
+        from . import _loop
+
+        return _loop.run(
+            self, client, messages=messages, model=model, max_turns=max_turns,
+            output_type=output_type, retries=retries, api=api, context=context,
+            registry=self._registry if registry is None else registry, request=request,
+        )
+
+    async def arun(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, **request: Any,
+    ) -> Any:
+        """``run`` for async clients (``AsyncOpenAI``, ``AsyncAnthropic``, genai ``.aio``).
+
+        .. versionadded:: 0.2.0
+        """
+        from . import _loop
+
+        return await _loop.arun(
+            self, client, messages=messages, model=model, max_turns=max_turns,
+            output_type=output_type, retries=retries, api=api, context=context,
+            registry=self._registry if registry is None else registry, request=request,
+        )

@@ -11,6 +11,7 @@ __all__ = [
     "DescribedTypesError",
     "IncompleteReplyError",
     "MalformedLineError",
+    "MaxTurnsError",
     "RefusalError",
     "RequestError",
     "SchemaError",
@@ -72,7 +73,12 @@ class DecodeError(DescribedTypesError, ValueError):
             and memory.
         truncated: True when decoding stopped at that bound: there were more problems
             than ``errors`` lists.
+        attempts: Set by ``extract()`` and ``Toolbox.run()`` on the error they raise:
+            one ``(response, error)`` pair per reply that failed, in order, the raised
+            error's own reply last. Empty otherwise.
     """
+
+    attempts: Sequence[tuple[object, DecodeError]] = ()
 
     def __init__(
         self,
@@ -149,3 +155,21 @@ class MalformedLineError(DescribedTypesError, ValueError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+class MaxTurnsError(DescribedTypesError, RuntimeError):
+    """``Toolbox.run()`` reached ``max_turns`` model turns without a final answer.
+
+    Attributes:
+        turns: How many requests were sent.
+        transcript: The conversation so far, in the provider's shape: the caller's
+            messages, every reply of the model and every tool result sent back.
+
+    .. versionadded:: 0.2.0
+    """
+
+    def __init__(self, turns: int, transcript: Sequence[object]) -> None:
+        self.turns = turns
+        self.transcript = list(transcript)
+        super().__init__(
+            f"the model was still calling tools after {turns} turns; raise max_turns=, "
+            "or look at .transcript to see which calls it kept making"
+        )

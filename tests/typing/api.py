@@ -63,3 +63,26 @@ def get_weather(city: str, ctx: Context[dict[str, str]]) -> Weather:
 result: ToolResult = toolbox.call("get_weather", {"city": "Paris"}, context={})
 text: str = result.content
 failed: bool = result.is_error
+
+
+def _asking(client: object, toolbox: Toolbox) -> None:
+    from typing_extensions import assert_type
+
+    from describedtypes import MaxTurnsError, extract
+
+    assert_type(extract(Weather, client, messages="Weather in Paris?", model="m"), Weather)
+    answer = toolbox.run(client, messages=[{"role": "user", "content": "hi"}], model="m")
+    try:
+        toolbox.run(client, messages="hi", model="m", max_turns=3, temperature=0)
+    except MaxTurnsError as err:
+        turns: int = err.turns
+        transcript: list[object] = err.transcript
+        print(answer, turns, transcript)
+
+
+async def _asking_async(client: object) -> None:
+    from typing_extensions import assert_type
+
+    from describedtypes import aextract
+
+    assert_type(await aextract(Weather, client, messages="hi", model="m", retries=1), Weather)
