@@ -17,9 +17,11 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._partial import Partial
 from ._response import decode_response
 from ._rules import Problem, check, check_request
 from ._schema import Rewrite, explain, schema
+from ._stream import adecode_stream, decode_stream
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
@@ -56,6 +58,7 @@ __all__ = [
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
+    "Partial",
     "Problem",
     "RefusalError",
     "Rewrite",
@@ -65,11 +68,13 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "Toolbox",
+    "adecode_stream",
     "annotate",
     "check",
     "check_request",
     "decode",
     "decode_response",
+    "decode_stream",
     "encode",
     "explain",
     "read_tool_calls",
