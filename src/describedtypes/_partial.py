@@ -10,6 +10,7 @@ finished values are decoded by the same compiled functions ``decode()`` uses.
 
 from __future__ import annotations
 
+import itertools
 import types
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
@@ -179,12 +180,13 @@ _ABSENT: _Built = (False, None, None, False)
 
 
 class _OpenState:
-    """The finished members of one open container, already decoded, and its tail's state."""
+    """One open container: its finished members, decoded once, and its tail's state."""
 
-    __slots__ = ("done", "tail", "tail_state")
+    __slots__ = ("count", "out", "tail", "tail_state")
 
-    def __init__(self) -> None:
-        self.done: dict[Any, tuple[bool, Any]] = {}
+    def __init__(self, out: Any) -> None:
+        self.count = 0  # members finished and decoded so far
+        self.out = out  # what they show: a dict of fields or entries, or a list of items
         self.tail: Any = None
         self.tail_state: Any = None
 
@@ -272,76 +274,92 @@ class _Builder:
         present, shown = self._finished(node, value)
         return present, shown, None, present
 
-    def _member(
-        self, state: _OpenState, key: Any, node: ni.Node, value: Any, last: bool, closed: bool
-    ) -> tuple[bool, Any, bool]:
-        if last and not closed:
-            tail_state = state.tail_state if state.tail == key else None
-            present, shown, tail_state, settled = self._open(node, value, tail_state)
-            state.tail, state.tail_state = key, tail_state
-            return present, shown, settled
-        done = state.done.get(key)
-        if done is None:
-            done = self._finished(node, value)
-            state.done[key] = done
-        return done[0], done[1], True
+    def _tail(self, state: _OpenState, key: Any, node: ni.Node, value: Any) -> _Built:
+        tail_state = state.tail_state if state.tail == key else None
+        built = self._open(node, value, tail_state)
+        state.tail, state.tail_state = key, built[2]
+        return built
 
     def _object(
         self, node: ni.ObjectNode, value: dict[Any, Any], state: Any, closed: bool
     ) -> _Built:
         if not isinstance(state, _OpenState):
-            state = _OpenState()
+            state = _OpenState({})
         by_key = self.plan.by_key(node)
-        fields: dict[str, Any] = {}
+        size = len(value)
+        finished = size if closed or not size else size - 1
+        if finished > state.count:
+            for key, item in itertools.islice(value.items(), state.count, finished):
+                field = by_key.get(key)
+                if field is not None:
+                    present, shown = self._finished(field.node, item)
+                    if present:
+                        state.out[field.name] = shown
+            state.count = finished
+        fields = dict(state.out)
         growing = None
-        last = next(reversed(value)) if value else None
-        for key, item in value.items():
+        if finished < size:
+            key, item = next(reversed(value.items()))
             field = by_key.get(key)
-            if field is None:
-                continue
-            present, shown, settled = self._member(
-                state, key, field.node, item, key == last, closed
-            )
-            if present:
-                fields[field.name] = shown
-                if not settled:
-                    growing = field.name
+            if field is not None:
+                present, shown, _, settled = self._tail(state, key, field.node, item)
+                if present:
+                    fields[field.name] = shown
+                    if not settled:
+                        growing = field.name
         return True, Partial(node.python_type, fields, growing=growing), state, False
 
     def _mapping(
         self, node: ni.DictNode, value: dict[Any, Any], state: Any, closed: bool
     ) -> _Built:
         if not isinstance(state, _OpenState):
-            state = _OpenState()
-        out: dict[Any, Any] = {}
-        last = next(reversed(value)) if value else None
-        for key, item in value.items():
+            state = _OpenState({})
+        size = len(value)
+        finished = size if closed or not size else size - 1
+        if finished > state.count:
+            for key, item in itertools.islice(value.items(), state.count, finished):
+                ok, decoded_key = self._finished(node.keys, key)
+                if ok:
+                    present, shown = self._finished(node.values, item)
+                    if present:
+                        state.out[decoded_key] = shown
+            state.count = finished
+        out = dict(state.out)
+        if finished < size:
+            key, item = next(reversed(value.items()))
             ok, decoded_key = self._finished(node.keys, key)
-            if not ok:
-                continue
-            present, shown, _ = self._member(state, key, node.values, item, key == last, closed)
-            if present:
-                out[decoded_key] = shown
+            if ok:
+                present, shown, _, _ = self._tail(state, key, node.values, item)
+                if present:
+                    out[decoded_key] = shown
         return True, out, state, False
 
     def _array(
         self, node: ni.ArrayNode | ni.TupleNode, value: list[Any], state: Any, closed: bool
     ) -> _Built:
         if not isinstance(state, _OpenState):
-            state = _OpenState()
-        out: list[Any] = []
-        last = len(value) - 1
-        for index, item in enumerate(value):
-            if isinstance(node, ni.ArrayNode):
-                item_node = node.items
-            elif index < len(node.items):
-                item_node = node.items[index]
-            else:
-                break
-            present, shown, _ = self._member(state, index, item_node, item, index == last, closed)
+            state = _OpenState([])
+        size = len(value)
+        if isinstance(node, ni.TupleNode):
+            size = min(size, len(node.items))
+        finished = size if closed or not size else size - 1
+        if finished > state.count:
+            for index in range(state.count, finished):
+                present, shown = self._finished(self._item(node, index), value[index])
+                if present:
+                    state.out.append(shown)
+            state.count = finished
+        out = list(state.out)
+        if finished < size:
+            index = size - 1
+            present, shown, _, _ = self._tail(state, index, self._item(node, index), value[index])
             if present:
                 out.append(shown)
         return True, out, state, False
+
+    @staticmethod
+    def _item(node: ni.ArrayNode | ni.TupleNode, index: int) -> ni.Node:
+        return node.items if isinstance(node, ni.ArrayNode) else node.items[index]
 
     def _option(self, node: ni.UnionNode, value: Any, closed: bool) -> ni.Node | None:
         """The one option of a union an open value can belong to, if it is decided."""

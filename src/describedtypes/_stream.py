@@ -98,13 +98,14 @@ class _Text:
     """One growing reply (the message text, or one tool call's arguments)."""
 
     __slots__ = (
-        "buf", "builder", "from_json", "name", "parsed", "parts", "quotes", "scanned", "start",
+        "buf", "builder", "from_json", "name", "only_str", "parsed", "quotes", "scanned",
+        "start",
     )
 
     def __init__(self, plan: _Plan, from_json: Any, name: Any = None) -> None:
         self.name = name
-        self.parts: list[Any] = []
         self.buf = bytearray()
+        self.only_str = True  # every piece was str: the whole reply is decoded as str
         self.builder = _Builder(plan)
         self.from_json = from_json
         self.parsed = 0  # length of the text at the last parse
@@ -114,25 +115,28 @@ class _Text:
 
     def add(self, piece: Any) -> bool:
         """Append a piece; True when enough has arrived for the next parse."""
-        if isinstance(piece, str):
-            data = piece.encode("utf-8", "surrogatepass")
+        buf = self.buf
+        if type(piece) is str:
+            buf += piece.encode("utf-8", "surrogatepass")
+        elif isinstance(piece, str):
+            buf += str(piece).encode("utf-8", "surrogatepass")
         else:
-            data = bytes(piece)
-        if len(self.buf) + len(data) > _MAX_REPLY:
+            buf += piece
+            self.only_str = False
+        size = len(buf)
+        if size > _MAX_REPLY:
             raise DecodeError(
                 [("$", f"the reply is longer than {_MAX_REPLY // 2**20} MiB; "
                   "ask for a shorter answer")]
             )
-        self.parts.append(piece)
-        self.buf += data
-        grown = len(self.buf) - self.parsed
+        grown = size - self.parsed
         return grown >= _MIN_STEP and grown >= self.parsed * _GROWTH
 
     def text(self) -> Any:
         """The whole reply, as ``str`` when every piece was ``str``."""
-        if all(isinstance(p, str) for p in self.parts):
-            return "".join(self.parts)
-        return b"".join(p.encode() if isinstance(p, str) else bytes(p) for p in self.parts)
+        if self.only_str:
+            return self.buf.decode("utf-8", "surrogatepass")
+        return bytes(self.buf)
 
     def partial(self) -> Partial[Any] | None:
         """The partial value of the text so far, or None when nothing can be shown yet."""
@@ -212,9 +216,12 @@ class _Stream:
     def feed(self, chunk: Any) -> Partial[Any] | None:
         self.count += 1
         if isinstance(chunk, _TEXT):
-            self._kind("text", chunk)
-            due = self.text.add(chunk)
+            if self.kind != "text":
+                self._kind("text", chunk)
+            if not self.text.add(chunk):
+                return None
             target: _Text | None = self.text
+            due = True
         else:
             target, due = self._event(chunk)
         if not due or target is None or target is not self.current():
@@ -356,10 +363,10 @@ class _Stream:
         tp, converter = self.tp, self.converter
         if self.kind in (None, "text"):
             return decode(tp, self.text.text(), converter=converter)
-        text = self.text.text() if self.text.parts else ""
+        text = self.text.text()
         if isinstance(text, bytes):
             text = text.decode("utf-8", "replace")
-        tools = [(t.name, t.text() if t.parts else "") for t in self.tools.values()]
+        tools = [(t.name, t.text()) for t in self.tools.values()]
         if self.kind == "chat":
             message = {
                 "role": "assistant",
