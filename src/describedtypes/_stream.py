@@ -154,12 +154,39 @@ class _Text:
         except ValueError:
             return None  # not JSON (yet); the final decode says what is wrong
         builder = self.builder
-        builder.in_string = self.quotes % 2 == 1
-        builder.in_number = not builder.in_string and buf[-1] in _NUMBER_END
+        builder.in_string = self.quotes % 2 == 1 and self._open_value(parsed)
+        builder.in_number = self.quotes % 2 == 0 and buf[-1] in _NUMBER_END
         try:
             return builder.build(parsed)
         except RecursionError:
             return None
+
+    def _open_value(self, parsed: Any) -> bool:
+        """Whether the string the text ends in is a value (shown growing), not a key."""
+        buf = self.buf
+        quote = len(buf)
+        while True:  # the opening quote: the last one not escaped by a backslash
+            quote = buf.rfind(b'"', self.start, quote)
+            if quote < 0:
+                return False
+            before = quote
+            while before > self.start and buf[before - 1] == 0x5C:  # backslash
+                before -= 1
+            if (quote - before) % 2 == 0:
+                break
+        head = bytes(buf[max(self.start, quote - 64) : quote]).rstrip()
+        last = head[-1:]
+        if last == b"{":
+            return False
+        if last != b",":
+            return True  # after ':' or '[' (or at the start): a value
+        # After a comma: a key in an object, an item in an array. A partial parse
+        # drops an unfinished key but keeps an unfinished item, so the two differ.
+        try:
+            solid = self.from_json(bytes(buf[self.start :]), partial_mode="on")
+        except ValueError:
+            return True
+        return bool(solid != parsed)
 
     def _find_start(self) -> bool:
         """Where the JSON starts: after leading blanks and an opening markdown fence."""

@@ -1,0 +1,473 @@
+"""decode_stream() / adecode_stream(): typed partials while a reply streams, then decode()'s value."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import enum
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+import attrs
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from describedtypes import (
+    DecodeError,
+    IncompleteReplyError,
+    Partial,
+    RefusalError,
+    adecode_stream,
+    decode,
+    decode_stream,
+    encode,
+)
+from describedtypes import _stream
+
+from .strategies import classes
+
+
+class Kind(enum.Enum):
+    CAT = "cat"
+    DOG = "dog"
+
+
+@attrs.define
+class Pet:
+    name: str
+    kind: Kind
+
+
+@attrs.define
+class Person:
+    name: str
+    age: int
+    bio: str
+    pets: list[Pet]
+    tags: frozenset[str] = frozenset()
+
+
+PERSON = (
+    '{"name": "Ada", "age": 36, "bio": "Writes \\"notes\\" on engines.", '
+    '"pets": [{"name": "Rex", "kind": "dog"}, {"name": "Tom", "kind": "cat"}], '
+    '"tags": ["math"]}'
+)
+
+
+@contextmanager
+def every_chunk() -> Iterator[None]:
+    """Parse after every chunk (the default spaces parses out to keep the cost linear)."""
+    with mock.patch.object(_stream, "_MIN_STEP", 1), mock.patch.object(_stream, "_GROWTH", 0):
+        yield
+
+
+def pieces(text: str, size: int = 3) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+# -- growing ------------------------------------------------------------------------
+
+
+def grows(old: Any, new: Any) -> None:
+    """``new`` keeps everything ``old`` showed; only ``old``'s growing part may extend."""
+    if isinstance(old, Partial) and not is_class(old.type_):  # a list, dict, ... at the top
+        grows(old.value, new.value if isinstance(new, Partial) else new)
+    elif isinstance(old, Partial):
+        for name, value in old.fields.items():
+            later = new.fields[name] if isinstance(new, Partial) else getattr(new, name)
+            if name == old.growing:
+                grows(value, later)
+            else:
+                assert later == value, (name, value, later)
+    elif isinstance(old, str):
+        assert isinstance(new, str)
+        assert new.startswith(old), (old, new)
+    elif isinstance(old, list):
+        if isinstance(new, (set, frozenset)):
+            assert all(item in new for item in old[:-1])
+            return
+        new = list(new)
+        assert len(new) >= len(old)
+        for a, b in zip(old[:-1], new):
+            assert a == b
+        if old:
+            grows(old[-1], new[len(old) - 1])
+    elif isinstance(old, dict):
+        assert set(old) <= set(new)
+        keys = list(old)
+        for key in keys[:-1]:
+            assert old[key] == new[key]
+        if keys:
+            grows(old[keys[-1]], new[keys[-1]])
+    else:
+        assert old == new
+
+
+def is_class(tp: Any) -> bool:
+    return attrs.has(tp) or dataclasses.is_dataclass(tp)
+
+
+def check_stream(values: list[Any], expected: Any) -> None:
+    *partials, last = values
+    assert last == expected
+    assert not isinstance(last, Partial)
+    for partial in partials:
+        assert isinstance(partial, Partial)
+    for old, new in zip(values, values[1:]):
+        grows(old, new)
+
+
+def test_a_reply_grows_field_by_field() -> None:
+    """Each partial shows the fields so far, nested objects as their class once finished."""
+    with every_chunk():
+        values = list(decode_stream(Person, pieces(PERSON, 7)))
+    check_stream(values, decode(Person, PERSON))
+    shown = [v for v in values[:-1] if "pets" in v.fields and len(v.pets) == 2]
+    assert shown
+    assert shown[-1].pets[0] == Pet("Rex", Kind.DOG)
+    growing_bios = [v.bio for v in values[:-1] if v.growing == "bio"]
+    assert len(growing_bios) > 2
+    assert all('Writes "notes" on engines.'.startswith(b) for b in growing_bios)
+    ages = {v.age for v in values[:-1] if "age" in v.fields}
+    assert ages == {36}  # a number is shown only once it is finished
+    assert any(isinstance(v.fields.get("pets", [None])[-1], Partial) for v in values[:-1])
+
+
+def test_partial_reads_like_the_instance() -> None:
+    """Attribute access, a read-only fields mapping, and clear errors for missing fields."""
+    with every_chunk():
+        partial = next(v for v in decode_stream(Person, pieces(PERSON, 7)) if "age" in v.fields)
+    assert partial.name == "Ada"
+    assert partial.type_ is Person
+    assert dict(partial.value) == dict(partial.fields)
+    assert not isinstance(partial, Person)
+    with pytest.raises(AttributeError, match="Person.pets has not arrived yet"):
+        _ = partial.pets
+    with pytest.raises(AttributeError, match="no field 'colour'"):
+        _ = partial.colour
+    with pytest.raises(AttributeError, match="read-only"):
+        partial.name = "Bob"
+    with pytest.raises(TypeError):
+        partial.fields["name"] = "Bob"  # type: ignore[index]
+    assert repr(partial).startswith("Partial[Person](name='Ada', age=36")
+    assert partial == Partial(Person, dict(partial.fields), growing=partial.growing)
+    assert "name" in dir(partial)
+
+
+def test_typed_strings_wait_until_finished() -> None:
+    """An enum or date string is shown once it is finished, as the member."""
+    text = '{"name": "Rex", "kind": "dog"}'
+    with every_chunk():
+        values = list(decode_stream(Pet, pieces(text, 1)))
+    kinds = [v.fields["kind"] for v in values[:-1] if "kind" in v.fields]
+    assert set(kinds) <= {Kind.DOG}
+
+
+def test_top_level_list_and_text_fence() -> None:
+    """A list at the top is a Partial whose value grows; a markdown fence is read through."""
+    text = '```json\n[{"name": "Rex", "kind": "dog"}, {"name": "Tom", "kind": "cat"}]\n```'
+    with every_chunk():
+        values = list(decode_stream(list[Pet], pieces(text, 4)))
+    check_stream(values, decode(list[Pet], text))
+    assert values[-2].value[0] == Pet("Rex", Kind.DOG)
+    assert repr(values[-2]).startswith("Partial[list[")
+
+
+def test_default_spacing_still_ends_with_the_instance() -> None:
+    """Without the test hook, partials come less often but the end is the same."""
+    body = orjson.dumps({"name": "A", "age": 1, "bio": "x" * 5000, "pets": []}).decode()
+    values = list(decode_stream(Person, pieces(body, 10)))
+    assert 2 < len(values) < 60
+    assert values[-1] == decode(Person, body)
+
+
+def test_bytes_chunks_split_inside_characters() -> None:
+    """Bytes cut in the middle of a UTF-8 character decode like the whole text."""
+    text = '{"name": "Zoë 🐈", "kind": "cat"}'.encode()
+    with every_chunk():
+        values = list(decode_stream(Pet, [text[i : i + 1] for i in range(len(text))]))
+    check_stream(values, decode(Pet, text))
+
+
+@given(st.data())
+def test_any_valid_reply_in_any_chunks_grows_to_decode(data: st.DataObject) -> None:
+    """Random classes, instances and cuts: monotone partials ending equal to decode()."""
+    cls, instances = data.draw(classes())
+    text = encode(data.draw(instances)).decode()
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=12)))
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    with every_chunk():
+        values = list(decode_stream(cls, chunks))
+    check_stream(values, decode(cls, text))
+
+
+def _broken(text: str, how: int) -> str:
+    value = orjson.loads(text)
+    if how == 0:
+        return text[: max(1, len(text) // 2)]
+    if how == 1:
+        return text + " trailing words"
+    if how == 2 and isinstance(value, dict) and value:
+        value.pop(next(iter(value)))
+        return orjson.dumps(value).decode()
+    if how == 3 and isinstance(value, dict):
+        value["unexpected"] = [1, {"x": None}]
+        return orjson.dumps(value).decode()
+    if isinstance(value, dict) and value:
+        value[next(iter(value))] = {"wrong": [True]}
+        return orjson.dumps(value).decode()
+    return "{" + text
+
+
+@given(st.data())
+def test_invalid_replies_raise_what_decode_raises(data: st.DataObject) -> None:
+    """A broken reply streams its partials, then raises decode()'s own error at the end."""
+    cls, instances = data.draw(classes())
+    text = _broken(encode(data.draw(instances)).decode(), data.draw(st.integers(0, 4)))
+    try:
+        expected: Any = decode(cls, text)
+    except DecodeError as err:
+        expected = err
+    size = data.draw(st.integers(1, 20))
+    as_bytes = data.draw(st.booleans())
+    chunks: list[Any] = [text[i : i + size] for i in range(0, len(text), size)]
+    if as_bytes:
+        chunks = [c.encode() for c in chunks]
+    with every_chunk():
+        stream = decode_stream(cls, chunks)
+        if not isinstance(expected, DecodeError):
+            assert list(stream)[-1] == expected
+            return
+        with pytest.raises(DecodeError) as raised:
+            for value in stream:
+                assert isinstance(value, Partial)
+    assert raised.value.errors == expected.errors
+    assert str(raised.value) == str(expected)
+
+
+def test_invalid_finished_parts_are_shown_by_their_valid_fields() -> None:
+    """A finished nested object that breaks the rules shows what is valid, then raises."""
+    text = '{"name": "A", "age": 1, "bio": "", "pets": [{"name": "Rex", "kind": "cow"}], "x": 1}'
+    with every_chunk(), pytest.raises(DecodeError) as raised:
+        for value in decode_stream(Person, pieces(text, 5)):
+            last = value
+    assert raised.value.errors == pytest.raises(DecodeError, decode, Person, text).value.errors
+    assert last.pets == [Partial(Pet, {"name": "Rex"})]
+
+
+# -- async ------------------------------------------------------------------------
+
+
+async def _agen(chunks: list[Any]) -> AsyncIterator[Any]:
+    for chunk in chunks:
+        await asyncio.sleep(0)
+        yield chunk
+
+
+def test_adecode_stream_matches_decode_stream() -> None:
+    """The async stream yields exactly what the sync one does."""
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Person, _agen(pieces(PERSON, 5)))]
+
+    with every_chunk():
+        assert asyncio.run(collect()) == list(decode_stream(Person, pieces(PERSON, 5)))
+
+
+# -- provider events as dicts -------------------------------------------------------
+
+
+def chat_chunks(deltas: list[dict[str, Any]], finish: str = "stop") -> list[dict[str, Any]]:
+    out = [
+        {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+         "choices": [{"index": 0, "delta": d, "finish_reason": None}]}
+        for d in deltas
+    ]
+    out.append({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return out
+
+
+def test_chat_chunks_text_and_tool_arguments() -> None:
+    """Chat Completions: delta.content, or the tool call's argument deltas."""
+    text = chat_chunks([{"role": "assistant", "content": ""}]
+                       + [{"content": p} for p in pieces(PERSON)])
+    with every_chunk():
+        check_stream(list(decode_stream(Person, text)), decode(Person, PERSON))
+    calls = chat_chunks(
+        [{"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                          "function": {"name": "Person", "arguments": ""}}]}]
+        + [{"tool_calls": [{"index": 0, "function": {"arguments": p}}]} for p in pieces(PERSON)],
+        finish="tool_calls",
+    )
+    with every_chunk():
+        values = list(decode_stream(Person, calls))
+    check_stream(values, decode(Person, PERSON))
+    assert len(values) > 5
+
+
+def test_chat_refusal_and_cut_off() -> None:
+    """A refusal delta raises RefusalError; finish_reason length raises IncompleteReplyError."""
+    with pytest.raises(RefusalError, match="cannot help"):
+        list(decode_stream(Person, chat_chunks([{"refusal": "I cannot "}, {"refusal": "help"}])))
+    cut = chat_chunks([{"content": p} for p in pieces(PERSON[:40])], finish="length")
+    with pytest.raises(IncompleteReplyError) as raised:
+        list(decode_stream(Person, cut))
+    assert raised.value.reason == "length"
+
+
+def test_responses_events() -> None:
+    """Responses events: output_text deltas, function-call argument deltas, incomplete, refusal."""
+    text = [{"type": "response.created", "response": {"status": "in_progress"}}]
+    text += [{"type": "response.output_text.delta", "output_index": 0, "delta": p}
+             for p in pieces(PERSON)]
+    text += [{"type": "response.completed", "response": {"status": "completed"}}]
+    with every_chunk():
+        check_stream(list(decode_stream(Person, text)), decode(Person, PERSON))
+    call = [{"type": "response.output_item.added", "output_index": 1,
+             "item": {"type": "function_call", "name": "Person", "arguments": ""}}]
+    call += [{"type": "response.function_call_arguments.delta", "output_index": 1, "delta": p}
+             for p in pieces(PERSON)]
+    with every_chunk():
+        check_stream(list(decode_stream(Person, call)), decode(Person, PERSON))
+    cut = [*text[:5], {"type": "response.incomplete", "response": {
+        "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}}]
+    with pytest.raises(IncompleteReplyError, match="max_output_tokens"):
+        list(decode_stream(Person, cut))
+    refusal = [{"type": "response.refusal.delta", "delta": "No."},
+               {"type": "response.refusal.done", "refusal": "No."}]
+    with pytest.raises(RefusalError, match="No."):
+        list(decode_stream(Person, refusal))
+    failed = [{"type": "error", "message": "server overloaded"}]
+    with pytest.raises(DecodeError, match="server overloaded"):
+        list(decode_stream(Person, failed))
+
+
+def anthropic_events(blocks: list[tuple[str, list[str]]], stop: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "content": [], "model": "c",
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}}]
+    for index, (kind, parts) in enumerate(blocks):
+        if kind == "text":
+            start = {"type": "text", "text": ""}
+        else:
+            start = {"type": "tool_use", "id": "t", "name": kind, "input": {}}
+        out.append({"type": "content_block_start", "index": index, "content_block": start})
+        for part in parts:
+            delta = ({"type": "text_delta", "text": part} if kind == "text"
+                     else {"type": "input_json_delta", "partial_json": part})
+            out.append({"type": "content_block_delta", "index": index, "delta": delta})
+        out.append({"type": "content_block_stop", "index": index})
+    out.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 9}})
+    out.append({"type": "message_stop"})
+    return out
+
+
+def test_anthropic_events() -> None:
+    """Anthropic: text deltas, tool input deltas, max_tokens and refusal stops."""
+    with every_chunk():
+        values = list(decode_stream(Person, anthropic_events([("text", pieces(PERSON))],
+                                                             "end_turn")))
+    check_stream(values, decode(Person, PERSON))
+    tool = anthropic_events([("text", ["Let me fill that in."]), ("Person", pieces(PERSON))],
+                            "tool_use")
+    with every_chunk():
+        values = list(decode_stream(Person, tool))
+    check_stream(values, decode(Person, PERSON))
+    with pytest.raises(IncompleteReplyError, match="max_tokens"):
+        list(decode_stream(Person, anthropic_events([("text", pieces(PERSON[:30]))],
+                                                    "max_tokens")))
+    with pytest.raises(RefusalError):
+        list(decode_stream(Person, anthropic_events([("text", ["I won't."])], "refusal")))
+    with pytest.raises(DecodeError, match="Overloaded"):
+        list(decode_stream(Person, [{"type": "error", "error": {"type": "overloaded_error",
+                                                                 "message": "Overloaded"}}]))
+
+
+def test_no_reply_at_all() -> None:
+    """An empty stream is decode()'s empty-reply error; an event stream without text says so."""
+    with pytest.raises(DecodeError) as raised:
+        list(decode_stream(Person, []))
+    assert raised.value.errors == pytest.raises(DecodeError, decode, Person, "").value.errors
+    with pytest.raises(DecodeError, match="no reply"):
+        list(decode_stream(Person, chat_chunks([])))
+
+
+# -- hostile input --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunks", [5, None, object(), "{}", b"{}", {"type": "x"}])
+def test_not_a_stream(chunks: Any) -> None:
+    """A value that is not an iterable of chunks is a TypeError that says what to pass."""
+    with pytest.raises(TypeError, match="iterable of chunks"):
+        decode_stream(Person, chunks)
+
+
+def test_sync_and_async_mixed_up() -> None:
+    """Each entry point names the other when given the wrong kind of iterable."""
+    with pytest.raises(TypeError, match="adecode_stream"):
+        decode_stream(Person, _agen([]))
+    with pytest.raises(TypeError, match="decode_stream"):
+        adecode_stream(Person, [PERSON])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="iterable of chunks"):
+        adecode_stream(Person, 5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("junk", [5, None, 1.5, ["{"], {"no": "type"}, object()])
+def test_junk_chunks(junk: Any) -> None:
+    """A chunk that is neither text nor a provider event is a TypeError naming its position."""
+    with pytest.raises(TypeError, match="chunk 2 is a"):
+        list(decode_stream(Person, ['{"name": ', junk]))
+
+
+def test_text_and_events_mixed() -> None:
+    """Text chunks and provider events in one stream are a TypeError."""
+    with pytest.raises(TypeError, match="chunk 2 is .* began with text"):
+        list(decode_stream(Person, ["{", chat_chunks([])[0]]))
+    with pytest.raises(TypeError, match="chunk 2 is text, but the stream began with provider"):
+        list(decode_stream(Person, [chat_chunks([])[0], "{"]))
+
+
+def test_unknown_event_types_are_skipped() -> None:
+    """Event kinds with nothing to decode (pings, SDK helper events) do not break a stream."""
+    events = anthropic_events([("text", pieces(PERSON))], "end_turn")
+    events.insert(2, {"type": "ping"})
+    events.insert(3, {"type": "text", "text": "{", "snapshot": "{"})  # the SDK helper's event
+    assert list(decode_stream(Person, events))[-1] == decode(Person, PERSON)
+
+
+def test_huge_replies_are_bounded() -> None:
+    """A reply past the size limit is a DecodeError, not unbounded memory."""
+    with mock.patch.object(_stream, "_MAX_REPLY", 1000), pytest.raises(
+        DecodeError, match="longer than"
+    ):
+        list(decode_stream(Person, ["[" * 600, "[" * 600]))
+    one = "x" * 2_000_000
+    with pytest.raises(DecodeError):
+        list(decode_stream(Person, ['{"name": "' + one, '"}']))
+
+
+def test_deep_nesting_is_decodes_error() -> None:
+    """Arrays nested past any parser's limit yield no partials and end in decode()'s error."""
+    text = "[" * 5000
+    with every_chunk(), pytest.raises(DecodeError) as raised:
+        for value in decode_stream(list[Any], [text[i : i + 100] for i in range(0, 5000, 100)]):
+            assert isinstance(value, Partial)
+    assert raised.value.errors == pytest.raises(DecodeError, decode, list[Any], text).value.errors
+
+
+def test_without_jiter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without jiter, the error names the extra to install."""
+    monkeypatch.setitem(sys.modules, "jiter", None)
+    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+        decode_stream(Person, [PERSON])
+    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+        adecode_stream(Person, _agen([PERSON]))
+    assert decode(Person, PERSON).name == "Ada"  # the rest of the library does not need it
