@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
+import json
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 from unittest import mock
 
+import anthropic
 import attrs
+import openai
 import orjson
 import pytest
 from hypothesis import given
@@ -30,6 +33,7 @@ from describedtypes import (
 from describedtypes import _stream
 
 from .strategies import classes
+from .test_tools_sdk import http_module
 
 
 class Kind(enum.Enum):
@@ -199,6 +203,8 @@ def test_any_valid_reply_in_any_chunks_grows_to_decode(data: st.DataObject) -> N
     """Random classes, instances and cuts: monotone partials ending equal to decode()."""
     cls, instances = data.draw(classes())
     text = encode(data.draw(instances)).decode()
+    if data.draw(st.booleans()):  # non-ASCII as \\u escapes, surrogate pairs cut in two
+        text = json.dumps(json.loads(text), indent=data.draw(st.sampled_from([None, 1])))
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=12)))
     chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
     with every_chunk():
@@ -471,3 +477,122 @@ def test_without_jiter(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
         adecode_stream(Person, _agen([PERSON]))
     assert decode(Person, PERSON).name == "Ada"  # the rest of the library does not need it
+
+
+# -- the real SDKs, over a mock transport serving server-sent events -----------------
+
+
+def sse(events: list[dict[str, Any]], *, named: bool, done: bool = False) -> bytes:
+    lines = []
+    for event in events:
+        head = f"event: {event['type']}\n" if named else ""
+        lines.append(f"{head}data: {json.dumps(event)}\n\n")
+    if done:
+        lines.append("data: [DONE]\n\n")
+    return "".join(lines).encode()
+
+
+def sdk_client(cls: Any, body: bytes) -> Any:
+    """``cls`` (an SDK client class) whose every request is answered with ``body`` as SSE."""
+    asynchronous = cls.__name__.startswith("Async")
+    package = sys.modules[cls.__module__.split(".")[0]]
+    http = http_module(getattr(package, cls.__name__.removeprefix("Async"))(api_key="k"))
+
+    def reply(request: Any) -> Any:
+        return http.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    async def areply(request: Any) -> Any:
+        return reply(request)
+
+    transport = http.MockTransport(areply if asynchronous else reply)
+    client = (http.AsyncClient if asynchronous else http.Client)(transport=transport)
+    return cls(api_key="k", base_url="https://api.example.test/v1", http_client=client,
+               max_retries=0)
+
+
+def _openai_chat(client: Any) -> Any:
+    return client.chat.completions.create(
+        model="gpt-test", messages=[{"role": "user", "content": "Who?"}], stream=True
+    )
+
+
+def _openai_responses(client: Any) -> Any:
+    return client.responses.create(model="gpt-test", input="Who?", stream=True)
+
+
+def _anthropic(client: Any) -> Any:
+    return client.messages.create(
+        model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "Who?"}],
+        stream=True,
+    )
+
+
+def _responses_text(parts: list[str]) -> list[dict[str, Any]]:
+    response = {"id": "r", "object": "response", "created_at": 0, "model": "gpt-test",
+                "output": [], "status": "in_progress", "parallel_tool_calls": True,
+                "tool_choice": "auto", "tools": []}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "sequence_number": 0, "response": response},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+         "item": {"type": "message", "id": "msg", "role": "assistant", "status": "in_progress",
+                  "content": []}},
+    ]
+    events += [
+        {"type": "response.output_text.delta", "sequence_number": 2 + i, "item_id": "msg",
+         "output_index": 0, "content_index": 0, "delta": p, "logprobs": []}
+        for i, p in enumerate(parts)
+    ]
+    events.append({"type": "response.completed", "sequence_number": 2 + len(parts),
+                   "response": {**response, "status": "completed"}})
+    return events
+
+
+SDK_CASES = {
+    "openai-chat": (openai.OpenAI, openai.AsyncOpenAI, _openai_chat,
+                    lambda parts: sse(chat_chunks([{"content": p} for p in parts]),
+                                      named=False, done=True)),
+    "openai-chat-tool": (openai.OpenAI, openai.AsyncOpenAI, _openai_chat, lambda parts: sse(
+        chat_chunks([{"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                      "function": {"name": "Person", "arguments": ""}}]}]
+                    + [{"tool_calls": [{"index": 0, "function": {"arguments": p}}]}
+                       for p in parts], finish="tool_calls"),
+        named=False, done=True)),
+    "openai-responses": (openai.OpenAI, openai.AsyncOpenAI, _openai_responses,
+                         lambda parts: sse(_responses_text(parts), named=True)),
+    "anthropic": (anthropic.Anthropic, anthropic.AsyncAnthropic, _anthropic,
+                  lambda parts: sse(anthropic_events([("text", parts)], "end_turn"), named=True)),
+    "anthropic-tool": (anthropic.Anthropic, anthropic.AsyncAnthropic, _anthropic,
+                       lambda parts: sse(anthropic_events([("Person", parts)], "tool_use"),
+                                         named=True)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SDK_CASES))
+def test_sdk_streams(case: str) -> None:
+    """The SDKs' own stream objects (stream=True), sync and async, decode like the text."""
+    sync_cls, async_cls, request, body = SDK_CASES[case]
+    payload = body(pieces(PERSON, 6))
+    with every_chunk():
+        values = list(decode_stream(Person, request(sdk_client(sync_cls, payload))))
+    check_stream(values, decode(Person, PERSON))
+    assert len(values) > 10
+
+    async def collect() -> list[Any]:
+        stream = await request(sdk_client(async_cls, payload))
+        return [v async for v in adecode_stream(Person, stream)]
+
+    with every_chunk():
+        assert asyncio.run(collect()) == values
+
+
+def test_sdk_stream_cut_off() -> None:
+    """A stream stopped by the token limit raises IncompleteReplyError through the SDK too."""
+    payload = sse(anthropic_events([("text", pieces(PERSON[:50]))], "max_tokens"), named=True)
+    client = sdk_client(anthropic.Anthropic, payload)
+    with pytest.raises(IncompleteReplyError, match="max_tokens"):
+        for value in decode_stream(Person, _anthropic(client)):
+            assert isinstance(value, Partial)
+    chat = sse(chat_chunks([{"content": p} for p in pieces(PERSON[:50])], finish="length"),
+               named=False, done=True)
+    with pytest.raises(IncompleteReplyError, match="length"):
+        list(decode_stream(Person, _openai_chat(sdk_client(openai.OpenAI, chat))))
