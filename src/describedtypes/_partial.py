@@ -266,9 +266,13 @@ class _Builder:
                 if _plain_str(node):
                     return True, value, None, False
                 return _ABSENT
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            if self.in_number and not closed:
-                return _ABSENT
+        elif (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and self.in_number
+            and not closed
+        ):
+            return _ABSENT
         if isinstance(node, ni.AnyNode) and not closed:
             return True, value, None, not isinstance(value, (dict, list))
         present, shown = self._finished(node, value)
@@ -390,11 +394,13 @@ class _Builder:
             field = by_key.get(key)
             if field is None:
                 return False
-            if isinstance(field.node, ni.LiteralNode) and not (
-                key == last and self.in_string and not closed
+            unfinished = key == last and self.in_string and not closed
+            if (
+                isinstance(field.node, ni.LiteralNode)
+                and not unfinished
+                and item not in field.node.values
             ):
-                if item not in field.node.values:
-                    return False
+                return False
         return True
 
 

@@ -54,7 +54,7 @@ _EXTRA = (
 
 def _jiter() -> Any:
     try:
-        import jiter  # noqa: PLC0415  (an optional extra)
+        import jiter  # an optional extra: imported when first needed
     except ImportError:
         raise ModuleNotFoundError(_EXTRA, name="jiter") from None
     return jiter
@@ -431,7 +431,7 @@ def _call_key(event: Any) -> Any:
 
 
 def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
-    if isinstance(chunks, _TEXT) or isinstance(chunks, (dict,)):
+    if isinstance(chunks, (*_TEXT, dict)):
         msg = (
             f"{name}() takes an iterable of chunks, got a single {type(chunks).__name__}; "
             "pass the stream itself (or [text]), or use decode() for a whole reply"
@@ -511,7 +511,9 @@ def adecode_stream(
 def adecode_stream(
     tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None
 ) -> AsyncIterator[Any]: ...
-def adecode_stream(tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None) -> AsyncIterator[Any]:
+def adecode_stream(
+    tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None
+) -> AsyncIterator[Any]:
     """``decode_stream()`` for an async stream (``async for value in adecode_stream(...)``).
 
     Takes what ``decode_stream()`` takes, as an async iterable (an ``AsyncOpenAI`` or
