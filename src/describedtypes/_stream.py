@@ -3,7 +3,7 @@
 The growing text is parsed with jiter's partial mode (the ``describedtypes[stream]``
 extra), which reads a JSON prefix as the value it has so far. Parsing the whole prefix
 after every chunk would cost time quadratic in the reply, so a parse runs only once
-the text has grown by a quarter since the last one (and at least ``_MIN_STEP`` bytes):
+the text has grown by a third since the last one (and by at least ``_MIN_STEP``):
 the parsed lengths grow geometrically and their sum stays a small multiple of the
 reply's length. The partial builder (``_partial.py``) then decodes only the members
 that finished since the last parse. When the stream ends, the whole reply is decoded
@@ -37,9 +37,9 @@ __all__ = ["adecode_stream", "decode_stream"]
 T = TypeVar("T")
 
 #: A parse runs once the text has grown by this fraction since the last one ...
-_GROWTH = 0.25
+_GROWTH = 1 / 3
 #: ... and by at least this many bytes.
-_MIN_STEP = 48
+_MIN_STEP = 16
 #: The longest reply a stream may send (bytes of one text or one tool call's arguments).
 _MAX_REPLY = 64 * 1024 * 1024
 _NUMBER_END = frozenset(b"0123456789.eE+-")
@@ -98,50 +98,64 @@ class _Text:
     """One growing reply (the message text, or one tool call's arguments)."""
 
     __slots__ = (
-        "buf", "builder", "from_json", "name", "only_str", "parsed", "quotes", "scanned",
-        "start",
+        "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "quotes",
+        "scanned", "size", "start",
     )
 
     def __init__(self, plan: _Plan, from_json: Any, name: Any = None) -> None:
         self.name = name
+        self.pending: list[Any] = []  # pieces not yet in buf (joined at the next parse)
         self.buf = bytearray()
+        self.size = 0  # characters (str pieces) or bytes received, pending ones included
+        self.due_at = _MIN_STEP  # the size at which the next parse runs
         self.only_str = True  # every piece was str: the whole reply is decoded as str
         self.builder = _Builder(plan)
         self.from_json = from_json
-        self.parsed = 0  # length of the text at the last parse
         self.scanned = 0  # how far the string-quote count has read
         self.quotes = 0
         self.start = -1  # where the JSON starts (after a markdown fence), once known
 
     def add(self, piece: Any) -> bool:
         """Append a piece; True when enough has arrived for the next parse."""
-        buf = self.buf
-        if type(piece) is str:
-            buf += piece.encode("utf-8", "surrogatepass")
-        elif isinstance(piece, str):
-            buf += str(piece).encode("utf-8", "surrogatepass")
-        else:
-            buf += piece
-            self.only_str = False
-        size = len(buf)
-        if size > _MAX_REPLY:
+        if type(piece) is not str:
+            if isinstance(piece, str):
+                piece = str(piece)
+            else:
+                piece = bytes(piece)  # a copy: a bytearray may change after it is sent
+                self.only_str = False
+        self.pending.append(piece)
+        self.size += len(piece)
+        if self.size > _MAX_REPLY:
             raise DecodeError(
                 [("$", f"the reply is longer than {_MAX_REPLY // 2**20} MiB; "
                   "ask for a shorter answer")]
             )
-        grown = size - self.parsed
-        return grown >= _MIN_STEP and grown >= self.parsed * _GROWTH
+        return self.size >= self.due_at
+
+    def _flush(self) -> bytearray:
+        pending = self.pending
+        if pending:
+            if self.only_str:
+                self.buf += "".join(pending).encode("utf-8", "surrogatepass")
+            else:
+                self.buf += b"".join(
+                    p.encode("utf-8", "surrogatepass") if isinstance(p, str) else p
+                    for p in pending
+                )
+            pending.clear()
+        return self.buf
 
     def text(self) -> Any:
         """The whole reply, as ``str`` when every piece was ``str``."""
+        buf = self._flush()
         if self.only_str:
-            return self.buf.decode("utf-8", "surrogatepass")
-        return bytes(self.buf)
+            return buf.decode("utf-8", "surrogatepass")
+        return bytes(buf)
 
     def partial(self) -> Partial[Any] | None:
         """The partial value of the text so far, or None when nothing can be shown yet."""
-        buf = self.buf
-        self.parsed = len(buf)
+        buf = self._flush()
+        self.due_at = self.size + max(_MIN_STEP, int(self.size * _GROWTH))
         # Count the string quotes (those not escaped) in what arrived since last time:
         # an odd count means the text ends inside a string.
         seen = _ESCAPE.sub(b"", bytes(buf[self.scanned :]))
@@ -234,7 +248,7 @@ class _Stream:
             for tool in tools.values():
                 if tool.name == self.wanted and tool.name is not None:
                     return tool
-        if self.text.buf:
+        if self.text.size:
             return self.text
         if len(tools) == 1:
             return next(iter(tools.values()))
@@ -349,7 +363,7 @@ class _Stream:
                 return self._add(tool, _get(item, "arguments"))
         elif kind == "response.function_call_arguments.done":
             tool = self._tool(_call_key(event), _get(event, "name"))
-            if not tool.buf:
+            if not tool.size:
                 return self._add(tool, _get(event, "arguments"))
         elif kind == "response.refusal.delta":
             delta = _get(event, "delta")
@@ -467,7 +481,7 @@ def decode_stream(tp: Any, chunks: Iterable[Any], *, converter: Any = None) -> I
 
     While the reply grows, each new ``Partial[tp]`` shows every field that has arrived,
     decoded (see ``Partial`` for strings and lists still growing). The reply is parsed
-    again only once it has grown by a quarter, so the cost stays linear in its length
+    again only once it has grown by a third, so the cost stays linear in its length
     and partials come less often as it gets long. The last value is the decoded
     instance, exactly as ``decode()`` (for text) or ``decode_response()`` (for a
     provider's stream) gives it.
