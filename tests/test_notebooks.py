@@ -41,6 +41,7 @@ ROUNDS: dict[str, list[tuple[str, str]]] = {
         ("/v1/messages", "canned_anthropic_answer"),
     ],
     "references_and_recursion.ipynb": [],
+    "streaming.ipynb": [],
 }
 
 #: Keys and endpoints removed from (offline) or set in (with keys) the kernel's environment.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import attrs
 
 from describedtypes import (
@@ -12,13 +14,16 @@ from describedtypes import (
     Annotation,
     Context,
     DecodeError,
+    Partial,
     Problem,
     Rewrite,
     Toolbox,
     ToolResult,
+    adecode_stream,
     annotate,
     check,
     decode,
+    decode_stream,
     encode,
     schema,
 )
@@ -63,3 +68,19 @@ def get_weather(city: str, ctx: Context[dict[str, str]]) -> Weather:
 result: ToolResult = toolbox.call("get_weather", {"city": "Paris"}, context={})
 text: str = result.content
 failed: bool = result.is_error
+
+
+for streamed in decode_stream(Weather, ['{"location": "Pa', 'ris", "temperature": 21.5}']):
+    if isinstance(streamed, Partial):
+        so_far: Partial[Weather] = streamed
+        arrived: list[str] = list(streamed.fields)
+        still: str | None = streamed.growing
+    else:
+        finished: Weather = streamed
+
+
+async def follow(chunks: AsyncIterator[str]) -> Weather | None:
+    async for value in adecode_stream(Weather, chunks):
+        if not isinstance(value, Partial):
+            return value
+    return None
