@@ -15,6 +15,7 @@ from unittest import mock
 
 import anthropic
 import attrs
+import cattrs
 import openai
 import orjson
 import pytest
@@ -26,6 +27,7 @@ from describedtypes import (
     IncompleteReplyError,
     Partial,
     RefusalError,
+    SchemaError,
     _stream,
     adecode_stream,
     decode,
@@ -615,3 +617,25 @@ def test_sdk_stream_cut_off() -> None:
                named=False, done=True)
     with pytest.raises(IncompleteReplyError, match="length"):
         list(decode_stream(Person, _openai_chat(sdk_client(openai.OpenAI, chat))))
+
+
+def test_converter_hooks_decode_the_partials_too() -> None:
+    """A cattrs hook for a class decodes its finished values in the partials and at the end."""
+    converter = cattrs.Converter()
+    converter.register_structure_hook(Pet, lambda v, _: Pet(v["name"].upper(), Kind(v["kind"])))
+    with every_chunk():
+        values = list(decode_stream(Person, pieces(PERSON, 7), converter=converter))
+    assert values[-1] == decode(Person, PERSON, converter=converter)
+    assert values[-1].pets[0].name == "REX"
+    assert any(
+        isinstance(v, Partial) and v.fields.get("pets") and v.pets[0] == Pet("REX", Kind.DOG)
+        for v in values
+    )
+
+
+def test_bad_type_or_converter_fails_at_the_call() -> None:
+    """A type that cannot be described, or a converter that is not one, fails before any chunk."""
+    with pytest.raises(SchemaError):
+        decode_stream(complex, [])
+    with pytest.raises(TypeError, match="cattrs Converter"):
+        decode_stream(Person, [], converter=object())

@@ -11,6 +11,7 @@ finished values are decoded by the same compiled functions ``decode()`` uses.
 from __future__ import annotations
 
 import itertools
+import threading
 import types
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
@@ -200,12 +201,16 @@ class _Plan:
         self._compiler = _Compiler(None if converter is None else _HookSource(converter))
         self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}
         self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
+        self._lock = threading.Lock()
 
     def fn(self, node: ni.Node) -> Callable[[Any], Any]:
         found = self._fns.get(id(node))
         if found is None:
-            found = (node, self._compiler.compile(node).fn)
-            self._fns[id(node)] = found
+            with self._lock:  # one compiler, shared by the streams of this type
+                found = self._fns.get(id(node))
+                if found is None:
+                    found = (node, self._compiler.compile(node).fn)
+                    self._fns[id(node)] = found
         return found[1]
 
     def by_key(self, node: ni.ObjectNode) -> dict[str, ni.Field]:

@@ -27,7 +27,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
 from ._annotate import _REGISTRY
-from ._decode import decode
+from ._decode import _decoder, decode
 from ._partial import Partial, _Builder, _Plan
 from ._response import _anthropic, _chat_message, _get, _items, _responses, _tool_name
 from .errors import DecodeError
@@ -226,6 +226,7 @@ class _Stream:
     def __init__(self, tp: Any, converter: Any) -> None:
         self.tp = tp
         self.converter = converter
+        _decoder(tp, converter)  # checks the type and the converter before any chunk
         self.plan = _plan(tp, converter)
         self.from_json = _jiter().from_json
         self.kind: str | None = None  # "text", "chat", "responses" or "anthropic"
