@@ -639,3 +639,40 @@ def test_bad_type_or_converter_fails_at_the_call() -> None:
         decode_stream(complex, [])
     with pytest.raises(TypeError, match="cattrs Converter"):
         decode_stream(Person, [], converter=object())
+
+
+class Source:
+    """A stream with a close() that records being called, like an SDK stream."""
+
+    def __init__(self, chunks: list[Any]) -> None:
+        self.chunks = chunks
+        self.closed = False
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.chunks)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_stream_left_early_is_closed() -> None:
+    """Stopping after a partial, or a bad chunk, closes the source; a full read does not."""
+    source = Source(pieces(PERSON, 5))
+    with every_chunk():
+        stream = decode_stream(Person, source)
+        assert isinstance(next(stream), Partial)
+        stream.close()
+    assert source.closed
+    junk = Source(['{"name": ', 5])
+    with pytest.raises(TypeError):
+        list(decode_stream(Person, junk))
+    assert junk.closed
+    whole = Source(pieces(PERSON, 5))
+    assert list(decode_stream(Person, whole))[-1] == decode(Person, PERSON)
+    assert not whole.closed
+
+
+def test_scalar_replies_have_no_partials() -> None:
+    """A number or null at the top shows nothing before the end, and then the value."""
+    assert list(decode_stream(int, ["12", "34"])) == [1234]
+    assert list(decode_stream(Person | None, ["nu", "ll"])) == [None]

@@ -237,6 +237,8 @@ class _Builder:
             return None
         if isinstance(value, Partial):
             return value
+        if not isinstance(value, (list, dict, str)):
+            return None  # a number, true or null at the top: the end shows it
         return Partial(self.plan.tp, value=value)
 
     # A finished value: decoded by the rules decode() uses. If it breaks them, an

@@ -21,6 +21,7 @@ Event types not listed there are skipped, so new kinds of events do not break a 
 from __future__ import annotations
 
 import collections
+import inspect
 import re
 import threading
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
@@ -504,17 +505,28 @@ def decode_stream(tp: Any, chunks: Iterable[Any], *, converter: Any = None) -> I
             provider's event.
         ModuleNotFoundError: jiter is not installed (``describedtypes[stream]``).
 
+    When the stream fails or the loop stops early, the source's ``close()`` is called
+    if it has one, so an SDK stream releases its connection.
+
     .. versionadded:: 0.2.0
     """
     stream = _Stream(tp, converter)
-    return _run(stream, _chunk_iterator(chunks, "decode_stream"))
+    return _run(stream, _chunk_iterator(chunks, "decode_stream"), chunks)
 
 
-def _run(stream: _Stream, chunks: Iterator[Any]) -> Iterator[Any]:
-    for chunk in chunks:
-        partial = stream.feed(chunk)
-        if partial is not None:
-            yield partial
+def _run(stream: _Stream, chunks: Iterator[Any], source: Any) -> Iterator[Any]:
+    done = False
+    try:
+        for chunk in chunks:
+            partial = stream.feed(chunk)
+            if partial is not None:
+                yield partial
+        done = True
+    finally:
+        if not done:  # stopped early or failed: let an SDK stream release its connection
+            close = getattr(source, "close", None)
+            if callable(close):
+                close()
     yield stream.finish()
 
 
@@ -548,8 +560,18 @@ def adecode_stream(
 
 
 async def _arun(stream: _Stream, chunks: AsyncIterable[Any]) -> AsyncIterator[Any]:
-    async for chunk in chunks:
-        partial = stream.feed(chunk)
-        if partial is not None:
-            yield partial
+    done = False
+    try:
+        async for chunk in chunks:
+            partial = stream.feed(chunk)
+            if partial is not None:
+                yield partial
+        done = True
+    finally:
+        if not done:  # stopped early or failed: let an SDK stream release its connection
+            close = getattr(chunks, "aclose", None) or getattr(chunks, "close", None)
+            if callable(close):
+                closed = close()
+                if inspect.isawaitable(closed):
+                    await closed
     yield stream.finish()
