@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
+import importlib
 import itertools
 import json
 import sys
@@ -36,7 +37,6 @@ from describedtypes import (
 )
 
 from .strategies import classes
-from .test_tools_sdk import http_module
 
 
 class Kind(enum.Enum):
@@ -510,6 +510,15 @@ def sse(events: list[dict[str, Any]], *, named: bool, done: bool = False) -> byt
     if done:
         lines.append("data: [DONE]\n\n")
     return "".join(lines).encode()
+
+
+def http_module(client: Any) -> Any:
+    """The httpx-compatible module the SDK's own HTTP client comes from (httpx or httpx2)."""
+    for cls in type(client._client).__mro__:
+        if cls.__name__ == "Client" and cls.__module__.split(".")[0].startswith("httpx"):
+            return importlib.import_module(cls.__module__.split(".")[0])
+    msg = f"cannot find the HTTP library of {type(client).__name__}"
+    raise AssertionError(msg)
 
 
 def sdk_client(cls: Any, body: bytes) -> Any:

@@ -14,7 +14,7 @@ import itertools
 import threading
 import types
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, get_origin
 
 from . import inspect as ni
 from ._decode import _Compiler, _HookSource, _Invalid
@@ -159,7 +159,7 @@ def _rebuild(type_: Any, fields: dict[str, Any], growing: str | None, value: Any
 
 
 def _field_names(tp: Any) -> list[str]:
-    if not isinstance(tp, type):
+    if not isinstance(tp, type) or get_origin(tp) is not None:
         return []
     try:
         node = ni.type_info(tp)
@@ -169,7 +169,9 @@ def _field_names(tp: Any) -> list[str]:
 
 
 def _type_name(tp: Any) -> str:
-    return tp.__name__ if isinstance(tp, type) else repr(tp).replace("typing.", "")
+    if isinstance(tp, type) and get_origin(tp) is None:  # list[int] is a type on 3.10
+        return tp.__name__
+    return repr(tp).replace("typing.", "")
 
 
 # -- building partials ----------------------------------------------------------------
