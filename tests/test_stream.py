@@ -685,3 +685,22 @@ def test_scalar_replies_have_no_partials() -> None:
     """A number or null at the top shows nothing before the end, and then the value."""
     assert list(decode_stream(int, ["12", "34"])) == [1234]
     assert list(decode_stream(Person | None, ["nu", "ll"])) == [None]
+
+
+@attrs.define
+class Point:
+    x: int
+    y: float
+
+
+def test_a_number_cut_at_its_point_keeps_the_one_before() -> None:
+    """Text ending in "1." drops the unfinished number, not the finished one before it."""
+    with every_chunk():
+        values = list(decode_stream(Point, ['{"x": 7, "y": 1.', "5}"]))
+    assert values[0] == Partial(Point, {"x": 7})
+    assert values[-1] == Point(7, 1.5)
+    with every_chunk():
+        values = list(decode_stream(Point, ['{"x": 7', '0, "y": 2}']))
+    assert values[0] == Partial(Point, {})  # "7" may still grow: not shown yet
+    assert all(v.fields.get("x", 70) == 70 for v in values[:-1])
+    assert values[-1] == Point(70, 2.0)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, get_origin
 
 from . import inspect as ni
+from ._annotate import Registry
 from ._decode import _Compiler, _HookSource, _Invalid
 
 __all__ = ["Partial"]
@@ -197,8 +198,8 @@ class _OpenState:
 class _Plan:
     """The compiled structure functions of one type's nodes, made on first use."""
 
-    def __init__(self, tp: Any, converter: Any) -> None:
-        self.root = ni.type_info(tp)
+    def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
+        self.root = ni.type_info(tp, registry)
         self.tp = tp
         self._compiler = _Compiler(None if converter is None else _HookSource(converter))
         self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}

@@ -20,14 +20,14 @@ Event types not listed there are skipped, so new kinds of events do not break a 
 
 from __future__ import annotations
 
-import collections
 import inspect
 import re
-import threading
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
-from ._annotate import _REGISTRY
+from . import _cache
+from . import inspect as ni
+from ._annotate import Registry, annotate, current_stamp
 from ._decode import _decoder, decode
 from ._partial import Partial, _Builder, _Plan
 from ._response import _anthropic, _chat_message, _get, _items, _responses, _tool_name
@@ -43,7 +43,9 @@ _GROWTH = 1 / 3
 _MIN_STEP = 16
 #: The longest reply a stream may send (bytes of one text or one tool call's arguments).
 _MAX_REPLY = 64 * 1024 * 1024
-_NUMBER_END = frozenset(b"0123456789.eE+-")
+#: Text ending in a digit may be a number still being written (jiter keeps it: "12" may
+#: become "120"); one ending in ".", "e", "+" or "-" is dropped by jiter already.
+_NUMBER_END = frozenset(b"0123456789")
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
 _TEXT = (str, bytes, bytearray, memoryview)
 
@@ -63,33 +65,20 @@ def _jiter() -> Any:
 
 # -- compiled plans, per type ---------------------------------------------------------
 
-_PLANS: collections.OrderedDict[Any, _Plan] = collections.OrderedDict()
-_PLANS_MAX = 64
-_LOCK = threading.Lock()
 
-
-def _clear() -> None:
-    with _LOCK:
-        _PLANS.clear()
-
-
-_REGISTRY.on_change(_clear)
-
-
-def _plan(tp: Any, converter: Any) -> _Plan:
+def _plan(tp: Any, converter: Any, registry: Registry) -> _Plan:
+    """The partial builder's compiled functions for ``tp``, kept with the type itself."""
     if converter is not None:
-        return _Plan(tp, converter)
-    try:
-        found = _PLANS.get(tp)
-    except TypeError:  # an unhashable type expression: not cached
-        return _Plan(tp, None)
-    if found is None:
-        found = _Plan(tp, None)
-        with _LOCK:
-            _PLANS[tp] = found
-            while len(_PLANS) > _PLANS_MAX:
-                _PLANS.popitem(last=False)
-    return found
+        return _Plan(tp, converter, registry)
+    key: Any = ("stream plan", tp, registry)
+    entry = _cache.get(tp, key)
+    if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+        found: _Plan = entry.value
+        return found
+    stamp = current_stamp()
+    plan = _Plan(tp, None, registry)
+    _cache.put(tp, key, _cache.Entry(plan, registry, stamp, node=plan.root))
+    return plan
 
 
 # -- one growing text -----------------------------------------------------------------
@@ -224,11 +213,11 @@ class _Text:
 class _Stream:
     """The state of one stream: its texts, the provider's verdict, the last partial."""
 
-    def __init__(self, tp: Any, converter: Any) -> None:
+    def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
         self.tp = tp
-        self.converter = converter
-        _decoder(tp, converter)  # checks the type and the converter before any chunk
-        self.plan = _plan(tp, converter)
+        self.opts: dict[str, Any] = {"converter": converter, "registry": registry}
+        _decoder(tp, converter, registry)  # checks the type, converter and registry first
+        self.plan = _plan(tp, converter, registry)
         self.from_json = _jiter().from_json
         self.kind: str | None = None  # "text", "chat", "responses" or "anthropic"
         self.count = 0
@@ -403,9 +392,9 @@ class _Stream:
     # -- the end ------------------------------------------------------------------
 
     def finish(self) -> Any:
-        tp, converter = self.tp, self.converter
+        tp, opts = self.tp, self.opts
         if self.kind in (None, "text"):
-            return decode(tp, self.text.text(), converter=converter)
+            return decode(tp, self.text.text(), **opts)
         text = self.text.text()
         if isinstance(text, bytes):
             text = text.decode("utf-8", "replace")
@@ -417,7 +406,7 @@ class _Stream:
                 "refusal": "".join(self.refusal) or None,
                 "tool_calls": [{"function": {"name": n, "arguments": a}} for n, a in tools],
             }
-            return _chat_message(tp, message, self.stop, converter)
+            return _chat_message(tp, message, self.stop, opts)
         if self.kind == "responses":
             parts: list[dict[str, Any]] = [{"type": "output_text", "text": text}] if text else []
             if self.refusal:
@@ -431,11 +420,11 @@ class _Stream:
                 "error": self.failed,
                 "output": output,
             }
-            return _responses(tp, response, converter)
+            return _responses(tp, response, opts)
         blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         blocks += [{"type": "tool_use", "name": n, "input": a or "{}"} for n, a in tools]
         message = {"type": "message", "content": blocks, "stop_reason": self.stop}
-        return _anthropic(tp, message, converter)
+        return _anthropic(tp, message, opts)
 
 
 def _call_key(event: Any) -> Any:
@@ -468,11 +457,15 @@ def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
 
 @overload
 def decode_stream(
-    tp: type[T], chunks: Iterable[Any], *, converter: Any = None
+    tp: type[T], chunks: Iterable[Any], *, converter: Any = None, registry: Registry = annotate
 ) -> Iterator[T | Partial[T]]: ...
 @overload
-def decode_stream(tp: Any, chunks: Iterable[Any], *, converter: Any = None) -> Iterator[Any]: ...
-def decode_stream(tp: Any, chunks: Iterable[Any], *, converter: Any = None) -> Iterator[Any]:
+def decode_stream(
+    tp: Any, chunks: Iterable[Any], *, converter: Any = None, registry: Registry = annotate
+) -> Iterator[Any]: ...
+def decode_stream(
+    tp: Any, chunks: Iterable[Any], *, converter: Any = None, registry: Registry = annotate
+) -> Iterator[Any]:
     """Decode a reply while it streams: ``Partial`` values as it grows, then the instance.
 
     ``chunks`` is an iterable of text pieces (``str`` or ``bytes``), or a provider's
@@ -492,6 +485,7 @@ def decode_stream(tp: Any, chunks: Iterable[Any], *, converter: Any = None) -> I
         tp: The type to decode into, as for ``decode()``.
         chunks: The stream.
         converter: Passed on to ``decode()``.
+        registry: Passed on to ``decode()``.
 
     Yields:
         ``Partial[tp]`` values while the reply grows, then the ``tp`` instance.
@@ -510,7 +504,7 @@ def decode_stream(tp: Any, chunks: Iterable[Any], *, converter: Any = None) -> I
 
     .. versionadded:: 0.2.0
     """
-    stream = _Stream(tp, converter)
+    stream = _Stream(tp, converter, registry)
     return _run(stream, _chunk_iterator(chunks, "decode_stream"), chunks)
 
 
@@ -532,14 +526,15 @@ def _run(stream: _Stream, chunks: Iterator[Any], source: Any) -> Iterator[Any]:
 
 @overload
 def adecode_stream(
-    tp: type[T], chunks: AsyncIterable[Any], *, converter: Any = None
+    tp: type[T], chunks: AsyncIterable[Any], *, converter: Any = None,
+    registry: Registry = annotate,
 ) -> AsyncIterator[T | Partial[T]]: ...
 @overload
 def adecode_stream(
-    tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None
+    tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None, registry: Registry = annotate
 ) -> AsyncIterator[Any]: ...
 def adecode_stream(
-    tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None
+    tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None, registry: Registry = annotate
 ) -> AsyncIterator[Any]:
     """``decode_stream()`` for an async stream (``async for value in adecode_stream(...)``).
 
@@ -555,7 +550,7 @@ def adecode_stream(
             f"stream events), got {type(chunks).__name__}{hint}"
         )
         raise TypeError(msg)
-    stream = _Stream(tp, converter)
+    stream = _Stream(tp, converter, registry)
     return _arun(stream, chunks)
 
 
