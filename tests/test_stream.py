@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
+import gc
 import importlib
 import itertools
 import json
 import sys
+import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -24,10 +26,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from describedtypes import (
+    Annotation,
     DecodeError,
     IncompleteReplyError,
     Partial,
     RefusalError,
+    Registry,
     SchemaError,
     _stream,
     adecode_stream,
@@ -704,3 +708,34 @@ def test_a_number_cut_at_its_point_keeps_the_one_before() -> None:
     assert values[0] == Partial(Point, {})  # "7" may still grow: not shown yet
     assert all(v.fields.get("x", 70) == 70 for v in values[:-1])
     assert values[-1] == Point(70, 2.0)
+
+
+def test_registry_renames_the_keys_the_stream_reads() -> None:
+    """registry= is passed on: a key renamed there is read in the partials and at the end."""
+    mine = Registry()
+    mine.register(Point, Annotation(parameters={"x": Annotation(name="across")}))
+    text = '{"across": 3, "y": 4.5}'
+    with every_chunk():
+        values = list(decode_stream(Point, pieces(text, 4), registry=mine))
+    assert values[-1] == decode(Point, text, registry=mine) == Point(3, 4.5)
+    assert any(isinstance(v, Partial) and v.fields.get("x") == 3 for v in values)
+    with pytest.raises(DecodeError, match="across"):
+        list(decode_stream(Point, pieces(text, 4)))  # the default registry knows only "x"
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Point, _agen(pieces(text, 4)), registry=mine)]
+
+    assert asyncio.run(collect())[-1] == Point(3, 4.5)
+
+
+def test_streaming_keeps_no_type_alive() -> None:
+    """What a stream compiles for a type goes when the type goes."""
+    def make() -> weakref.ref[type]:
+        cls = attrs.make_class("Temporary", {"a": attrs.field(type=int),
+                                             "b": attrs.field(type=str)})
+        assert list(decode_stream(cls, ['{"a": 1, "b": "x', 'y"}']))[-1] == cls(1, "xy")
+        return weakref.ref(cls)
+
+    ref = make()
+    gc.collect()
+    assert ref() is None
