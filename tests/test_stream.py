@@ -226,7 +226,10 @@ def test_any_valid_reply_in_any_chunks_grows_to_decode(data: st.DataObject) -> N
     text = encode(data.draw(instances)).decode()
     if data.draw(st.booleans()):  # non-ASCII as \\u escapes, surrogate pairs cut in two
         text = json.dumps(json.loads(text), indent=data.draw(st.sampled_from([None, 1])))
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=12)))
+    # Cut points drawn independently of the text's length (the generated enums' values,
+    # and so the text, differ between runs of one example).
+    drawn = data.draw(st.lists(st.integers(0, 9999), max_size=12))
+    cuts = sorted(c % (len(text) + 1) for c in drawn)
     chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     with every_chunk():
         values = list(decode_stream(cls, chunks))
@@ -456,11 +459,14 @@ def test_junk_chunks(junk: Any) -> None:
 
 
 def test_text_and_events_mixed() -> None:
-    """Text chunks and provider events in one stream are a TypeError."""
-    with pytest.raises(TypeError, match=r"chunk 2 is .* began with text"):
+    """Text chunks and provider events, or two providers' events, in one stream: TypeError."""
+    with pytest.raises(TypeError, match=r"chunk 2 is an OpenAI Chat .* began with text"):
         list(decode_stream(Person, ["{", chat_chunks([])[0]]))
-    with pytest.raises(TypeError, match="chunk 2 is text, but the stream began with provider"):
+    with pytest.raises(TypeError, match="chunk 2 is text, but the stream began with an OpenAI"):
         list(decode_stream(Person, [chat_chunks([])[0], "{"]))
+    mixed = [chat_chunks([])[0], {"type": "message_stop"}]
+    with pytest.raises(TypeError, match="chunk 2 is an Anthropic Messages event, but"):
+        list(decode_stream(Person, mixed))
 
 
 def test_unknown_event_types_are_skipped() -> None:

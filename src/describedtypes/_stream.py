@@ -267,16 +267,12 @@ class _Stream:
     def _kind(self, kind: str, chunk: Any) -> None:
         if self.kind is None:
             self.kind = kind
-        elif self.kind != kind and (kind == "text" or self.kind == "text"):
-            what = "text" if kind == "text" else f"a {type(chunk).__name__} event"
+        elif self.kind != kind:
             msg = (
-                f"chunk {self.count} is {what}, but the stream began with "
-                f"{'text chunks' if self.kind == 'text' else 'provider events'}; "
-                "pass one stream: the text deltas, or the provider's events"
+                f"chunk {self.count} is {_KINDS[kind]}, but the stream began with "
+                f"{_KINDS[self.kind]}; pass one stream: the text, or one provider's events"
             )
             raise TypeError(msg)
-        else:
-            self.kind = kind
 
     def _add(self, source: _Text, piece: Any) -> tuple[_Text, bool]:
         if isinstance(piece, _TEXT) and piece:
@@ -425,6 +421,14 @@ class _Stream:
         blocks += [{"type": "tool_use", "name": n, "input": a or "{}"} for n, a in tools]
         message = {"type": "message", "content": blocks, "stop_reason": self.stop}
         return _anthropic(tp, message, opts)
+
+
+_KINDS = {
+    "text": "text",
+    "chat": "an OpenAI Chat Completions chunk",
+    "responses": "an OpenAI Responses event",
+    "anthropic": "an Anthropic Messages event",
+}
 
 
 def _call_key(event: Any) -> Any:
