@@ -7,6 +7,7 @@ from typing import Any
 from ._annotate import Annotation, Registry, annotate
 from ._context import Context
 from ._decode import decode
+from ._document import Problem
 from ._encode import encode
 from ._glue import (
     read_tool_calls,
@@ -17,9 +18,9 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._graph import graph
 from ._partial import Partial
 from ._response import decode_response
-from ._rules import Problem, check, check_request
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._stream import adecode_stream, decode_stream
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
@@ -33,6 +34,8 @@ from .adapters import (
     OPENAI_TOOLS,
     STANDARD,
     Adapter,
+    check,
+    check_request,
 )
 from .errors import (
     ArgumentError,
@@ -80,6 +83,7 @@ __all__ = [
     "decode_stream",
     "encode",
     "explain",
+    "graph",
     "read_tool_calls",
     "schema",
     "schema_json",

@@ -23,14 +23,14 @@ order, and each (value, option) outcome is remembered for the rest of the decode
 unions nested in recursive types stay linear instead of exponential.
 
 Already-parsed input follows the JSON rules, with one allowance so that the output of
-``cattrs.unstructure`` decodes back (SPEC 4): a field may hold the very value it
+``cattrs.unstructure`` decodes back: a field may hold the very value it
 decodes to where that value is not JSON (a ``datetime``, ``date``, ``time`` or
 ``UUID``, a set for an array, an Enum member). That is the value itself, not a
 conversion.
 
 The cattrs converter
 --------------------
-SPEC 4 speaks of "a cattrs converter configured for the same rules". Stock cattrs
+The decoding rules are those of a cattrs converter configured like the schema. Stock cattrs
 hooks coerce by calling the type (``int("5")``) and stop at the first problem of a field,
 so they can carry neither the no-coercion rule nor the all-problems-with-JSON-paths
 reports. The decision: the compiled decoder *is* the configured converter for every type
@@ -327,7 +327,6 @@ _FAST_PARSERS: dict[str, Callable[[str], Any]] = {
     "time": datetime.time.fromisoformat,
 }
 
-_KIND_NAMES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 
 
 # -- checks shared by scalars ----------------------------------------------------------
@@ -501,6 +500,8 @@ class _Compiler:
     # -- dispatch ----------------------------------------------------------------
 
     def compile(self, node: ni.Node) -> _Compiled:
+        if isinstance(node, ni.UseNode):
+            node = node.target
         hooked = self._hooked(node)
         if hooked is not None:
             return hooked
@@ -575,7 +576,7 @@ class _Compiler:
         if node.format is not None and node.format in _FORMATS:
             return self._formatted(node, checks, pattern, enum_check)
         str_type: Callable[[Any], Any] = node.python_type
-        expected = f"expected {_KIND_NAMES[kind]}, got "
+        expected = f"expected {kind}, got "
 
         def finish(raw: Any, value: Any) -> Any:
             problems = [m for m in (check(raw) for check in checks) if m is not None]
@@ -941,8 +942,6 @@ class _Compiler:
     # -- unions ------------------------------------------------------------------
 
     def union(self, node: ni.UnionNode) -> _Compiled:
-        if len(node.options) == 1:  # one use of an object, described there
-            return self.compile(node.options[0])
         options = [(o, self.compile(o)) for o in node.options]
         if node.nullable and len(options) == 2:
             inner = next(c for o, c in options if not isinstance(o, ni.NullNode))
@@ -1393,7 +1392,7 @@ def _expected_kinds(node: ni.UnionNode) -> str:
 
 
 def _node_kind_names(node: ni.Node) -> list[str]:
-    if isinstance(node, ni.ObjectNode):
+    if isinstance(node, (ni.ObjectNode, ni.UseNode)):
         return ["object"]
     if isinstance(node, ni.ScalarNode):
         return [node.format + " string" if node.format else node.type]
@@ -1434,7 +1433,7 @@ def _object_chooser(
     alone; otherwise the classes whose required keys are present and which know every
     key are tried in order. When none fits, the closest one is decoded, for its errors.
     """
-    objects = [(_object_of(option), fn) for option, fn in pairs]
+    objects = [(ni.object_of(option), fn) for option, fn in pairs]
     shaped = [(o, fn) for o, fn in objects if o is not None]
     if len(shaped) < 2:
         return None
@@ -1478,14 +1477,6 @@ def _object_chooser(
         return [best[2]]
 
     return choose
-
-
-def _object_of(node: ni.Node) -> ni.ObjectNode | None:
-    if isinstance(node, ni.ObjectNode):
-        return node
-    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        return _object_of(node.options[0])
-    return None
 
 
 def _find_tag(objects: list[ni.ObjectNode]) -> tuple[str, list[tuple[Any, ...]]] | None:
@@ -1581,11 +1572,32 @@ def _wraps(value: Any, known: frozenset[str]) -> bool:
     return all(isinstance(k, str) and k in known for k in value)
 
 
+def _exception_text(exc: BaseException) -> str:
+    """What an exception from user code says: on one line, at most 200 characters.
+
+    Never raises (an exception whose ``__str__`` raises is described by its type), and
+    line breaks are escaped so the text cannot pose as further lines of an error list.
+    """
+    try:
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    except Exception:
+        try:
+            text = f"{type(exc).__name__} (its message could not be read)"
+        except Exception:
+            text = "an exception whose message could not be read"
+    # str() may return a str subclass; line breaks escaped.
+    text = str.__str__(text)[:201].translate(_LINE_BREAKS)
+    return text[:200] + "…" if len(text) > 200 else text
+
+
+_LINE_BREAKS = {
+    ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
 def _ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
     """The problem a constructor (attrs validators, ``__post_init__``) reported."""
-    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-    if len(text) > 200:
-        text = text[:200] + "…"
+    text = _exception_text(exc)
     key: str | None = None
     for arg in exc.args[1:]:
         if isinstance(arg, attrs.Attribute) and arg.name in fields:
@@ -1619,8 +1631,7 @@ def _hook_errors(exc: BaseException) -> list[list[Any]]:
                 item.append(_RawPath(suffix))
             out.append(item)
         return out
-    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-    return [[f"invalid value: {text[:200]}"]]
+    return [[f"invalid value: {_exception_text(exc)}"]]
 
 
 # -- cache and entry points -----------------------------------------------------------

@@ -10,11 +10,11 @@ from typing import Any, cast
 import attrs
 import orjson
 
-from . import _cache
+from . import _annotate, _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._rules import check, regex_features
-from .adapters import STANDARD, Adapter
+from ._rules import regex_features
+from .adapters import STANDARD, Adapter, check
 from .errors import SchemaError
 
 __all__ = ["Rewrite", "build", "explain", "schema"]
@@ -69,8 +69,11 @@ class _Builder:
         self.adapter = adapter
         self.owner = owner
         self.rewrites: list[Rewrite] = []
+        #: Text for the description of an output object, by id() of that object: what the
+        #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
+        self._moved_text: dict[int, str] = {}
         self.recursive = _recursive_objects(root)
-        root_obj = _as_object(root)
+        root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
             self.to_defs = [o for o in ni.iter_objects(root) if o is not root_obj]
@@ -124,7 +127,7 @@ class _Builder:
             return field.description
         if node.description is not None:
             return node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         return obj.description if obj is not None else None
 
     # -- nodes ---------------------------------------------------------------------
@@ -134,7 +137,7 @@ class _Builder:
         description = field.description if field is not None else None
         if description is None:
             description = node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         if (
             obj is not None
             and (id(obj) in self.keys or (obj is self.root_object and obj in self.recursive))
@@ -160,7 +163,7 @@ class _Builder:
             ))
         else:
             out = self.render_type(node, pointer, path)
-        constraints_text = out.pop("\0described", None)
+        constraints_text = self._moved_text.pop(id(out), None)
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
         if description is not None:
@@ -183,6 +186,11 @@ class _Builder:
                                              f"enum {list(node.enum)!r}"))
         return out
 
+    def say_instead(self, out: Json, text: str) -> None:
+        """Put ``text`` into the description ``render`` gives ``out`` (after its own)."""
+        before = self._moved_text.get(id(out))
+        self._moved_text[id(out)] = text if before is None else f"{before} {text}"
+
     def typed(self, kinds: tuple[str, ...]) -> Json:
         """``{"type": ...}`` for an enum's value types (left out where lists are not taken)."""
         if len(kinds) > 1 and not self.adapter.type_lists:
@@ -201,13 +209,15 @@ class _Builder:
         elif self.enum_ok(values):
             out["enum"] = list(values)
         else:
-            out["\0described"] = _one_of_text(values)
+            self.say_instead(out, _one_of_text(values))
             self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
         return out
 
     def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:
         if isinstance(node, ni.ObjectNode):
             return self.object_use(node, pointer, path)
+        if isinstance(node, ni.UseNode):
+            return self.object_use(node.target, pointer, path)
         if isinstance(node, ni.ScalarNode):
             out: Json = {"type": node.type}
             if node.format is not None:
@@ -246,7 +256,7 @@ class _Builder:
                 if "uniqueItems" in self.adapter.keywords:
                     out["uniqueItems"] = True
                 else:
-                    out["\0described"] = "Items must be unique."
+                    self.say_instead(out, "Items must be unique.")
                     self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
             self.constraints(out, node, pointer, array=True)
             return out
@@ -291,7 +301,7 @@ class _Builder:
             text = " ".join(
                 f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items()
             )
-            out["\0described"] = (out.get("\0described", "") + " " + text).strip()
+            self.say_instead(out, text)
 
     def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
         if not self.adapter.tuples:
@@ -341,8 +351,6 @@ class _Builder:
 
     def union(self, node: ni.UnionNode, pointer: str, path: str) -> Json:
         options = node.options
-        if len(options) == 1:
-            return self.render(options[0], pointer, path)
         simple = [o for o in options if _is_plain_scalar(o)]
         if len(simple) == len(options):
             kinds: list[str] = []
@@ -525,15 +533,6 @@ def _kind(node: ni.Node) -> str:
     return names.get(type(node), type(node).__name__)
 
 
-def _as_object(node: ni.Node) -> ni.ObjectNode | None:
-    """The object a node stands for, seeing through a described single-option union."""
-    if isinstance(node, ni.ObjectNode):
-        return node
-    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        return _as_object(node.options[0])
-    return None
-
-
 def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     """Object nodes that lie on a cycle."""
     found: set[ni.ObjectNode] = set()
@@ -623,21 +622,48 @@ def build(
 ) -> tuple[Json, list[Rewrite], ni.Node]:
     """Build the wrapped schema of ``obj`` as plain dicts, with the rewrites made."""
     node = ni.type_info(obj, registry)
+    wrapped, rewrites = build_definition(node, obj, adapter, use_references)
+    return wrapped, rewrites, node
+
+
+def build_definition(
+    node: ni.Node,
+    obj: Any,
+    adapter: Adapter,
+    use_references: bool = False,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> tuple[Json, list[Rewrite]]:
+    """The wrapped definition of ``node`` for ``adapter``, checked once by its rules.
+
+    ``name`` and ``description`` replace what the node says (a tool registered under
+    another name); the one path for ``schema()`` and for tool definitions.
+    """
     builder = _Builder(node, adapter, use_references, obj)
     body = builder.body()
-    root = _as_object(node)
-    name = root.name if root is not None else _fallback_name(obj)
-    description = root.description if root is not None else node.description
-    wrapped = adapter.wrap(name, description, body, adapter.strict)
+    root = ni.object_of(node)
+    own_name = root.name if root is not None else _fallback_name(obj)
+    own_description = root.description if root is not None else node.description
+    if description is not None and "description" in body:
+        body["description"] = description
+    final_name = own_name if name is None else name
+    wrapped = adapter.wrap(
+        final_name, own_description if description is None else description, body,
+        adapter.strict,
+    )
     # The same rules check() applies: never hand out a schema the provider rejects.
     problems = check(wrapped, adapter)
     if problems:
-        if len(problems) == 1:
-            text = str(problems[0])
-        else:
-            text = "\n" + "\n".join(f"- {p}" for p in problems)
-        raise SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
-    return wrapped, builder.rewrites, node
+        raise rejection(adapter, problems, final_name, obj)
+    return wrapped, builder.rewrites
+
+
+def rejection(adapter: Adapter, problems: list[Any], name: str, obj: Any) -> SchemaError:
+    """The error for a schema or request ``adapter``'s provider would reject."""
+    lines = [str(p) for p in problems]
+    text = lines[0] if len(lines) == 1 else "\n" + "\n".join(f"- {line}" for line in lines)
+    return SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
 
 
 def _fallback_name(obj: Any) -> str:
@@ -677,11 +703,11 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return dict(self)
 
     def __deepcopy__(self, memo: Any) -> dict[Any, Any]:
-        thawed: dict[Any, Any] = _thaw(self, dict)
+        thawed: dict[Any, Any] = thaw(self, dict)
         return thawed
 
     def __reduce__(self) -> Any:
-        return (dict, (_thaw(self, dict),))
+        return (dict, (thaw(self, dict),))
 
 
 class FrozenList(list):  # type: ignore[type-arg]
@@ -702,18 +728,18 @@ class FrozenList(list):  # type: ignore[type-arg]
         return list(self)
 
     def __deepcopy__(self, memo: Any) -> list[Any]:
-        thawed: list[Any] = _thaw(self, dict)
+        thawed: list[Any] = thaw(self, dict)
         return thawed
 
     def __reduce__(self) -> Any:
-        return (list, (_thaw(self, dict),))
+        return (list, (thaw(self, dict),))
 
 
-def _freeze(value: Any) -> Any:
+def freeze(value: Any) -> Any:
     if isinstance(value, dict):
         out = FrozenDict()
         for k, v in value.items():
-            dict.__setitem__(out, k, _freeze(v))
+            dict.__setitem__(out, k, freeze(v))
         return out
     if isinstance(value, list):
         return _frozen_list(value)
@@ -722,18 +748,18 @@ def _freeze(value: Any) -> Any:
 
 def _frozen_list(value: list[Any]) -> FrozenList:
     out = FrozenList()
-    list.extend(out, (_freeze(v) for v in value))
+    list.extend(out, (freeze(v) for v in value))
     return out
 
 
-def _thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
+def thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
     if isinstance(value, dict):
         out = dict_type()
         for k, v in value.items():
-            out[k] = _thaw(v, dict_type)
+            out[k] = thaw(v, dict_type)
         return out
     if isinstance(value, list):
-        return [_thaw(v, dict_type) for v in value]
+        return [thaw(v, dict_type) for v in value]
     return value
 
 
@@ -748,7 +774,7 @@ def cached_build(
         return built
     stamp = current_stamp()
     body, rewrites, node = build(obj, adapter, use_references, registry)
-    built = Built(_freeze(body), tuple(rewrites))
+    built = Built(freeze(body), tuple(rewrites))
     _cache.put(obj, key, _cache.Entry(built, registry, stamp, node=node))
     return built
 
@@ -803,29 +829,43 @@ def schema(
     .. versionchanged:: 0.2.0
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
     """
+    if dict_type is dict and report is None:
+        # The common case, inlined: see _built().
+        try:
+            entry = obj.__dict__[_cache.ATTRIBUTE][
+                ("schema", obj, llm_adapter, use_references is True, registry)
+            ]
+            if entry.stamp == _annotate._stamp:
+                frozen: Mapping[str, Any] = entry.value.frozen
+                return frozen
+        except (KeyError, AttributeError, TypeError):
+            pass
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:
         report.extend(built.rewrites)
     if dict_type is dict:
-        frozen: Mapping[str, Any] = built.frozen
-        return frozen
+        shared: Mapping[str, Any] = built.frozen
+        return shared
     if not callable(cast(Any, dict_type)):
         msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
         raise SchemaError(msg)
-    thawed: Mapping[str, Any] = _thaw(built.frozen, dict_type)
+    thawed: Mapping[str, Any] = thaw(built.frozen, dict_type)
     return thawed
 
 
 def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
-    # The common case first: a cached class with the default registry.
+    # The common case, spelled out: a class (or function) whose schema is cached and no
+    # registration since. ``obj.__dict__`` is the object's own namespace, where the
+    # cache owner keeps its entries; anything else takes the general path.
     try:
-        key = ("schema", _cache.key_of(obj), adapter, bool(use_references), registry)
-        entry = _cache.get(obj, key)
-    except TypeError:
-        entry = None
-    if entry is not None and entry.stamp == current_stamp():
-        built: Built = entry.value
-        return built
+        entry = obj.__dict__[_cache.ATTRIBUTE][
+            ("schema", obj, adapter, use_references is True, registry)
+        ]
+        if entry.stamp == _annotate._stamp:
+            built: Built = entry.value
+            return built
+    except (KeyError, AttributeError, TypeError):
+        pass
     _check_arguments(adapter, registry)
     return cached_build(obj, adapter, bool(use_references), registry)
 
