@@ -23,7 +23,7 @@ from ._partial import Partial
 from ._response import decode_response
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._stream import adecode_stream, decode_stream
-from ._tools import Tool, Toolbox, ToolCall, ToolResult
+from ._tools import ParseArgs, Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
@@ -63,6 +63,7 @@ __all__ = [
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
+    "ParseArgs",
     "Partial",
     "Problem",
     "RefusalError",

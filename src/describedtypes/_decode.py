@@ -72,8 +72,8 @@ import orjson
 from . import _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._jsontext import _json_error, _parse_fenced
-from .errors import DecodeError, SchemaError, _render_errors
+from ._jsontext import json_error, parse_fenced
+from .errors import DecodeError, SchemaError, render_errors
 
 __all__ = ["decode", "decode_arguments"]
 
@@ -1717,7 +1717,7 @@ def _parse(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise _json_error(exc, data) from None
+        raise json_error(exc, data) from None
 
 
 def _run(fn: Structure, value: Any) -> Any:
@@ -1734,7 +1734,7 @@ def _decode_error(items: list[list[Any]]) -> DecodeError:
     if len(errors) <= _MAX_SHOWN:
         if all(len(p) <= _MAX_PATH_SHOWN for p, _ in errors):
             return DecodeError(errors)
-        return DecodeError(errors, message=_render_errors([(_short_path(p), m) for p, m in errors]))
+        return DecodeError(errors, message=render_errors([(_short_path(p), m) for p, m in errors]))
     message = (
         f"The reply does not match the schema ({len(errors)} problems; the first "
         f"{_MAX_SHOWN}):\n" + "\n".join(_problem_lines(errors))
@@ -1813,7 +1813,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
         try:
             data = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            data = _parse_fenced(data, exc)
+            data = parse_fenced(data, exc)
     try:
         return fn(data)
     except _Invalid as exc:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from . import inspect as ni
 from ._annotate import Registry, annotate
-from ._schema import _defs_keys, _recursive_objects
+from ._schema import defs_keys, recursive_objects
 
 __all__ = ["graph"]
 
@@ -46,8 +46,8 @@ class _Diagram:
 
     def __init__(self, root: ni.Node) -> None:
         self.objects = list(ni.iter_objects(root))
-        self.keys = _defs_keys(self.objects)
-        self.recursive = _recursive_objects(root)
+        self.keys = defs_keys(self.objects)
+        self.recursive = recursive_objects(root)
         self.root = root
         self.enums: dict[type, ni.EnumNode] = {}
         self.ids: dict[Any, str] = {}

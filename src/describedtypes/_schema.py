@@ -72,7 +72,7 @@ class _Builder:
         #: Text for the description of an output object, by id() of that object: what the
         #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
         self._moved_text: dict[int, str] = {}
-        self.recursive = _recursive_objects(root)
+        self.recursive = recursive_objects(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
@@ -81,7 +81,7 @@ class _Builder:
             self.to_defs = [
                 o for o in ni.iter_objects(root) if o in self.recursive and o is not root_obj
             ]
-        self.keys = _defs_keys(self.to_defs)
+        self.keys = defs_keys(self.to_defs)
         # Definitions are emitted only when something refers to them (a described use
         # may have been inlined instead).
         self.referenced: set[int] = set()
@@ -533,7 +533,7 @@ def _kind(node: ni.Node) -> str:
     return names.get(type(node), type(node).__name__)
 
 
-def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
+def recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     """Object nodes that lie on a cycle."""
     found: set[ni.ObjectNode] = set()
     stack: list[ni.ObjectNode] = []
@@ -559,7 +559,7 @@ def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     return found
 
 
-def _defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:
+def defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:
     """Collision-free ``$defs`` keys: the name, module-qualified only on a clash."""
     base: dict[int, str] = {}
     for o in objects:

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from typing import Any
 
 from . import adapters as _adapters
-from ._annotate import _REGISTRY, Registry
+from ._annotate import Registry, current_stamp
 from ._decode import _Compiler
 from ._schema import build_definition, freeze, thaw
-from .inspect import Field, ObjectNode, _Inspector
+from .inspect import Field, ObjectNode, type_info
 
 
 class Plan:
@@ -113,7 +113,7 @@ def shared_key(func: Any, registry: Registry) -> tuple[Any, tuple[Any, ...]] | N
 
 def plan_for(func: Any, registry: Registry) -> Plan:
     """The plan of ``func`` under ``registry``'s current annotations (shared when safe)."""
-    generation = _REGISTRY.generation  # the stamp of the latest registration anywhere
+    generation = current_stamp()  # the stamp of the latest registration anywhere
     key = shared_key(func, registry)
     if key is not None:
         core, shape = key
@@ -122,7 +122,8 @@ def plan_for(func: Any, registry: Registry) -> Plan:
             found = known.get(shape) if known is not None else None
         if found is not None and found.generation == generation:
             return found
-    node = _Inspector(registry).function(func)
+    node = type_info(func, registry)
+    assert isinstance(node, ObjectNode)  # a function's parameters
     made = Plan(node, generation)
     if key is not None:
         with _LOCK:

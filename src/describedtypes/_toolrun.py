@@ -282,7 +282,7 @@ def start_eagerly(
 # -- running calls under the concurrency rule ----------------------------------------------
 
 
-class _Gate:
+class Gate:
     """Strictly private: keeps a ``concurrent=False`` tool to one call at a time.
 
     One thread lock covers every caller (threads, event loops, worker threads); an
@@ -322,7 +322,7 @@ class _Gate:
                 self.lock.release()
 
 
-def _run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
+def run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
     """Run an awaitable to completion from synchronous code (within ``timeout`` seconds)."""
     coro = _await(awaitable, timeout, name)
     try:
@@ -346,7 +346,7 @@ async def _await(awaitable: Any, timeout: float | None, name: str) -> Any:
     return task.result()
 
 
-def _is_awaitable(value: Any) -> bool:
+def is_awaitable(value: Any) -> bool:
     # inspect.isawaitable without its abc check on every plain return value.
     return value is not None and type(value) not in _PLAIN and _pyinspect.isawaitable(value)
 
@@ -354,7 +354,7 @@ def _is_awaitable(value: Any) -> bool:
 _PLAIN = frozenset({str, int, float, bool, list, dict, tuple, bytes})
 
 
-def _is_async(func: Any) -> bool:
+def is_async(func: Any) -> bool:
     while isinstance(func, functools.partial):
         func = func.func
     if _pyinspect.iscoroutinefunction(func):
@@ -364,7 +364,7 @@ def _is_async(func: Any) -> bool:
     return _pyinspect.iscoroutinefunction(type(func).__call__)
 
 
-class _Settings:
+class Settings:
     """Strictly private: how a Toolbox runs its calls (one per Toolbox; defaults for a Tool).
 
     Holds no reference to the Toolbox, so a finalizer can close the threads when the
@@ -406,19 +406,19 @@ class _Settings:
             pool.shutdown(wait=False)
 
 
-_DEFAULTS = _Settings()
+DEFAULTS = Settings()
 """The settings of a ``Tool`` called on its own (its threads are shared, library-wide)."""
 
-_HAS_CANCELLING = sys.version_info >= (3, 11)
+HAS_CANCELLING = sys.version_info >= (3, 11)
 _CANCEL_GRACE = 1.0
 """Seconds an async tool is given to stop after it is cancelled (timeout, cancelled batch)."""
 
 
-class _TimedOut(TimeoutError):
+class TimedOut(TimeoutError):
     """Strictly private: a call overran its ``timeout``; the model is told so."""
 
 
-class _ToolCancelled(Exception):
+class ToolCancelled(Exception):
     """Strictly private: the tool raised ``CancelledError`` itself (nobody cancelled it)."""
 
     def __init__(self, original: BaseException) -> None:
@@ -426,9 +426,9 @@ class _ToolCancelled(Exception):
         self.original = original
 
 
-def _cancelled_from_outside() -> bool:
+def cancelled_from_outside() -> bool:
     """Whether the running task was asked to cancel (so a CancelledError is the caller's)."""
-    if not _HAS_CANCELLING:
+    if not HAS_CANCELLING:
         # Python 3.10 cannot tell; tools are run in a task of their own there, so a
         # CancelledError reaching the caller is the caller's.
         return True
@@ -451,12 +451,12 @@ def _thread_call(
         with lock:
             return func(**kwargs)
     except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
-        raise _ToolCancelled(exc) from exc
+        raise ToolCancelled(exc) from exc
     finally:
         del running[key]
 
 
-def _log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
+def log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
     ms = seconds * 1000
     if result.is_error:
         why = type_name(result.exception) if result.exception is not None else "invalid call"
@@ -469,7 +469,7 @@ def _log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
                      result.content)
 
 
-async def _watch(coro: Any, timeout: float | None, rt: _Settings, call: ToolCall) -> Any:
+async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall) -> Any:
     """Run a tool's coroutine in a task of its own: its own CancelledError and a timeout
     are told apart from a cancellation of the caller."""
     task = asyncio.ensure_future(coro)
@@ -487,11 +487,11 @@ async def _watch(coro: Any, timeout: float | None, rt: _Settings, call: ToolCall
             _left_running(call, "it overran its timeout and did not stop when cancelled")
         raise _timed_out(call.name, timeout)
     if task.cancelled():
-        raise _ToolCancelled(asyncio.CancelledError())
+        raise ToolCancelled(asyncio.CancelledError())
     return task.result()
 
 
-def _track(task: asyncio.Future[Any], rt: _Settings, call: ToolCall) -> None:
+def _track(task: asyncio.Future[Any], rt: Settings, call: ToolCall) -> None:
     """List a task that may still run in ``running_calls`` until it is done."""
     if task.done():
         return
@@ -507,21 +507,21 @@ def _left_running(call: ToolCall, why: str) -> None:
     )
 
 
-def _timed_out(name: str, timeout: float | None) -> _TimedOut:
-    return _TimedOut(
+def _timed_out(name: str, timeout: float | None) -> TimedOut:
+    return TimedOut(
         f"Tool {name!r} timed out: it did not finish within its time limit of {timeout:g} "
         "seconds."
     )
 
 
-def _own_words(exc: ArgumentError, rt: _Settings) -> str:
+def own_words(exc: ArgumentError, rt: Settings) -> str:
     """An ``ArgumentError``'s message, as the tool wrote it, within the result limit."""
     text = exception_text(exc)
     limit = rt.max_result_chars
     return text if limit is None or len(text) <= limit else cut_result(text, limit)
 
 
-def _check_timeout(timeout: Any) -> float | None:
+def check_timeout(timeout: Any) -> float | None:
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
@@ -538,13 +538,13 @@ def _check_timeout(timeout: Any) -> float | None:
 
 
 def call_within(
-    tool: Any, kwargs: dict[str, Any], timeout: float, rt: _Settings, call: ToolCall
+    tool: Any, kwargs: dict[str, Any], timeout: float, rt: Settings, call: ToolCall
 ) -> Any:
     if tool.is_async:
         if tool._gate is None:
-            return _run_coroutine(tool.func(**kwargs), timeout, call.name)
+            return run_coroutine(tool.func(**kwargs), timeout, call.name)
         with tool._gate.lock:
-            return _run_coroutine(tool.func(**kwargs), timeout, call.name)
+            return run_coroutine(tool.func(**kwargs), timeout, call.name)
     lock = None if tool._gate is None else tool._gate.lock
     future = rt.pool().submit(_thread_call, rt.running, call, tool.func, kwargs, lock)
     done, _ = concurrent.futures.wait([future], timeout)
@@ -553,7 +553,7 @@ def call_within(
         _left_running(call, "it overran its timeout")
         raise _timed_out(call.name, timeout)
     value = future.result()
-    return _run_coroutine(value, timeout, call.name) if _is_awaitable(value) else value
+    return run_coroutine(value, timeout, call.name) if is_awaitable(value) else value
 
 
 async def on_loop(tool: Any, kwargs: dict[str, Any]) -> Any:
@@ -563,10 +563,10 @@ async def on_loop(tool: Any, kwargs: dict[str, Any]) -> Any:
         async with tool._gate.hold():
             return tool.func(**kwargs)
     except asyncio.CancelledError as exc:  # raised by the function: it never waited
-        raise _ToolCancelled(exc) from exc
+        raise ToolCancelled(exc) from exc
 
 async def in_thread(
-    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
+    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
 ) -> Any:
     lock = None
     pool = rt.pool()
@@ -602,7 +602,7 @@ async def in_thread(
     return waiter.result()
 
 async def in_task(
-    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: _Settings, call: ToolCall
+    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
 ) -> Any:
     if tool._gate is None:
         return await _watch(tool.func(**kwargs), timeout, rt, call)

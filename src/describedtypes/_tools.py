@@ -18,39 +18,39 @@ import attrs
 import orjson
 
 from . import adapters as _adapters
-from ._annotate import _REGISTRY, Registry, annotate
+from ._annotate import Registry, annotate, current_stamp
 from ._decode import _brief, _decode_error, _Invalid, _problem_lines
 from ._encode import encode
-from ._jsontext import _json_problem
+from ._jsontext import json_problem
 from ._toolplan import Plan, plan_for
 from ._toolrun import (
-    _DEFAULTS,
-    _HAS_CANCELLING,
     DEFAULT_MAX_RESULT_CHARS,
     DEFAULT_MAX_WORKERS,
+    DEFAULTS,
+    HAS_CANCELLING,
     MAX_MESSAGE_CHARS,
     ErrorDetail,
-    _cancelled_from_outside,
-    _check_timeout,
-    _Gate,
-    _is_async,
-    _is_awaitable,
-    _log_outcome,
-    _own_words,
-    _run_coroutine,
-    _Settings,
-    _TimedOut,
-    _ToolCancelled,
+    Gate,
+    Settings,
+    TimedOut,
+    ToolCancelled,
     call_within,
+    cancelled_from_outside,
     check_error_detail,
+    check_timeout,
     cut_result,
     describe_exception,
     exception_text,
     in_task,
     in_thread,
+    is_async,
+    is_awaitable,
+    log_outcome,
     logger,
     on_loop,
     one_line,
+    own_words,
+    run_coroutine,
     start_eagerly,
     type_name,
 )
@@ -233,8 +233,8 @@ class Tool:
         self.registry = registry
         _check_not_unbound(func)
         self.func = func
-        self.is_async = _is_async(func)
-        self.timeout = _check_timeout(timeout)
+        self.is_async = is_async(func)
+        self.timeout = check_timeout(timeout)
         self.blocking = bool(blocking)
         if not self.blocking and self.timeout is not None and not self.is_async:
             msg = (
@@ -248,7 +248,7 @@ class Tool:
         self._description = description
         self.parse_args = parse_args
         self.concurrent = bool(concurrent)
-        self._gate = None if self.concurrent else _Gate()
+        self._gate = None if self.concurrent else Gate()
 
     def __repr__(self) -> str:
         extra = "" if self.concurrent else ", concurrent=False"
@@ -260,7 +260,7 @@ class Tool:
 
     def _current(self) -> Plan:
         plan = self._plan
-        if plan.generation != _REGISTRY.generation:
+        if plan.generation != current_stamp():
             plan = self._plan = plan_for(self.func, self.registry)
             self._node = None
         return plan
@@ -308,11 +308,11 @@ class Tool:
     # -- running -----------------------------------------------------------------------
 
     def _prepare(
-        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: _Settings
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
     ) -> dict[str, Any] | ToolResult:
         """The keyword arguments for the function, or the error result to return."""
         plan = self._plan
-        if plan.generation != _REGISTRY.generation:
+        if plan.generation != current_stamp():
             plan = self._current()
         raw: Any = None
         kind = type(arguments)
@@ -345,7 +345,7 @@ class Tool:
             try:
                 parsed: Any = self.parse_args(raw)
             except ArgumentError as exc:
-                return _failure(_own_words(exc, rt), call_id, name, exc)
+                return _failure(own_words(exc, rt), call_id, name, exc)
             except Exception as exc:
                 return self._error(exc, call_id, name, rt)
             if parsed is None:
@@ -371,7 +371,7 @@ class Tool:
             f"Accepted parameters: {_listing(plan.accepted)}."
         )
 
-    def _finish(self, value: Any, call_id: str | None, name: str, rt: _Settings) -> ToolResult:
+    def _finish(self, value: Any, call_id: str | None, name: str, rt: Settings) -> ToolResult:
         limit = rt.max_result_chars
         if type(value) is str:
             content = value if limit is None or len(value) <= limit else cut_result(value, limit)
@@ -402,18 +402,18 @@ class Tool:
         return _result(content, value, call_id, name)
 
     def _error(
-        self, exc: BaseException, call_id: str | None, name: str, rt: _Settings
+        self, exc: BaseException, call_id: str | None, name: str, rt: Settings
     ) -> ToolResult:
-        if isinstance(exc, _ToolCancelled):
+        if isinstance(exc, ToolCancelled):
             exc = exc.original
-        if isinstance(exc, _TimedOut):
+        if isinstance(exc, TimedOut):
             return _failure(exception_text(exc), call_id, name, exc)
         if isinstance(exc, ArgumentError):  # the tool's own words for the model
-            return _failure(_own_words(exc, rt), call_id, name, exc)
+            return _failure(own_words(exc, rt), call_id, name, exc)
         content = describe_exception(self.name, exc, rt.error_detail, rt.max_result_chars)
         return _failure(content, call_id, name, exc)
 
-    def _timeout(self, rt: _Settings) -> float | None:
+    def _timeout(self, rt: Settings) -> float | None:
         if self.timeout is not None:
             return self.timeout
         if not self.blocking and not self.is_async:
@@ -422,7 +422,7 @@ class Tool:
 
     def call(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None, _rt: _Settings | None = None,
+        _name: str | None = None, _rt: Settings | None = None,
     ) -> ToolResult:
         """Run one call synchronously; never raises for anything the model or tool does.
 
@@ -430,17 +430,17 @@ class Tool:
         a sync tool runs on a worker thread so the caller can stop waiting.
         ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
-        rt = _DEFAULTS if _rt is None else _rt
+        rt = DEFAULTS if _rt is None else _rt
         name = self.name if _name is None else _name
         if not logger.isEnabledFor(logging.INFO):
             return self._call(arguments, context, call_id, name, rt)
         started = time.perf_counter()
         result = self._call(arguments, context, call_id, name, rt)
-        _log_outcome(result, time.perf_counter() - started, arguments)
+        log_outcome(result, time.perf_counter() - started, arguments)
         return result
 
     def _call(
-        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: _Settings
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
     ) -> ToolResult:
         kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
@@ -453,13 +453,13 @@ class Tool:
                 value = call_within(self, kwargs, timeout, rt, ToolCall(name, arguments, call_id))
             elif self._gate is None:
                 value = self.func(**kwargs)
-                if _is_awaitable(value):
-                    value = _run_coroutine(value, None)
+                if is_awaitable(value):
+                    value = run_coroutine(value, None)
             else:
                 with self._gate.lock:
                     value = self.func(**kwargs)
-                    if _is_awaitable(value):
-                        value = _run_coroutine(value, None)
+                    if is_awaitable(value):
+                        value = run_coroutine(value, None)
         except Exception as exc:
             return self._error(exc, call_id, name, rt)
         except BaseException as exc:
@@ -473,7 +473,7 @@ class Tool:
 
     async def acall(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None, _rt: _Settings | None = None,
+        _name: str | None = None, _rt: Settings | None = None,
     ) -> ToolResult:
         """Run one call from a coroutine; never raises for anything the model or tool does.
 
@@ -481,17 +481,17 @@ class Tool:
         block the event loop. Cancelling the caller still cancels the call;
         ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
-        rt = _DEFAULTS if _rt is None else _rt
+        rt = DEFAULTS if _rt is None else _rt
         name = self.name if _name is None else _name
         if not logger.isEnabledFor(logging.INFO):
             return await self._acall(arguments, context, call_id, name, rt)
         started = time.perf_counter()
         result = await self._acall(arguments, context, call_id, name, rt)
-        _log_outcome(result, time.perf_counter() - started, arguments)
+        log_outcome(result, time.perf_counter() - started, arguments)
         return result
 
     async def _acall(
-        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: _Settings
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
     ) -> ToolResult:
         kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
@@ -499,7 +499,7 @@ class Tool:
         try:
             timeout = self._timeout(rt)
             if self.is_async:
-                if timeout is None and _HAS_CANCELLING:
+                if timeout is None and HAS_CANCELLING:
                     if self._gate is None:
                         value = await self.func(**kwargs)
                     else:
@@ -513,10 +513,10 @@ class Tool:
             else:
                 call = ToolCall(name, arguments, call_id)
                 value = await in_thread(self, kwargs, timeout, rt, call)
-            if _is_awaitable(value):
+            if is_awaitable(value):
                 value = await value
         except asyncio.CancelledError as exc:
-            if _cancelled_from_outside():
+            if cancelled_from_outside():
                 raise
             return self._error(exc, call_id, name, rt)
         except Exception as exc:
@@ -589,7 +589,7 @@ def _parse_raw(arguments: Any) -> dict[str, Any] | str:
         except orjson.JSONDecodeError as exc:
             if not arguments.strip():  # some providers send "" for a call without arguments
                 return {}
-            return f"the arguments are not valid JSON: {_json_problem(exc, arguments)}"
+            return f"the arguments are not valid JSON: {json_problem(exc, arguments)}"
         if type(raw) is dict:  # parsed JSON: a fresh dict with str keys
             return raw
     elif isinstance(arguments, Mapping):
@@ -695,8 +695,8 @@ class Toolbox:
         if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
             msg = f"max_workers must be a positive int, got {max_workers!r}"
             raise ValueError(msg)
-        self._rt = _Settings(
-            check_error_detail(error_detail), _check_timeout(timeout), max_result_chars,
+        self._rt = Settings(
+            check_error_detail(error_detail), check_timeout(timeout), max_result_chars,
             max_workers,
         )
         weakref.finalize(self, self._rt.close)
