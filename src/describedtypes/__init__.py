@@ -22,8 +22,10 @@ from ._glue import (
     tool_results_for_openai_responses,
 )
 from ._graph import graph
+from ._partial import Partial
 from ._response import decode_response
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
+from ._stream import adecode_stream, decode_stream
 from ._tools import ParseArgs, Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
@@ -71,6 +73,7 @@ __all__ = [
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
     "ParseArgs",
+    "Partial",
     "Problem",
     "RefusalError",
     "Registry",
@@ -83,12 +86,14 @@ __all__ = [
     "ToolResult",
     "Toolbox",
     "aextract",
+    "adecode_stream",
     "annotate",
     "check",
     "check_request",
     "decode",
     "decode_batch",
     "decode_response",
+    "decode_stream",
     "encode",
     "explain",
     "extract",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import attrs
 
 from describedtypes import (
@@ -12,13 +14,16 @@ from describedtypes import (
     Annotation,
     Context,
     DecodeError,
+    Partial,
     Problem,
     Rewrite,
     Toolbox,
     ToolResult,
+    adecode_stream,
     annotate,
     check,
     decode,
+    decode_stream,
     encode,
     schema,
 )
@@ -86,3 +91,19 @@ async def _asking_async(client: object) -> None:
     from describedtypes import aextract
 
     assert_type(await aextract(Weather, client, messages="hi", model="m", retries=1), Weather)
+
+
+for streamed in decode_stream(Weather, ['{"location": "Pa', 'ris", "temperature": 21.5}']):
+    if isinstance(streamed, Partial):
+        so_far: Partial[Weather] = streamed
+        arrived: list[str] = list(streamed.fields)
+        still: str | None = streamed.growing
+    else:
+        finished: Weather = streamed
+
+
+async def follow(chunks: AsyncIterator[str]) -> Weather | None:
+    async for value in adecode_stream(Weather, chunks):
+        if not isinstance(value, Partial):
+            return value
+    return None
