@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, cast, overload
 
 import attrs
-import docstring_parser
 
 __all__ = ["Annotation", "annotate"]
 
@@ -339,6 +338,8 @@ def _is_generated_dataclass_doc(cls: type, doc: str) -> bool:
 def _parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
     if not doc:
         return None, {}
+    import docstring_parser  # on first use: most programs never parse a docstring
+
     try:
         parsed = docstring_parser.parse(doc)
     except docstring_parser.ParseError:

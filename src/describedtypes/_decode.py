@@ -65,7 +65,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 import attrs
-import cattrs
 import orjson
 
 from . import inspect as ni
@@ -1660,6 +1659,8 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
                 found = _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
                 _DECODERS[tp] = found
         return found
+    import cattrs  # here, not at the top: only a caller with a converter needs it
+
     if not isinstance(converter, cattrs.BaseConverter):
         msg = (
             f"converter must be a cattrs Converter (cattrs.Converter()), got "

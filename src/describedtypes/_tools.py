@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import difflib
 import enum
@@ -13,7 +11,7 @@ import threading
 import traceback as _traceback
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 import orjson
@@ -23,10 +21,16 @@ from ._annotate import _REGISTRY
 from ._decode import _brief, _problem_lines, decode_arguments
 from ._encode import encode
 from ._jsontext import _json_problem
+from ._lazy import LazyModule as _LazyModule
 from ._rules import check, check_request
 from ._schema import schema
 from .errors import ArgumentError, DecodeError, SchemaError
 from .inspect import ObjectNode, type_info
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when a tool first runs asynchronously: it is slow to import
+    asyncio = _LazyModule("asyncio", globals())
 
 __all__ = ["ParseArgs", "Tool", "ToolCall", "ToolResult", "Toolbox"]
 
@@ -166,6 +170,8 @@ def _run_coroutine(awaitable: Any) -> Any:
         return asyncio.run(_await(awaitable))
     # Called from inside a running event loop (a sync call of an async tool): run it on a
     # loop of its own in a helper thread. acall() is the non-blocking way.
+    import concurrent.futures
+
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="describedtypes") as pool:
         return pool.submit(asyncio.run, _await(awaitable)).result()
 
