@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import inspect
@@ -404,11 +405,13 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
     if not isinstance(target, type) and not inspect.isroutine(target):
         target = type(target).__call__  # a callable object: its __call__ method
     try:
-        hints = typing.get_type_hints(target, include_extras=True)
+        hints = type_hints(target)
     except Exception:  # unresolvable annotations are reported when the type is inspected
         return {}
     found: dict[str, Annotation] = {}
     for key, hint in hints.items():
+        if hint.__class__ is type:  # a plain class: no Annotated to look into
+            continue
         merged: Annotation | None = None
         while typing_extensions.get_origin(hint) in (typing.Annotated, typing_extensions.Annotated):
             for meta in iter_annotation_metadata(hint.__metadata__):
@@ -418,6 +421,43 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
         if merged is not None and key != "return":
             found[key] = merged
     return found
+
+
+_HINTS = threading.local()
+
+
+def type_hints(obj: Any) -> dict[str, Any]:
+    """``typing.get_type_hints(obj, include_extras=True)``, once per object per inspection.
+
+    Reading a class's annotation and inspecting its fields both need its hints; while
+    ``remembering_hints()`` is active (one top-level inspection) the second read reuses
+    the first. The dict returned is shared: callers must not change it.
+    """
+    memo: dict[int, tuple[Any, dict[str, Any]]] | None = getattr(_HINTS, "memo", None)
+    if memo is None:
+        import typing
+
+        return typing.get_type_hints(obj, include_extras=True)
+    found = memo.get(id(obj))
+    if found is None or found[0] is not obj:
+        import typing
+
+        # The object is kept with its hints, so its id cannot be reused meanwhile.
+        found = memo[id(obj)] = (obj, typing.get_type_hints(obj, include_extras=True))
+    return found[1]
+
+
+@contextlib.contextmanager
+def remembering_hints() -> Iterator[None]:
+    """Share ``type_hints`` results within this block (and this thread), then forget them."""
+    if getattr(_HINTS, "memo", None) is not None:  # an inspection inside an inspection
+        yield
+        return
+    _HINTS.memo = {}
+    try:
+        yield
+    finally:
+        _HINTS.memo = None
 
 
 def iter_annotation_metadata(metadata: Sequence[Any]) -> Iterator[Annotation]:

@@ -16,6 +16,7 @@ import functools
 import inspect as _pyinspect
 import re
 import threading
+import types
 import typing
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,6 +33,8 @@ from ._annotate import (
     iter_annotation_metadata,
     object_name,
     registered_override,
+    remembering_hints,
+    type_hints,
 )
 from ._context import Context
 from .errors import SchemaError
@@ -348,6 +351,15 @@ _SCALAR_NODES: dict[Any, ScalarNode] = {
 }
 
 
+# Type expressions that are never Annotated, an alias, a NewType or Final: list[int],
+# dict[str, int], X | None, Optional[X], and Enum classes.
+_NOTHING_TO_UNWRAP = frozenset(
+    {types.GenericAlias, types.UnionType, type(typing.Optional[int]), enum.EnumMeta}  # noqa: UP045
+)
+
+_NO_ANNOTATION = Annotation()  # frozen: one shared "nothing said" for every field
+
+
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
 
@@ -364,6 +376,8 @@ class _Inspector:
                 return scalar
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
+        elif tp.__class__ in _NOTHING_TO_UNWRAP:
+            return self._bare(tp, path, owner)
         meta: list[Annotation] = []
         while True:
             if t.is_annotated(tp):
@@ -566,7 +580,7 @@ class _Inspector:
         _check_parameter_names(ann, [name for name, *_ in raw_fields], root, tp)
         fields = []
         for name, init_name, default, factory, validator in raw_fields:
-            field_ann = ann.parameters.get(name, Annotation())
+            field_ann = ann.parameters.get(name, _NO_ANNOTATION)
             field_path = f"{root}.{name}"
             if name not in hints:
                 raise SchemaError(
@@ -690,7 +704,7 @@ def _make_field(
 
 def _with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
     """``ann`` with the name an ``Annotated[T, Annotation(name=...)]`` gives, if it has none."""
-    if ann.name is not None:
+    if ann.name is not None or hint.__class__ is type or hint.__class__ in _NOTHING_TO_UNWRAP:
         return ann
     name = None
     while t.is_annotated(hint):
@@ -901,7 +915,7 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
         if klass is object:
             continue
         try:
-            own = typing.get_type_hints(klass, include_extras=True)
+            own = type_hints(klass)
         except NameError:
             raise
         hints.update(own)
@@ -1008,6 +1022,8 @@ def _iter_validators(validator: Any) -> Iterator[Any]:
 
 
 def _apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
+    if validator is None:
+        return node
     enum_values: tuple[Any, ...] | None = None
     found = Constraints()
     for v in _iter_validators(validator):
@@ -1140,10 +1156,11 @@ def type_info(obj: Any) -> Node:
         return cached
     _check_describable(obj)
     inspector = _Inspector()
-    if is_function_like(obj):
-        node: Node = inspector.function(obj)
-    else:
-        node = inspector.node(obj, "", obj)
+    with remembering_hints():
+        if is_function_like(obj):
+            node: Node = inspector.function(obj)
+        else:
+            node = inspector.node(obj, "", obj)
     if cacheable:
         with _CACHE_LOCK:
             _TYPE_CACHE[key] = node
