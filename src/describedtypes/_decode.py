@@ -69,6 +69,7 @@ import orjson
 
 from . import inspect as ni
 from ._annotate import _REGISTRY
+from ._fast import FALLBACK, fast_decoder_for
 from ._jsontext import _json_error, _parse_fenced
 from .errors import DecodeError, SchemaError, _render_errors
 
@@ -1789,6 +1790,10 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     .. versionadded:: 0.1.0
     """
     # The common path is spelled out here: one call less per decode.
+    if converter is None and isinstance(data, (str, bytes)):  # msgspec, when it mirrors tp
+        fast = fast_decoder_for(tp)
+        if fast is not None and (value := fast(data)) is not FALLBACK:
+            return value
     if converter is None:
         try:
             fn = _DECODERS[tp].fn
