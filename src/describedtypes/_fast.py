@@ -27,6 +27,8 @@ import weakref
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, cast
 
+import attrs
+
 from . import inspect as ni
 from ._annotate import _REGISTRY
 
@@ -96,7 +98,7 @@ def _build(tp: Any) -> Callable[[Any], Any] | None:
     if not isinstance(node, ni.ObjectNode):
         return None
     try:
-        mirror = _Mirror(msgspec)
+        mirror = _Mirror(msgspec, root=tp)
         root_type, root_expr = mirror.object(node, "v")
     except _CannotMirror:
         return None
@@ -116,13 +118,14 @@ def _build(tp: Any) -> Callable[[Any], Any] | None:
 class _Mirror:
     """Strictly private: mirror Struct types and the code that turns them into values."""
 
-    def __init__(self, msgspec: Any) -> None:
+    def __init__(self, msgspec: Any, root: type) -> None:
         from . import _decode
 
         self.call_arguments = _decode._call_arguments
         self.constructor = _decode._constructor
         self.safe_name = _decode._safe_name
         self.msgspec = msgspec
+        self.root = root
         self.ns: dict[str, Any] = {"_UNSET": msgspec.UNSET}
         self.lines: list[str] = []
         self.objects: dict[int, tuple[Any, str | None]] = {}
@@ -263,6 +266,9 @@ class _Mirror:
     def struct(self, node: ni.ObjectNode) -> tuple[Any, str | None]:
         """The mirror Struct of a class, and the builder function's name if it needs one."""
         msgspec = self.msgspec
+        cls = self.constructor(node.python_type)
+        if attrs.has(cls) and any(a.converter is not None for a in attrs.fields(cls)):
+            raise _CannotMirror  # the converter, not the annotation, decides what is valid
         specs: list[tuple[str, Any, Any]] = []
         for i, f in enumerate(node.fields):
             ftype, _ = self.of(f.node, "_")
@@ -315,7 +321,13 @@ class _Mirror:
         args = self.call_arguments(constructor, always)
         if optional:
             args.append("**kw")
-        return f"{self.name('_cls', constructor)}({', '.join(args)})", optional
+        if constructor is self.root:
+            # The decoder is cached under this class: a strong reference from the code
+            # would keep the class (the cache's key) alive for good.
+            call = f"{self.name('_ref', weakref.ref(constructor))}()"
+        else:
+            call = self.name("_cls", constructor)
+        return f"{call}({', '.join(args)})", optional
 
 
 _PLAIN_DEFAULTS = (type(None), bool, int, float, str)
