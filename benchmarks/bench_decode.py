@@ -13,13 +13,14 @@ time is spent on.
 
 from __future__ import annotations
 
+import contextlib
 import cProfile
 import datetime
 import enum
 import pstats
 import sys
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -207,9 +208,28 @@ def measure(
     best = {name: float("inf") for name in candidates}
     for _ in range(rounds):
         for name, fn in candidates.items():
-            seconds = timeit.timeit(fn, number=number) / number
+            with without_fast_path(name == NORMAL):
+                seconds = timeit.timeit(fn, number=number) / number
             best[name] = min(best[name], seconds)
     return best
+
+
+NORMAL = "describedtypes.decode, no msgspec"
+
+
+@contextlib.contextmanager
+def without_fast_path(active: bool) -> Iterator[None]:
+    """decode() as it runs without msgspec installed: no fast decoder for any type."""
+    module = sys.modules["describedtypes._decode"]
+    saved = getattr(module, "fast_decoder_for", None)
+    if not active or saved is None:
+        yield
+        return
+    module.fast_decoder_for = lambda tp: None  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        module.fast_decoder_for = saved  # type: ignore[attr-defined]
 
 
 def run(quick: bool) -> list[Row]:
@@ -217,13 +237,18 @@ def run(quick: bool) -> list[Row]:
     data = reply()
     results = candidates(data, number=200 if quick else 2000, rounds=3 if quick else 15)
     ours = results.pop("describedtypes.decode")
-    case = f"decode() {len(data)} B reply, 13 objects"
+    normal = results.pop(NORMAL, None)
+    case = f"decode() {len(data)} B reply, 11 objects"
     peers = {
         "pydantic model_validate_json": "pydantic",
         "msgspec.json.decode": "msgspec",
         "orjson.loads (floor)": "orjson.loads",
     }
-    return [Row(case, ours, peers[name], seconds) for name, seconds in results.items()]
+    rows = [Row(case, ours, peers[name], seconds) for name, seconds in results.items()]
+    if normal is not None:  # this version has a msgspec fast path: without it, too
+        pydantic_time = results["pydantic model_validate_json"]
+        rows.append(Row(f"{case}, without msgspec", normal, "pydantic", pydantic_time))
+    return rows
 
 
 def candidates(data: bytes, number: int, rounds: int) -> dict[str, float]:
@@ -233,16 +258,15 @@ def candidates(data: bytes, number: int, rounds: int) -> dict[str, float]:
     assert len(ours.items) == len(theirs.items) == 8
     assert ours.items[1].category is Category.GAMES
     assert msgspec.json.decode(data, type=MOrder).customer.address.city == "London"
-    return measure(
-        {
-            "describedtypes.decode": lambda: decode(Order, data),
-            "pydantic model_validate_json": lambda: POrder.model_validate_json(data),
-            "msgspec.json.decode": lambda: msgspec.json.decode(data, type=MOrder),
-            "orjson.loads (floor)": lambda: orjson.loads(data),
-        },
-        number=number,
-        rounds=rounds,
-    )
+    runs: dict[str, Callable[[], object]] = {
+        "describedtypes.decode": lambda: decode(Order, data),
+        "pydantic model_validate_json": lambda: POrder.model_validate_json(data),
+        "msgspec.json.decode": lambda: msgspec.json.decode(data, type=MOrder),
+        "orjson.loads (floor)": lambda: orjson.loads(data),
+    }
+    if hasattr(sys.modules["describedtypes._decode"], "fast_decoder_for"):
+        runs[NORMAL] = lambda: decode(Order, data)
+    return measure(runs, number=number, rounds=rounds)
 
 
 def main() -> None:

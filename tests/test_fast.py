@@ -22,13 +22,13 @@ import weakref
 from typing import Any, Literal, Optional
 
 import attrs
+import cattrs
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes import Annotation, DecodeError, annotate, decode, encode
-from describedtypes import _decode, _fast
+from describedtypes import Annotation, DecodeError, _decode, _fast, annotate, decode, encode
 from describedtypes import inspect as _inspect
 
 from .strategies import classes
@@ -208,7 +208,11 @@ def mutate(value: Any, draw: st.DrawFn) -> Any:
     if isinstance(value, list) and value and draw(st.integers(0, 2)) == 0:
         i = draw(st.integers(0, len(value) - 1))
         return [*value[:i], mutate(value[i], draw), *value[i + 1 :]]
-    how = draw(st.sampled_from(["tricky", "drop", "add", "float"]))
+    how = draw(st.sampled_from(["tricky", "drop", "add", "float", "twice"]))
+    if how == "twice" and isinstance(value, dict) and value:  # a key sent twice
+        key = draw(st.sampled_from(sorted(value)))
+        pairs = [*value.items(), (key, _Raw(draw(st.sampled_from(TRICKY))))]
+        return _Pairs(draw(st.permutations(pairs)))
     if how == "drop" and isinstance(value, dict) and value:
         key = draw(st.sampled_from(sorted(value)))
         return {k: v for k, v in value.items() if k != key}
@@ -223,9 +227,16 @@ class _Raw(str):
     """JSON text spliced in as is (big integers, escapes json.dumps would not write)."""
 
 
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object written from (key, value) pairs, repeated keys and all."""
+
+
 def to_text(value: Any) -> bytes:
     if isinstance(value, _Raw):
         return value.encode()
+    if isinstance(value, _Pairs):
+        inner = ", ".join(f"{json.dumps(k)}: {to_text(v).decode()}" for k, v in value)
+        return ("{" + inner + "}").encode()
     if isinstance(value, dict):
         inner = ", ".join(f"{json.dumps(k)}: {to_text(v).decode()}" for k, v in value.items())
         return ("{" + inner + "}").encode()
@@ -362,10 +373,31 @@ def test_plain_validators_run_on_the_fast_path() -> None:
         decode(Checked, b'{"n": 13}')
 
 
-def test_not_for_generic_aliases_or_parsed_input_or_converters() -> None:
-    """list[X], an already-parsed dict and converter= all use the normal decoder."""
-    assert _fast.fast_decoder_for(list[Colour]) is None  # type: ignore[arg-type]
+@attrs.define
+class Point:
+    x: int
+    y: float = 0.0
+
+
+def test_not_for_generic_aliases_parsed_input_or_converters() -> None:
+    """list[X] and an already-parsed dict use the normal decoder; so does converter=."""
+    assert _fast.fast_decoder_for(list[Colour]) is None
     assert decode(list[Colour], b'["red"]') == [Colour.RED]
+    assert decode(Point, {"x": 1}) == Point(1)
+    assert decode(Point, '{"x": 1}', converter=cattrs.Converter()) == Point(1)
+
+
+def test_what_msgspec_rejects_still_decodes_when_decode_accepts_it() -> None:
+    """A fenced reply, 3.0 for an int, a key/value-pair array: the normal path decodes them."""
+    assert _fast.fast_decoder_for(Point) is not None
+    assert decode(Point, '```json\n{"x": 1}\n```') == Point(1)
+    assert decode(Point, '{"x": 3.0}') == Point(3)
+
+    @attrs.define
+    class Counts:
+        by_name: dict[str, int]
+
+    assert decode(Counts, '{"by_name": [{"key": "a", "value": 1}]}') == Counts({"a": 1})
 
 
 def test_registry_changes_rebuild_the_mirror() -> None:
@@ -408,11 +440,6 @@ def test_the_cache_does_not_keep_classes_alive() -> None:
 
 def test_without_msgspec_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     """msgspec made unimportable: no fast decoders, decode works and reports as before."""
-
-    @attrs.define
-    class Point:
-        x: int
-        y: float = 0.0
 
     monkeypatch.setitem(sys.modules, "msgspec", None)
     _fast._clear()

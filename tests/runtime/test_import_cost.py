@@ -2,14 +2,15 @@
 
 asyncio, cattrs and docstring_parser together take longer to import than the whole
 package; they are imported when first needed (an async tool call, a ``converter=``, a
-docstring to read). This pins that, without timing anything.
+docstring to read), and msgspec when the first reply is decoded. This pins that, without
+timing anything.
 """
 
 from __future__ import annotations
 
 from tests.runtime.isolated import run_isolated
 
-DEFERRED = ("asyncio", "cattrs", "docstring_parser", "concurrent.futures", "ssl")
+DEFERRED = ("asyncio", "cattrs", "docstring_parser", "concurrent.futures", "ssl", "msgspec")
 
 
 def test_import_does_not_import_the_deferred_modules() -> None:
