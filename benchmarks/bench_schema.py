@@ -9,15 +9,18 @@ from __future__ import annotations
 import statistics
 import sys
 import timeit
+import typing
+from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import msgspec
 import pydantic
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import Row
-from _models import build_attrs, build_msgspec, build_pydantic
+from _models import Status, build_attrs, build_msgspec, build_pydantic
 
 from describedtypes import OPENAI, STANDARD, schema
 from describedtypes import _schema as schema_module
@@ -28,6 +31,38 @@ def best(fn: object, number: int, repeat: int = 7) -> float:
     """Median seconds per call over ``repeat`` runs of ``number`` calls."""
     times = timeit.repeat(fn, number=max(number, 1), repeat=repeat)  # type: ignore[arg-type]
     return statistics.median(times) / max(number, 1)
+
+
+CACHE_ATTRIBUTE = "__describedtypes_cache__"
+
+
+def forgetter(root: type) -> Callable[[], None]:
+    """A function dropping everything describedtypes cached for the model's classes.
+
+    The cache lives on each class (older versions kept module-level caches with a
+    ``_clear()``; both are handled, so ``run_all.py --baseline`` can time either).
+    """
+    classes: list[type] = [Status]
+    todo = [root]
+    while todo:
+        cls = todo.pop()
+        classes.append(cls)
+        for field in attrs.fields(cls):
+            for arg in (field.type, *typing.get_args(field.type)):
+                if attrs.has(arg):
+                    todo.append(arg)
+    old_schema = getattr(schema_module, "_clear", None)
+    old_inspect = getattr(inspect_module, "_clear_cache", None)
+
+    def forget() -> None:
+        if old_schema is not None and old_inspect is not None:
+            old_schema()
+            old_inspect()
+        for cls in classes:
+            if CACHE_ATTRIBUTE in cls.__dict__:
+                type.__delattr__(cls, CACHE_ATTRIBUTE)
+
+    return forget
 
 
 def run(quick: bool) -> list[Row]:
@@ -57,19 +92,18 @@ def measure(quick: bool = False) -> dict[str, float]:
     struct = build_msgspec()
     adapter = pydantic.TypeAdapter(model)
 
+    forget = forgetter(root)
+
     def cold_standard() -> None:
-        schema_module._clear()
-        inspect_module._clear_cache()
+        forget()
         schema(root)
 
     def cold_openai() -> None:
-        schema_module._clear()
-        inspect_module._clear_cache()
+        forget()
         schema(root, llm_adapter=OPENAI)
 
     def cold_refs() -> None:
-        schema_module._clear()
-        inspect_module._clear_cache()
+        forget()
         schema(root, use_references=True)
 
     def timed(fn: object, number: int) -> float:

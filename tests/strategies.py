@@ -83,9 +83,16 @@ _HASHABLE_SCALARS = [*_SCALARS[:4], lambda d: (uuid.UUID, st.uuids())]
 
 
 @st.composite
-def field_types(draw: st.DrawFn, depth: int = 2) -> TypeAndValues:
-    """A field type and a strategy of its values; ``depth`` bounds class nesting."""
-    kinds = ["scalar"] * 5 + ["optional", "list", "set", "dict"]
+def field_types(draw: st.DrawFn, depth: int = 2, containers: int = 3) -> TypeAndValues:
+    """A field type and a strategy of its values.
+
+    ``depth`` bounds class nesting and ``containers`` the lists, dicts and optionals
+    around one another (OpenAI accepts 10 levels of nesting; a dict under a strict
+    adapter is two levels).
+    """
+    kinds = ["scalar"] * 5 + ["set"]
+    if containers > 0:
+        kinds += ["optional", "list", "dict"]
     if depth > 0:
         kinds += ["class", "class"]
     kind = draw(st.sampled_from(kinds))
@@ -96,7 +103,7 @@ def field_types(draw: st.DrawFn, depth: int = 2) -> TypeAndValues:
         return frozenset[tp], st.frozensets(values, max_size=3)  # type: ignore[valid-type]
     if kind == "class":
         return draw(classes(depth=depth - 1))
-    inner_tp, inner = draw(field_types(depth=max(depth - 1, 0)))
+    inner_tp, inner = draw(field_types(depth=max(depth - 1, 0), containers=containers - 1))
     if kind == "optional":
         if _is_optional(inner_tp):
             return inner_tp, inner

@@ -233,7 +233,7 @@ class TestRegister:
         """Registering a value that is neither an Annotation nor a function fails."""
         with pytest.raises(TypeError, match="takes an Annotation or a function"):
             annotate.register(Documented, "desc")  # type: ignore[call-overload]
-        with pytest.raises(TypeError, match="needs a class or function"):
+        with pytest.raises(TypeError, match="needs an attrs class, dataclass"):
             annotate.register([], Annotation())  # type: ignore[call-overload]
 
     def test_unknown_field_is_a_schema_error_with_suggestion(self) -> None:

@@ -28,8 +28,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes import Annotation, DecodeError, _decode, _fast, annotate, decode, encode
-from describedtypes import inspect as _inspect
+from describedtypes import (
+    Annotation,
+    DecodeError,
+    Registry,
+    _decode,
+    _fast,
+    annotate,
+    decode,
+    encode,
+)
 
 from .strategies import classes
 
@@ -65,9 +73,14 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def fast_for(cls: Any, registry: Registry = annotate) -> Any:
+    """The fast decoder built (and cached) with ``cls``'s normal decoder, or None."""
+    return _decode._decoder(cls, None, registry).fast
+
+
 def check_agreement(cls: Any, text: bytes) -> Any:
     """Assert the fast path never disagrees with the normal one; return the fast outcome."""
-    fast = _fast.fast_decoder_for(cls)
+    fast = fast_for(cls)
     expected = normal_outcome(cls, text)
     got = _fast.FALLBACK if fast is None else fast(text)
     if got is not _fast.FALLBACK:
@@ -252,7 +265,7 @@ def to_text(value: Any) -> bytes:
 def test_mirrored_types_take_the_fast_path_for_valid_replies(data: st.DataObject) -> None:
     """A type made of mirrored parts gets a fast decoder, which decodes encode(x) to x."""
     cls, values = data.draw(mirrored_classes())
-    assert _fast.fast_decoder_for(cls) is not None
+    assert fast_for(cls) is not None
     x = data.draw(values)
     got = check_agreement(cls, encode(x))
     assert got is not _fast.FALLBACK
@@ -350,7 +363,7 @@ class Tree:
 )
 def test_types_without_an_exact_mirror_keep_the_normal_path(cls: type) -> None:
     """converter=, takes_self, validator bounds, datetime, sets, Any, unions, Flag, cycles."""
-    assert _fast.fast_decoder_for(cls) is None
+    assert fast_for(cls) is None
 
 
 def test_plain_validators_run_on_the_fast_path() -> None:
@@ -367,7 +380,7 @@ def test_plain_validators_run_on_the_fast_path() -> None:
             if value == 13:
                 raise ValueError("13 is unlucky")
 
-    assert _fast.fast_decoder_for(Checked) is not None
+    assert fast_for(Checked) is not None
     assert decode(Checked, b'{"n": 1}') == Checked(1)
     with pytest.raises(DecodeError, match="unlucky"):
         decode(Checked, b'{"n": 13}')
@@ -381,7 +394,7 @@ class Point:
 
 def test_not_for_generic_aliases_parsed_input_or_converters() -> None:
     """list[X] and an already-parsed dict use the normal decoder; so does converter=."""
-    assert _fast.fast_decoder_for(list[Colour]) is None
+    assert fast_for(list[Colour]) is None
     assert decode(list[Colour], b'["red"]') == [Colour.RED]
     assert decode(Point, {"x": 1}) == Point(1)
     assert decode(Point, '{"x": 1}', converter=cattrs.Converter()) == Point(1)
@@ -389,7 +402,7 @@ def test_not_for_generic_aliases_parsed_input_or_converters() -> None:
 
 def test_what_msgspec_rejects_still_decodes_when_decode_accepts_it() -> None:
     """A fenced reply, 3.0 for an int, a key/value-pair array: the normal path decodes them."""
-    assert _fast.fast_decoder_for(Point) is not None
+    assert fast_for(Point) is not None
     assert decode(Point, '```json\n{"x": 1}\n```') == Point(1)
     assert decode(Point, '{"x": 3.0}') == Point(3)
 
@@ -408,16 +421,31 @@ def test_registry_changes_rebuild_the_mirror() -> None:
         value: int
 
     assert decode(Renamed, b'{"value": 1}') == Renamed(1)
+    assert fast_for(Renamed) is not None
     annotate.register(Renamed, Annotation(parameters={"value": Annotation(name="v")}))
-    try:
-        assert decode(Renamed, b'{"v": 2}') == Renamed(2)
-        with pytest.raises(DecodeError, match="unknown"):
-            decode(Renamed, b'{"value": 2}')
-    finally:
-        annotate.register(Renamed, Annotation())
+    assert fast_for(Renamed) is not None
+    assert decode(Renamed, b'{"v": 2}') == Renamed(2)
+    with pytest.raises(DecodeError, match="unknown"):
+        decode(Renamed, b'{"value": 2}')
 
 
-def test_the_cache_does_not_keep_classes_alive() -> None:
+def test_each_registry_gets_its_own_mirror() -> None:
+    """decode(..., registry=) decodes by that registry's keys on the fast path as well."""
+
+    @attrs.define
+    class Keyed:
+        value: int
+
+    other = Registry()
+    other.register(Keyed, Annotation(parameters={"value": Annotation(name="v")}))
+    assert fast_for(Keyed, other) is not None
+    assert decode(Keyed, b'{"v": 1}', registry=other) == Keyed(1)
+    assert decode(Keyed, b'{"value": 1}') == Keyed(1)
+    with pytest.raises(DecodeError, match="unknown"):
+        decode(Keyed, b'{"value": 1}', registry=other)
+
+
+def test_the_fast_decoder_does_not_keep_classes_alive() -> None:
     """A class that goes away takes its fast decoder with it."""
 
     def make() -> weakref.ref[type]:
@@ -426,13 +454,10 @@ def test_the_cache_does_not_keep_classes_alive() -> None:
             x: int
 
         assert decode(Temporary, b'{"x": 1}') == Temporary(1)
-        assert Temporary in _fast._DECODERS
+        assert fast_for(Temporary) is not None
         return weakref.ref(Temporary)
 
     ref = make()
-    # The normal decoder's and the inspector's caches hold the class too (for now).
-    _decode._clear()
-    _inspect._clear_cache()
     for _ in range(3):
         gc.collect()
     assert ref() is None
@@ -441,12 +466,13 @@ def test_the_cache_does_not_keep_classes_alive() -> None:
 def test_without_msgspec_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     """msgspec made unimportable: no fast decoders, decode works and reports as before."""
 
+    @attrs.define
+    class Plain:
+        x: int
+        y: float = 0.0
+
     monkeypatch.setitem(sys.modules, "msgspec", None)
-    _fast._clear()
-    try:
-        assert _fast.fast_decoder_for(Point) is None
-        assert decode(Point, b'{"x": 1}') == Point(1, 0.0)
-        with pytest.raises(DecodeError, match="expected integer"):
-            decode(Point, b'{"x": "1"}')
-    finally:
-        _fast._clear()
+    assert fast_for(Plain) is None
+    assert decode(Plain, b'{"x": 1}') == Plain(1, 0.0)
+    with pytest.raises(DecodeError, match="expected integer"):
+        decode(Plain, b'{"x": "1"}')

@@ -427,14 +427,67 @@ class TestErrors:
 
 
 class TestCaching:
-    def test_mutating_a_result_does_not_change_the_next(self) -> None:
-        """Each call returns fresh objects; the cache cannot be corrupted."""
+    def test_the_cached_result_is_read_only(self) -> None:
+        """The shared result refuses every change, at any depth; the cache stays intact."""
         first = schema(TreeNode, OPENAI)
-        first["schema"]["properties"].clear()
-        first["name"] = "changed"
+        body = first["schema"]
+        attempts = [
+            lambda: body["properties"].clear(),
+            lambda: first.__setitem__("name", "changed"),
+            lambda: first.update(name="x"),
+            lambda: first.pop("name"),
+            lambda: first.setdefault("extra", 1),
+            lambda: body["required"].append("x"),
+            lambda: body["required"].sort(),
+            lambda: body["required"].__setitem__(0, "x"),
+        ]
+        for attempt in attempts:
+            with pytest.raises(TypeError, match=r"read-only; copy\.deepcopy"):
+                attempt()
         second = schema(TreeNode, OPENAI)
+        assert second is first
         assert second["name"] == "TreeNode"
         assert set(second["schema"]["properties"]) == {"value", "children"}
+
+    def test_deepcopy_gives_a_mutable_plain_copy(self) -> None:
+        """copy.deepcopy, copy.copy and pickle give plain dicts and lists."""
+        import copy
+        import pickle
+
+        frozen = schema(TreeNode, OPENAI)
+        for thawed in (copy.deepcopy(frozen), pickle.loads(pickle.dumps(frozen))):
+            assert type(thawed) is dict
+            assert type(thawed["schema"]["required"]) is list
+            thawed["schema"]["properties"].clear()
+            assert thawed != frozen
+        shallow = copy.copy(frozen)
+        assert type(shallow) is dict
+        shallow["name"] = "x"
+        assert schema(TreeNode, OPENAI)["name"] == "TreeNode"
+
+    def test_other_dict_types_get_fresh_mutable_trees(self) -> None:
+        """dict_type other than dict builds a fresh tree per call."""
+        import collections
+
+        first = schema(TreeNode, OPENAI, dict_type=collections.OrderedDict)
+        first["schema"]["properties"].clear()
+        second = schema(TreeNode, OPENAI, dict_type=collections.OrderedDict)
+        assert type(second) is collections.OrderedDict
+        assert set(second["schema"]["properties"]) == {"value", "children"}
+
+    def test_serialisers_accept_the_read_only_result(self) -> None:
+        """json, orjson and schema_json() give the same JSON for the shared result."""
+        import json
+
+        import orjson
+
+        from describedtypes import schema_json
+
+        frozen = schema(TreeNode, OPENAI)
+        assert orjson.loads(orjson.dumps(frozen)) == frozen
+        assert json.loads(json.dumps(frozen)) == frozen
+        assert orjson.loads(schema_json(TreeNode, OPENAI)) == frozen
+        assert schema_json(TreeNode, OPENAI) is schema_json(TreeNode, OPENAI)
 
     def test_report_lists_rewrites(self) -> None:
         """report= receives the changes an adapter made to fit its provider."""

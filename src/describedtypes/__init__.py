@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._annotate import Annotation, annotate
+from ._annotate import Annotation, Registry, annotate
 from ._context import Context
 from ._decode import decode
 from ._encode import encode
@@ -19,7 +19,7 @@ from ._glue import (
 )
 from ._response import decode_response
 from ._rules import Problem, check, check_request
-from ._schema import Rewrite, explain, schema
+from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
@@ -50,6 +50,8 @@ __all__ = [
     "Context",
     "DecodeError",
     "DescribedTypesError",
+    "FrozenDict",
+    "FrozenList",
     "GEMINI",
     "IncompleteReplyError",
     "MCP_TOOLS",
@@ -58,6 +60,7 @@ __all__ = [
     "OPENAI_TOOLS",
     "Problem",
     "RefusalError",
+    "Registry",
     "Rewrite",
     "STANDARD",
     "SchemaError",
@@ -74,6 +77,7 @@ __all__ = [
     "explain",
     "read_tool_calls",
     "schema",
+    "schema_json",
     "tool_calls_from_anthropic",
     "tool_calls_from_openai_chat",
     "tool_calls_from_openai_responses",

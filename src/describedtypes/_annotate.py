@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast, overload
 
 import attrs
 
-__all__ = ["Annotation", "annotate"]
+__all__ = ["Annotation", "Registry", "annotate"]
 
 T = TypeVar("T")
 EnumValue = str | int | float | bool
@@ -158,57 +158,89 @@ class Annotation:
 
 AnnotationSource = Annotation | Callable[[Any], Annotation]
 
+# Every registration, in any registry, takes the next stamp. A cache entry remembers the
+# stamp it was built under: while no registration has happened since, it is current
+# without further checks; after one, it is current if none of the objects it consulted
+# got a new annotation (see ``Registry.version``).
+_STAMP_LOCK = threading.Lock()
+_stamp = 0
 
-class _Registry:
-    """Strictly private: the registered overrides and the listeners to tell of changes."""
 
-    def __init__(self) -> None:
-        self._lock = threading.RLock()
+def current_stamp() -> int:
+    """The stamp of the latest registration in any registry (0 before the first)."""
+    return _stamp
+
+
+def _next_stamp() -> int:
+    global _stamp
+    with _STAMP_LOCK:
+        _stamp += 1
+        return _stamp
+
+
+class Registry:
+    """A set of annotations: what the model is told about classes and functions.
+
+    ``annotate`` is the default registry, used wherever ``registry=`` is not given. A
+    library that describes its own types to a model can keep its annotations apart from
+    the application's (and from other libraries') in a registry of its own, and pass it
+    as ``registry=`` to ``schema``, ``decode``, ``Tool`` and the other entry points::
+
+        mine = Registry()
+        mine.register(Weather, Annotation(description="Weather for my plugin"))
+        schema(Weather, registry=mine)
+
+    ``Registry(parent=annotate)`` starts from another registry's annotations: for each
+    class or function, its own registration is merged over the parent's field by field
+    (its own values win), and a registration in the parent is seen at once.
+
+    Calling a registry answers the annotation of an object: the registered override (if
+    any) over what the code says (name, docstring, field metadata, ``Annotated``).
+    Registration is thread-safe, never runs an annotation function under a lock, and
+    only the cached schemas and decoders that depend on the registered object are built
+    again.
+
+    Args:
+        parent: A registry whose annotations this one starts from.
+        name: A name for the registry's ``repr``.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __slots__ = ("__weakref__", "_lock", "_name", "_overrides", "_versions", "parent")
+
+    def __init__(self, parent: Registry | None = None, *, name: str | None = None) -> None:
+        if parent is not None and not isinstance(cast(Any, parent), Registry):
+            msg = (
+                f"Registry(parent=...) takes another Registry such as annotate, got "
+                f"{type(parent).__name__}"
+            )
+            raise TypeError(msg)
+        if name is not None and not isinstance(cast(Any, name), str):
+            msg = f"Registry(name=...) takes a str, got {type(name).__name__}"
+            raise TypeError(msg)
+        self.parent = parent
+        self._name = name
+        self._lock = threading.Lock()
         self._overrides: dict[Any, AnnotationSource] = {}
-        self._listeners: list[Callable[[], None]] = []
-        self.generation = 0
+        self._versions: dict[Any, int] = {}
 
-    def set(self, key: Any, value: AnnotationSource) -> None:
-        with self._lock:
-            self._overrides[key] = value
-            self.generation += 1
-            for listener in self._listeners:
-                listener()
+    def __repr__(self) -> str:
+        if self is annotate:
+            return "<describedtypes.annotate>"
+        label = f" {self._name!r}" if self._name else ""
+        parent = f" over {self.parent!r}" if self.parent is not None else ""
+        return f"<describedtypes.Registry{label}{parent}>"
 
-    def remove(self, key: Any) -> None:
-        with self._lock:
-            if self._overrides.pop(key, None) is not None:
-                self.generation += 1
-                for listener in self._listeners:
-                    listener()
-
-    def get(self, key: Any) -> AnnotationSource | None:
-        try:
-            return self._overrides.get(key)
-        except TypeError:  # unhashable object: nothing can be registered for it
-            return None
-
-    def on_change(self, listener: Callable[[], None]) -> None:
-        with self._lock:
-            self._listeners.append(listener)
-
-
-_REGISTRY = _Registry()
-
-
-def _registry_key(obj: Any) -> Any:
-    # Bound methods are new objects on each attribute access; key them by function.
-    func = getattr(obj, "__func__", None)
-    return func if func is not None and inspect.ismethod(obj) else obj
-
-
-class _Annotate:
-    """The ``annotate`` object: call it to read an annotation, ``.register`` to set one."""
+    @property
+    def generation(self) -> int:
+        """The stamp of the latest registration in any registry (for cache checks)."""
+        return _stamp
 
     def __call__(self, obj: Any) -> Annotation:
         """The annotation of ``obj``: the registered override over what the code says."""
         default = default_annotation(obj)
-        override = registered_override(obj)
+        override = self.override(obj)
         return default if override is None else override.merged_over(default)
 
     @overload
@@ -222,70 +254,221 @@ class _Annotate:
     def register(self, tp: Any, annotation: Any = None) -> Any:
         """Register the annotation of a class or function.
 
-        ``annotate.register(Weather, Annotation(...))`` registers a fixed annotation;
-        ``annotate.register(Weather, func)`` or ``@annotate.register(Weather)`` above a
-        function ``func(tp) -> Annotation`` registers one computed on demand. A second
-        registration of the same object replaces the first, and every cached schema is
-        dropped. Safe to call from several threads.
+        ``registry.register(Weather, Annotation(...))`` registers a fixed annotation;
+        ``registry.register(Weather, func)`` or ``@registry.register(Weather)`` above a
+        function ``func(tp) -> Annotation`` registers one computed on demand (it runs
+        each time the type is inspected, never under a lock). A second registration of
+        the same object replaces the first. Safe to call from several threads.
+
+        What can be registered: attrs classes, dataclasses, ``TypedDict`` and
+        ``NamedTuple`` classes, ``Enum`` classes, their generic aliases (``Box[int]``),
+        and Python functions, methods and ``functools.partial`` objects.
 
         Returns:
             ``tp``; for the decorator form, the decorated function.
+
+        Raises:
+            TypeError: ``tp`` cannot be described (a builtin such as ``str``, a typing
+                form such as ``Optional[int]``, an instance), or ``annotation`` is not an
+                ``Annotation`` or a function, or it gives an ``Enum`` class an ``enum``.
         """
-        _check_registrable(tp)
+        _check_registrable(tp, self)
         if annotation is None:
 
             def decorator(func: Any) -> Callable[[Any], Annotation]:
                 if not callable(func):
-                    msg = "@annotate.register(tp) decorates a function tp -> Annotation."
+                    msg = f"@{self._label()}.register(tp) decorates a function tp -> Annotation."
                     raise TypeError(msg)
-                _REGISTRY.set(_registry_key(tp), func)
+                self._set(_registry_key(tp), func)
                 return cast("Callable[[Any], Annotation]", func)
 
             return decorator
         if not isinstance(annotation, Annotation) and not callable(annotation):
             msg = (
-                f"annotate.register({_describe(tp)}, ...) takes an Annotation or a function "
-                f"returning one, got {type(annotation).__name__}."
+                f"{self._label()}.register({_describe(tp)}, ...) takes an Annotation or a "
+                f"function returning one, got {type(annotation).__name__}."
             )
             raise TypeError(msg)
-        _REGISTRY.set(_registry_key(tp), annotation)
+        if isinstance(annotation, Annotation):
+            _check_enum_target(tp, annotation, self)
+        self._set(_registry_key(tp), annotation)
         return tp
 
     def unregister(self, tp: Any) -> None:
-        """Forget the override registered for ``tp``, if any."""
-        _REGISTRY.remove(_registry_key(tp))
+        """Forget the override registered for ``tp`` in this registry, if any."""
+        key = _registry_key(tp)
+        with self._lock:
+            try:
+                found = self._overrides.pop(key, None)
+            except TypeError:  # unhashable: nothing can be registered for it
+                return
+            if found is not None:
+                self._versions[key] = _next_stamp()
 
-    def __repr__(self) -> str:
-        return "<describedtypes.annotate>"
+    def override(self, obj: Any) -> Annotation | None:
+        """The annotation registered for ``obj`` here or in a parent, or None.
+
+        A registered function is called with ``obj`` (outside any lock).
+        """
+        own = self._own(obj)
+        if self.parent is None:
+            return own
+        inherited = self.parent.override(obj)
+        if own is None or inherited is None:
+            return own if own is not None else inherited
+        return own.merged_over(inherited)
+
+    def version(self, obj: Any) -> tuple[int, ...]:
+        """When the annotation registered for ``obj`` last changed, here and in parents.
+
+        All zeros for an object never registered. A cached schema of a type stays
+        current while the version of every object it consulted stays the same.
+        """
+        key = _registry_key(obj)
+        versions: list[int] = []
+        registry: Registry | None = self
+        while registry is not None:
+            try:
+                versions.append(registry._versions.get(key, 0))
+            except TypeError:
+                versions.append(0)
+            registry = registry.parent
+        return tuple(versions)
+
+    def _own(self, obj: Any) -> Annotation | None:
+        try:
+            source = self._overrides.get(_registry_key(obj))
+        except TypeError:  # unhashable object: nothing can be registered for it
+            return None
+        if source is None or isinstance(source, Annotation):
+            return source
+        override: object = source(obj)
+        if not isinstance(override, Annotation):
+            msg = (
+                f"the annotation function registered for {_describe(obj)} returned "
+                f"{type(override).__name__}, not an Annotation; return Annotation(...)."
+            )
+            raise TypeError(msg)
+        return override
+
+    def _set(self, key: Any, value: AnnotationSource) -> None:
+        with self._lock:
+            self._overrides[key] = value
+            self._versions[key] = _next_stamp()
+
+    def _label(self) -> str:
+        return "annotate" if self is annotate else "registry"
 
 
-def _check_registrable(tp: Any) -> None:
+def _registry_key(obj: Any) -> Any:
+    # Bound methods are new objects on each attribute access; key them by function.
+    func = getattr(obj, "__func__", None)
+    return func if func is not None and inspect.ismethod(obj) else obj
+
+
+_NOT_REGISTRABLE_MODULES = frozenset({"builtins", "typing", "typing_extensions", "types"})
+
+
+def _check_registrable(tp: Any, registry: Registry) -> None:
+    import functools
+    import typing
+
+    label = registry._label()
+    what = (
+        "an attrs class, dataclass, TypedDict, NamedTuple or Enum class (or a generic "
+        "alias such as Box[int]), or a Python function, method or functools.partial"
+    )
+    if not isinstance(tp, type) and typing.get_origin(tp) is None and not callable(tp):
+        msg = (
+            f"{label}.register() needs {what}; got an instance of {type(tp).__name__}: pass "
+            "the class or function itself."
+        )
+        raise TypeError(msg)
     try:
         hash(tp)
     except TypeError:
-        msg = f"annotate.register() needs a class or function, got unhashable {tp!r}."
+        msg = f"{label}.register() needs {what}; got the unhashable {_short_repr(tp)}."
         raise TypeError(msg) from None
-    if not (isinstance(tp, type) or callable(tp) or hasattr(tp, "__origin__")):
-        msg = f"annotate.register() needs a class or function, got {tp!r}."
+    target = tp
+    origin = typing.get_origin(tp)
+    if origin is not None and not isinstance(tp, type):
+        if not isinstance(origin, type) or origin.__module__ in _NOT_REGISTRABLE_MODULES:
+            msg = (
+                f"{label}.register() needs {what}; got the type expression {tp!r}, whose "
+                "annotation is its parts' (register the class inside it instead, or use "
+                "Annotated[T, Annotation(...)] on the field)."
+            )
+            raise TypeError(msg)
+        target = origin
+    if isinstance(target, type):
+        if _describable_class(target):
+            return
+        if target.__module__ in _NOT_REGISTRABLE_MODULES:
+            reason = f"the builtin type {target.__name__} is described by its JSON type alone"
+            fix = (
+                "to describe one field, use Annotated[T, Annotation(...)] on it or register "
+                "the class that holds the field"
+            )
+        else:
+            reason = f"{target.__qualname__} is not a class describedtypes can describe"
+            fix = "make it an attrs class or a dataclass"
+        msg = f"{label}.register() needs {what}; {reason}: {fix}."
+        raise TypeError(msg)
+    func = tp
+    while isinstance(func, functools.partial):
+        func = func.func
+    func = getattr(func, "__func__", func)
+    if inspect.isfunction(func):
+        return
+    call = type(func).__dict__.get("__call__") if callable(func) else None
+    if call is not None and inspect.isfunction(call):  # a callable object of a Python class
+        return
+    msg = (
+        f"{label}.register() needs {what}; {_short_repr(tp)} is a builtin or C function "
+        "with no signature to describe: wrap it in a Python function."
+    )
+    raise TypeError(msg)
+
+
+def _describable_class(cls: type) -> bool:
+    if attrs.has(cls) or dataclasses.is_dataclass(cls) or issubclass(cls, enum.Enum):
+        return True
+    # TypedDict and NamedTuple classes.
+    return hasattr(cls, "__required_keys__") or (
+        issubclass(cls, tuple) and hasattr(cls, "_fields")
+    )
+
+
+def _check_enum_target(tp: Any, annotation: Annotation, registry: Registry) -> None:
+    if annotation.enum is not None and isinstance(tp, type) and issubclass(tp, enum.Enum):
+        msg = (
+            f"{registry._label()}.register({tp.__qualname__}, Annotation(enum=...)): the "
+            f"members of {tp.__qualname__} already fix its values, so an annotation enum "
+            "would be ignored; leave enum out, or change the members."
+        )
         raise TypeError(msg)
 
 
-annotate = _Annotate()
+def _short_repr(obj: Any) -> str:
+    try:
+        text = repr(obj)
+    except Exception:
+        text = f"<{type(obj).__name__} object>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+annotate: Registry = Registry(name="annotate")
+"""The default registry: what ``schema()``, ``decode()`` and the tools use unless given
+``registry=``. Call ``annotate(obj)`` to read an annotation, ``annotate.register`` to set
+one."""
+
+# Older modules refer to the default registry by this name.
+_REGISTRY = annotate
 
 
 def registered_override(obj: Any) -> Annotation | None:
-    """The annotation registered for ``obj`` (computed if a function was registered)."""
-    source = _REGISTRY.get(_registry_key(obj))
-    if source is None or isinstance(source, Annotation):
-        return source
-    override: object = source(obj)
-    if not isinstance(override, Annotation):
-        msg = (
-            f"the annotation function registered for {_describe(obj)} returned "
-            f"{type(override).__name__}, not an Annotation; return Annotation(...)."
-        )
-        raise TypeError(msg)
-    return override
+    """The annotation registered for ``obj`` in the default registry."""
+    return annotate.override(obj)
 
 
 # -- defaults from the code -----------------------------------------------------------

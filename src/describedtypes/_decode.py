@@ -49,11 +49,11 @@ of the reply's text tells the model is worked out in ``_jsontext.py``.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import datetime
 import difflib
 import functools
+import itertools
 import json
 import keyword
 import linecache
@@ -61,14 +61,16 @@ import math
 import re
 import threading
 import uuid
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import attrs
 import orjson
 
+from . import _cache
 from . import inspect as ni
-from ._annotate import _REGISTRY
+from ._annotate import Registry, annotate, current_stamp
 from ._fast import FALLBACK, fast_decoder_for
 from ._jsontext import _json_error, _parse_fenced
 from .errors import DecodeError, SchemaError, _render_errors
@@ -1177,13 +1179,19 @@ class _Compiler:
         self, name: str, src: str, label: str, extra: dict[str, Any] | None = None
     ) -> Structure:
         self._names += 1
-        filename = f"<describedtypes decode {label} #{self._names}>"
+        # Unique in the process, so two types of the same name never share a file name.
+        filename = f"<describedtypes decode {label} #{next(_SOURCE_NUMBERS)}>"
         ns = self.ns if extra is None else {**self.ns, **extra}
         exec(compile(src, filename, "exec"), ns)
-        # Registered so tracebacks and profiles can show the generated source.
-        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         fn: Structure = ns[name]
+        # Registered so tracebacks and profiles can show the generated source, and
+        # dropped with the function.
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        weakref.finalize(fn, linecache.cache.pop, filename, None)
         return fn
+
+
+_SOURCE_NUMBERS = itertools.count(1)
 
 
 def _check_lines(var: str, key: str, fn: str, fast: str | None) -> list[str]:
@@ -1624,41 +1632,27 @@ class _Decoder:
 
     fn: Structure
     hooked: tuple[tuple[Any, Any], ...] = ()
+    #: JSON text -> value or ``FALLBACK``, where msgspec mirrors the type (``_fast``).
+    fast: Callable[[Any], Any] | None = None
 
 
-_LOCK = threading.RLock()
-_DECODERS: dict[Any, _Decoder] = {}
-_ARGUMENTS: dict[ni.ObjectNode, Structure] = {}
-#: (id(converter), tp) -> (converter, decoder); bounded, converters are not weakref-able.
-_HOOKED: collections.OrderedDict[tuple[int, Any], tuple[Any, _Decoder]] = (
-    collections.OrderedDict()
-)
-_HOOKED_MAX = 128
+_HOOKED_PER_TYPE = 8
 
 
-def _clear() -> None:
-    with _LOCK:
-        _DECODERS.clear()
-        _ARGUMENTS.clear()
-        _HOOKED.clear()
-
-
-_REGISTRY.on_change(_clear)
-
-
-def _decoder(tp: Any, converter: Any) -> _Decoder:
+def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder:
     if converter is None:
-        try:
-            found = _DECODERS.get(tp)
-        except TypeError:  # unhashable type expression: compile without caching
-            return _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
-        if found is not None:
+        key: Any = ("decoder", tp, registry)
+        entry = _cache.get(tp, key)
+        if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+            found: _Decoder = entry.value
             return found
-        with _LOCK:
-            found = _DECODERS.get(tp)
-            if found is None:
-                found = _Decoder(_Compiler().compile(ni.type_info(tp)).fn)
-                _DECODERS[tp] = found
+        if not isinstance(cast(Any, registry), Registry):
+            msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+            raise TypeError(msg)
+        stamp = current_stamp()
+        node = ni.type_info(tp, registry)
+        found = _Decoder(_Compiler().compile(node).fn, fast=fast_decoder_for(tp, node))
+        _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
         return found
     import cattrs  # here, not at the top: only a caller with a converter needs it
 
@@ -1668,25 +1662,31 @@ def _decoder(tp: Any, converter: Any) -> _Decoder:
             f"{type(converter).__name__}; leave it out to use the built-in rules alone"
         )
         raise TypeError(msg)
-    try:
-        key = (id(converter), tp)
-        hit = _HOOKED.get(key)
-    except TypeError:
-        return _hooked_decoder(tp, converter)
-    if hit is not None and hit[0] is converter and _still_current(hit[1], converter):
-        return hit[1]
-    decoder = _hooked_decoder(tp, converter)
-    with _LOCK:
-        _HOOKED[key] = (converter, decoder)
-        _HOOKED.move_to_end(key)
-        while len(_HOOKED) > _HOOKED_MAX:
-            _HOOKED.popitem(last=False)
+    # Hooked decoders live with the type, a few converters each (converters cannot be
+    # weakly referenced; a bounded number per type keeps a converter made per request
+    # from piling up).
+    key = ("hooked", tp, registry)
+    entry = _cache.get(tp, key)
+    table: dict[int, tuple[Any, _Decoder]] = {}
+    if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+        table = entry.value
+        hit = table.get(id(converter))
+        if hit is not None and hit[0] is converter and _still_current(hit[1], converter):
+            return hit[1]
+    stamp = current_stamp()
+    node = ni.type_info(tp, registry)
+    decoder = _hooked_decoder(node, converter)
+    table = dict(table)
+    table[id(converter)] = (converter, decoder)
+    while len(table) > _HOOKED_PER_TYPE:
+        del table[next(iter(table))]
+    _cache.put(tp, key, _cache.Entry(table, registry, stamp, node=node))
     return decoder
 
 
-def _hooked_decoder(tp: Any, converter: Any) -> _Decoder:
+def _hooked_decoder(node: ni.Node, converter: Any) -> _Decoder:
     compiler = _Compiler(_HookSource(converter))
-    fn = compiler.compile(ni.type_info(tp)).fn
+    fn = compiler.compile(node).fn
     seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
     return _Decoder(fn, seen)
 
@@ -1750,7 +1750,7 @@ def _short_path(path: str) -> str:
     return f"{path[:40]}…({len(path)} characters)…{path[-60:]}"
 
 
-def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
+def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = annotate) -> Any:
     """Decode a model reply into an instance of ``tp``, checking it against the schema.
 
     ``data`` is JSON text (``str``, ``bytes``, ``bytearray``, ``memoryview``) or an
@@ -1777,6 +1777,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
         data: The reply.
         converter: A ``cattrs.Converter`` whose own structure hooks decode the types
             they are registered for; the rules above decide everything else.
+        registry: Where registered annotations (field names, enums) are looked up.
 
     Returns:
         The decoded value.
@@ -1790,17 +1791,22 @@ def decode(tp: Any, data: Any, *, converter: Any = None) -> Any:
     .. versionadded:: 0.1.0
     """
     # The common path is spelled out here: one call less per decode.
-    if converter is None and isinstance(data, (str, bytes)):  # msgspec, when it mirrors tp
-        fast = fast_decoder_for(tp)
-        if fast is not None and (value := fast(data)) is not FALLBACK:
-            return value
     if converter is None:
         try:
-            fn = _DECODERS[tp].fn
-        except (KeyError, TypeError):
-            fn = _decoder(tp, None).fn
+            entry = _cache.get(tp, ("decoder", tp, registry))
+        except TypeError:
+            entry = None
+        if entry is not None and entry.stamp == current_stamp():
+            decoder = entry.value
+        else:
+            decoder = _decoder(tp, None, registry)
+        fn = decoder.fn
+        if decoder.fast is not None and isinstance(data, (str, bytes)):  # msgspec's check
+            value = decoder.fast(data)
+            if value is not FALLBACK:
+                return value
     else:
-        fn = _decoder(tp, converter).fn
+        fn = _decoder(tp, converter, registry).fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         try:
             data = orjson.loads(data)
@@ -1832,13 +1838,15 @@ def decode_arguments(
         DecodeError: Every problem at once: missing or unknown arguments (naming the
             accepted ones), wrong types, values out of range.
     """
-    fn = _ARGUMENTS.get(node)
-    if fn is None:
-        with _LOCK:
-            fn = _ARGUMENTS.get(node)
-            if fn is None:
-                fn = _Compiler().arguments(node)
-                _ARGUMENTS[node] = fn
+    owner = node.python_type
+    entry = _cache.get(owner, ("arguments", node))
+    if entry is None:
+        # Stored with the function (or partial) the node describes, keyed by the node:
+        # a new node (after a registration) compiles anew.
+        entry = _cache.put(
+            owner, ("arguments", node), _cache.Entry(_Compiler().arguments(node), annotate, 0)
+        )
+    fn = entry.value
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = bytes(data) if isinstance(data, memoryview) else data
         data = {} if not text.strip() else _parse(text)

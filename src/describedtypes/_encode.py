@@ -18,15 +18,15 @@ from typing import Any
 import attrs
 import orjson
 
+from . import _cache
 from . import inspect as ni
-from ._annotate import _REGISTRY
-from ._decode import _LOCK, _M, _brief, _constructor, _Members
+from ._annotate import annotate, current_stamp
+from ._decode import _M, _brief, _constructor, _Members
 
 __all__ = ["encode"]
 
 Unstructure = Callable[[Any], Any]
 
-_ENCODERS: dict[Any, Unstructure] = {}
 
 
 class _EncodeCompiler:
@@ -204,16 +204,15 @@ def _runtime_type(obj: Any) -> Any:
 
 
 def _encoder_for(tp: Any) -> Unstructure:
-    try:
-        found = _ENCODERS.get(tp)
-    except TypeError:
-        return _EncodeCompiler().compile(ni.type_info(tp))
-    if found is None:
-        with _LOCK:
-            found = _ENCODERS.get(tp)
-            if found is None:
-                found = _EncodeCompiler().compile(ni.type_info(tp))
-                _ENCODERS[tp] = found
+    key = ("encoder", tp)
+    entry = _cache.get(tp, key)
+    if entry is not None and entry.is_current(lambda: ni.type_info(tp)):
+        found: Unstructure = entry.value
+        return found
+    stamp = current_stamp()
+    node = ni.type_info(tp)
+    found = _EncodeCompiler().compile(node)
+    _cache.put(tp, key, _cache.Entry(found, annotate, stamp, node=node))
     return found
 
 
@@ -244,11 +243,3 @@ def encode(obj: Any) -> bytes:
     except orjson.JSONEncodeError as exc:
         msg = f"cannot encode {type(obj).__name__} as JSON: {exc}"
         raise TypeError(msg) from None
-
-
-def _clear() -> None:
-    with _LOCK:
-        _ENCODERS.clear()
-
-
-_REGISTRY.on_change(_clear)

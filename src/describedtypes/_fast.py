@@ -20,17 +20,14 @@ from __future__ import annotations
 
 import datetime
 import enum
-import threading
 import types
 import uuid
-import weakref
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, cast
 
 import attrs
 
 from . import inspect as ni
-from ._annotate import _REGISTRY
 
 __all__ = ["FALLBACK", "fast_decoder_for"]
 
@@ -44,67 +41,29 @@ _INT_MIN = -(2**63)
 _INT_MAX = 2**63 - 1
 
 _ENABLED = True
-_LOCK = threading.Lock()
-_DECODERS: weakref.WeakKeyDictionary[Any, Callable[[Any], Any] | None] = (
-    weakref.WeakKeyDictionary()
-)
 
 
-def _clear() -> None:
-    with _LOCK:
-        _DECODERS.clear()
+def fast_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | None:
+    """The fast decoder of ``tp`` inspected as ``node`` (JSON text in, value or ``FALLBACK``
+    out), or None.
 
-
-_REGISTRY.on_change(_clear)
-
-
-_UNKNOWN: Any = object()
-
-
-def fast_decoder_for(tp: Any) -> Callable[[Any], Any] | None:
-    """The fast decoder of ``tp`` (JSON text in, value or ``FALLBACK`` out), or None.
-
-    None when msgspec is not installed, ``tp`` is not a class (or a class that cannot be
-    weakly referenced), or some part of it cannot be mirrored exactly. Kept per class,
-    weakly: a class that goes away takes its decoder with it.
+    None when msgspec is not installed, ``tp`` is not a class, or some part of it cannot
+    be mirrored exactly. Built once with the normal decoder of ``tp`` and cached with it
+    (on the class), so it lives and is invalidated exactly as that decoder is.
     """
-    if not issubclass(type(tp), type):  # list[int], Box[int], ...: the normal path
-        return None
-    try:
-        known: Any = _DECODERS.get(tp, _UNKNOWN)
-    except TypeError:  # a class that cannot be weakly referenced or hashed
-        return None
-    if known is not _UNKNOWN:
-        return known  # type: ignore[no-any-return]
-    found = _build(tp) if _ENABLED else None
-    with _LOCK:
-        _DECODERS[tp] = found
-    return found
-
-
-class _CannotMirror(Exception):
-    """Strictly private: some part of the type has no exact msgspec mirror."""
-
-
-def _build(tp: Any) -> Callable[[Any], Any] | None:
+    if not _ENABLED or not issubclass(type(tp), type) or not isinstance(node, ni.ObjectNode):
+        return None  # list[int], Box[int], int, ...: the normal path
     try:
         import msgspec
     except ImportError:
         return None
     try:
-        node = ni.type_info(tp)
-    except Exception:  # the normal path reports it
-        return None
-    if not isinstance(node, ni.ObjectNode):
-        return None
-    try:
-        mirror = _Mirror(msgspec, root=tp)
+        mirror = _Mirror(msgspec)
         root_type, root_expr = mirror.object(node, "v")
     except _CannotMirror:
         return None
-    decoder = msgspec.json.Decoder(root_type)
     build = mirror.finish(root_expr)
-    parse = decoder.decode
+    parse = msgspec.json.Decoder(root_type).decode
 
     def decode_fast(data: Any) -> Any:
         try:
@@ -115,17 +74,20 @@ def _build(tp: Any) -> Callable[[Any], Any] | None:
     return decode_fast
 
 
+class _CannotMirror(Exception):
+    """Strictly private: some part of the type has no exact msgspec mirror."""
+
+
 class _Mirror:
     """Strictly private: mirror Struct types and the code that turns them into values."""
 
-    def __init__(self, msgspec: Any, root: type) -> None:
+    def __init__(self, msgspec: Any) -> None:
         from . import _decode
 
         self.call_arguments = _decode._call_arguments
         self.constructor = _decode._constructor
         self.safe_name = _decode._safe_name
         self.msgspec = msgspec
-        self.root = root
         self.ns: dict[str, Any] = {"_UNSET": msgspec.UNSET}
         self.lines: list[str] = []
         self.objects: dict[int, tuple[Any, str | None]] = {}
@@ -321,13 +283,7 @@ class _Mirror:
         args = self.call_arguments(constructor, always)
         if optional:
             args.append("**kw")
-        if constructor is self.root:
-            # The decoder is cached under this class: a strong reference from the code
-            # would keep the class (the cache's key) alive for good.
-            call = f"{self.name('_ref', weakref.ref(constructor))}()"
-        else:
-            call = self.name("_cls", constructor)
-        return f"{call}({', '.join(args)})", optional
+        return f"{self.name('_cls', constructor)}({', '.join(args)})", optional
 
 
 _PLAIN_DEFAULTS = (type(None), bool, int, float, str)

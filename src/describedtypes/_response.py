@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import inspect as ni
+from ._annotate import Registry, annotate
 from ._decode import decode
 from ._glue import _ShapeError
 from .errors import DecodeError, IncompleteReplyError, RefusalError
@@ -39,7 +40,9 @@ def _items(value: Any) -> list[Any]:
     return []
 
 
-def decode_response(tp: Any, response: Any, *, converter: Any = None) -> Any:
+def decode_response(
+    tp: Any, response: Any, *, converter: Any = None, registry: Registry = annotate
+) -> Any:
     """Decode the reply inside a provider's response into an instance of ``tp``.
 
     Accepts, as SDK objects or as plain dicts: an OpenAI Chat Completions response (or
@@ -51,6 +54,7 @@ def decode_response(tp: Any, response: Any, *, converter: Any = None) -> Any:
         tp: The type to decode into, as for ``decode()``.
         response: The provider's response.
         converter: Passed on to ``decode()``.
+        registry: Passed on to ``decode()``.
 
     Returns:
         The decoded value.
@@ -67,16 +71,17 @@ def decode_response(tp: Any, response: Any, *, converter: Any = None) -> Any:
 
     .. versionadded:: 0.1.0
     """
+    opts: dict[str, Any] = {"converter": converter, "registry": registry}
     if _get(response, "choices") is not None:
-        return _chat_completion(tp, response, converter)
+        return _chat_completion(tp, response, opts)
     if _get(response, "output") is not None and _get(response, "object") in ("response", None):
-        return _responses(tp, response, converter)
+        return _responses(tp, response, opts)
     if _get(response, "stop_reason") is not None or (
         _get(response, "type") == "message" and isinstance(_get(response, "content"), list)
     ):
-        return _anthropic(tp, response, converter)
+        return _anthropic(tp, response, opts)
     if _get(response, "role") == "assistant":
-        return _chat_message(tp, response, None, converter)
+        return _chat_message(tp, response, None, opts)
     kind = type(response).__name__
     msg = (
         f"decode_response() reads an OpenAI Chat Completions or Responses response or an "
@@ -113,7 +118,7 @@ def _no_reply(what: str) -> DecodeError:
 # -- OpenAI Chat Completions ------------------------------------------------------------
 
 
-def _chat_completion(tp: Any, response: Any, converter: Any) -> Any:
+def _chat_completion(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
     choices = _items(_get(response, "choices"))
     if not choices:
         raise _no_reply("no choices")
@@ -121,10 +126,10 @@ def _chat_completion(tp: Any, response: Any, converter: Any) -> Any:
     message = _get(choice, "message")
     if message is None:
         raise _no_reply("the first choice has no message")
-    return _chat_message(tp, message, _get(choice, "finish_reason"), converter)
+    return _chat_message(tp, message, _get(choice, "finish_reason"), opts)
 
 
-def _chat_message(tp: Any, message: Any, finish_reason: Any, converter: Any) -> Any:
+def _chat_message(tp: Any, message: Any, finish_reason: Any, opts: dict[str, Any]) -> Any:
     refusal = _get(message, "refusal")
     if refusal:
         raise RefusalError(str(refusal))
@@ -140,16 +145,16 @@ def _chat_message(tp: Any, message: Any, finish_reason: Any, converter: Any) -> 
         call = _pick_call(tp, calls, lambda c: _get(_get(c, "function"), "name"))
         named = _get(_get(call, "function"), "name") if call is not None else None
         if call is not None and (not content or named == _tool_name(tp)):
-            return decode(tp, _get(_get(call, "function"), "arguments") or "", converter=converter)
+            return decode(tp, _get(_get(call, "function"), "arguments") or "", **opts)
     if not content:
         raise _no_reply("the message has no content")
-    return decode(tp, content, converter=converter)
+    return decode(tp, content, **opts)
 
 
 # -- OpenAI Responses -------------------------------------------------------------------
 
 
-def _responses(tp: Any, response: Any, converter: Any) -> Any:
+def _responses(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
     error = _get(response, "error")
     if error:
         text = _get(error, "message") or str(error)
@@ -173,16 +178,16 @@ def _responses(tp: Any, response: Any, converter: Any) -> Any:
     if calls:
         call = _pick_call(tp, calls, lambda c: _get(c, "name"))
         if call is not None and (not texts or _get(call, "name") == _tool_name(tp)):
-            return decode(tp, _get(call, "arguments") or "", converter=converter)
+            return decode(tp, _get(call, "arguments") or "", **opts)
     if not texts:
         raise _no_reply("no output_text in the output")
-    return decode(tp, "".join(texts), converter=converter)
+    return decode(tp, "".join(texts), **opts)
 
 
 # -- Anthropic Messages -----------------------------------------------------------------
 
 
-def _anthropic(tp: Any, response: Any, converter: Any) -> Any:
+def _anthropic(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
     blocks = _items(_get(response, "content"))
     texts = [str(_get(b, "text") or "") for b in blocks if _get(b, "type") == "text"]
     stop = _get(response, "stop_reason")
@@ -194,7 +199,7 @@ def _anthropic(tp: Any, response: Any, converter: Any) -> Any:
     if calls:
         call = _pick_call(tp, calls, lambda c: _get(c, "name"))
         if call is not None and (not texts or _get(call, "name") == _tool_name(tp)):
-            return decode(tp, _get(call, "input"), converter=converter)
+            return decode(tp, _get(call, "input"), **opts)
     if not texts:
         raise _no_reply("no text block in the content")
-    return decode(tp, "".join(texts), converter=converter)
+    return decode(tp, "".join(texts), **opts)

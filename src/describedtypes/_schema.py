@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import enum
 import math
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import attrs
 import orjson
 
+from . import _annotate, _cache
 from . import inspect as ni
-from ._annotate import _REGISTRY
+from ._annotate import Registry, annotate, current_stamp
 from ._rules import check, regex_features
 from .adapters import STANDARD, Adapter
 from .errors import SchemaError
@@ -601,17 +601,28 @@ def _arg_name(arg: Any) -> str:
 # -- the public entry point -------------------------------------------------------------
 
 
-@attrs.frozen
 class Built:
-    """Strictly private: a cached build, as immutable data."""
+    """Strictly private: a cached build: the read-only schema, its rewrites, its JSON."""
 
-    frozen: Any
-    rewrites: tuple[Rewrite, ...]
+    __slots__ = ("_json", "frozen", "rewrites")
+
+    def __init__(self, frozen: Any, rewrites: tuple[Rewrite, ...]) -> None:
+        self.frozen = frozen
+        self.rewrites = rewrites
+        self._json: bytes | None = None
+
+    @property
+    def json(self) -> bytes:
+        if self._json is None:
+            self._json = orjson.dumps(self.frozen)
+        return self._json
 
 
-def build(obj: Any, adapter: Adapter, use_references: bool) -> tuple[Json, list[Rewrite]]:
+def build(
+    obj: Any, adapter: Adapter, use_references: bool, registry: Registry = annotate
+) -> tuple[Json, list[Rewrite], ni.Node]:
     """Build the wrapped schema of ``obj`` as plain dicts, with the rewrites made."""
-    node = ni.type_info(obj)
+    node = ni.type_info(obj, registry)
     builder = _Builder(node, adapter, use_references, obj)
     body = builder.body()
     root = _as_object(node)
@@ -626,7 +637,7 @@ def build(obj: Any, adapter: Adapter, use_references: bool) -> tuple[Json, list[
         else:
             text = "\n" + "\n".join(f"- {p}" for p in problems)
         raise SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
-    return wrapped, builder.rewrites
+    return wrapped, builder.rewrites, node
 
 
 def _fallback_name(obj: Any) -> str:
@@ -635,65 +646,120 @@ def _fallback_name(obj: Any) -> str:
     return object_name(obj)
 
 
-class _FrozenObject(tuple):  # type: ignore[type-arg]
-    """Strictly private: a cached JSON object, as (key, value) pairs."""
+def _frozen_copy_error(kind: str) -> TypeError:
+    return TypeError(
+        f"this schema {kind} is cached and shared by every caller, so it is read-only; "
+        "copy.deepcopy(schema(...)) gives a mutable copy (plain dicts and lists), and "
+        "schema(..., dict_type=...) builds a fresh one"
+    )
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A read-only ``dict``: what ``schema()`` returns, shared by every call.
+
+    It is a real ``dict`` subclass, so ``json``, orjson, httpx and the provider SDKs take
+    it as it is; changing it raises ``TypeError``. ``copy.deepcopy`` (and ``copy.copy``,
+    ``pickle``) give plain, mutable ``dict`` and ``list`` objects.
+
+    .. versionadded:: 0.2.0
+    """
 
     __slots__ = ()
 
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise _frozen_copy_error("object")
 
-class _FrozenArray(tuple):  # type: ignore[type-arg]
-    """Strictly private: a cached JSON array."""
+    __setitem__ = __delitem__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+    __ior__ = _readonly
+
+    def __copy__(self) -> dict[Any, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: Any) -> dict[Any, Any]:
+        thawed: dict[Any, Any] = _thaw(self, dict)
+        return thawed
+
+    def __reduce__(self) -> Any:
+        return (dict, (_thaw(self, dict),))
+
+
+class FrozenList(list):  # type: ignore[type-arg]
+    """A read-only ``list``: the arrays inside a schema ``schema()`` returns.
+
+    .. versionadded:: 0.2.0
+    """
 
     __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise _frozen_copy_error("array")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _readonly
+    append = extend = insert = pop = remove = clear = sort = reverse = _readonly
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: Any) -> list[Any]:
+        thawed: list[Any] = _thaw(self, dict)
+        return thawed
+
+    def __reduce__(self) -> Any:
+        return (list, (_thaw(self, dict),))
 
 
 def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
-        return _FrozenObject((k, _freeze(v)) for k, v in value.items())
+        out = FrozenDict()
+        for k, v in value.items():
+            dict.__setitem__(out, k, _freeze(v))
+        return out
     if isinstance(value, list):
-        return _FrozenArray(_freeze(v) for v in value)
+        return _frozen_list(value)
     return value
 
 
+def _frozen_list(value: list[Any]) -> FrozenList:
+    out = FrozenList()
+    list.extend(out, (_freeze(v) for v in value))
+    return out
+
+
 def _thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
-    if type(value) is _FrozenObject:
+    if isinstance(value, dict):
         out = dict_type()
-        for k, v in value:
+        for k, v in value.items():
             out[k] = _thaw(v, dict_type)
         return out
-    if type(value) is _FrozenArray:
+    if isinstance(value, list):
         return [_thaw(v, dict_type) for v in value]
     return value
 
 
-_CACHE_LOCK = threading.Lock()
-_CACHE: dict[Any, Built] = {}
-
-
-def _clear() -> None:
-    with _CACHE_LOCK:
-        _CACHE.clear()
-
-
-_REGISTRY.on_change(_clear)
-
-
-def cached_build(obj: Any, adapter: Adapter, use_references: bool) -> Built:
-    # The generation is part of the key: a build that raced a registration is stored
-    # under the old generation and never served.
-    key = (obj, adapter, use_references, _REGISTRY.generation)
-    try:
-        hit = _CACHE.get(key)
-    except TypeError:
-        body, rewrites = build(obj, adapter, use_references)
-        return Built(_freeze(body), tuple(rewrites))
-    if hit is not None:
-        return hit
-    body, rewrites = build(obj, adapter, use_references)
+def cached_build(
+    obj: Any, adapter: Adapter, use_references: bool, registry: Registry = annotate
+) -> Built:
+    """The cached build of ``obj`` for ``adapter``, built now if there is none current."""
+    key = ("schema", _cache.key_of(obj), adapter, use_references, registry)
+    entry = _cache.get(obj, key)
+    if entry is not None and entry.is_current(lambda: ni.type_info(obj, registry)):
+        built: Built = entry.value
+        return built
+    stamp = current_stamp()
+    body, rewrites, node = build(obj, adapter, use_references, registry)
     built = Built(_freeze(body), tuple(rewrites))
-    with _CACHE_LOCK:
-        _CACHE[key] = built
+    _cache.put(obj, key, _cache.Entry(built, registry, stamp, node=node))
     return built
+
+
+def _check_arguments(adapter: Any, registry: Any, label: str = "llm_adapter") -> None:
+    if not isinstance(adapter, Adapter):
+        msg = f"{label} must be an Adapter such as STANDARD or OPENAI, got {adapter!r}"
+        raise SchemaError(msg)
+    if not isinstance(registry, Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
 
 
 def schema(
@@ -703,8 +769,16 @@ def schema(
     use_references: bool = False,
     dict_type: Callable[[], Any] = dict,
     report: list[Rewrite] | None = None,
-) -> Any:
+    registry: Registry = annotate,
+) -> Mapping[str, Any]:
     """The JSON Schema of a type or function, shaped for ``llm_adapter``.
+
+    The result is cached per object, adapter and registry. With the default
+    ``dict_type=dict`` every call returns the same read-only ``FrozenDict`` (a ``dict``
+    subclass that ``json``, orjson and the provider SDKs accept as it is), so a repeated
+    call costs well under a microsecond; ``copy.deepcopy(...)`` of it is a mutable
+    copy made of plain dicts and lists. Any other ``dict_type`` builds a fresh, mutable
+    tree of that mapping type on each call.
 
     Args:
         obj: An attrs class, a dataclass, any supported type expression, or a function.
@@ -716,39 +790,88 @@ def schema(
         dict_type: The mapping type used for every object in the output.
         report: A list to which every change the adapter made to fit its provider
             (a keyword moved into a description, ...) is appended as a ``Rewrite``.
+        registry: Where registered annotations are looked up.
 
     Returns:
-        A fresh mapping, safe to change; keys in the order of SPEC 3.3.
+        The schema; keys in reading order (``type``, ``properties``, ``required``, ...).
 
     Raises:
         SchemaError: ``obj`` cannot be described under ``llm_adapter``; the message
             names the path, the reason and the fix.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
     """
-    if not isinstance(cast(Any, llm_adapter), Adapter):
-        msg = (
-            f"llm_adapter must be an Adapter such as STANDARD or OPENAI, got {llm_adapter!r}"
-        )
-        raise SchemaError(msg)
+    if dict_type is dict and report is None:
+        # The common case, inlined: see _built().
+        try:
+            entry = obj.__dict__[_cache.ATTRIBUTE][
+                ("schema", obj, llm_adapter, use_references is True, registry)
+            ]
+            if entry.stamp == _annotate._stamp:
+                frozen: Mapping[str, Any] = entry.value.frozen
+                return frozen
+        except (KeyError, AttributeError, TypeError):
+            pass
+    built = _built(obj, llm_adapter, use_references, registry)
+    if report is not None:
+        report.extend(built.rewrites)
+    if dict_type is dict:
+        shared: Mapping[str, Any] = built.frozen
+        return shared
     if not callable(cast(Any, dict_type)):
         msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
         raise SchemaError(msg)
-    built = cached_build(obj, llm_adapter, bool(use_references))
-    if report is not None:
-        report.extend(built.rewrites)
-    return _thaw(built.frozen, dict_type)
+    thawed: Mapping[str, Any] = _thaw(built.frozen, dict_type)
+    return thawed
 
 
-def iter_rewrites(
-    obj: Any, llm_adapter: Adapter, *, use_references: bool = False
-) -> Iterator[Rewrite]:
-    """The changes ``llm_adapter`` makes to fit ``obj``'s schema to its provider."""
-    return iter(cached_build(obj, llm_adapter, bool(use_references)).rewrites)
+def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
+    # The common case, spelled out: a class (or function) whose schema is cached and no
+    # registration since. ``obj.__dict__`` is the object's own namespace, where the
+    # cache owner keeps its entries; anything else takes the general path.
+    try:
+        entry = obj.__dict__[_cache.ATTRIBUTE][
+            ("schema", obj, adapter, use_references is True, registry)
+        ]
+        if entry.stamp == _annotate._stamp:
+            built: Built = entry.value
+            return built
+    except (KeyError, AttributeError, TypeError):
+        pass
+    _check_arguments(adapter, registry)
+    return cached_build(obj, adapter, bool(use_references), registry)
 
 
-def explain(obj: Any, adapter: Adapter, *, use_references: bool = False) -> list[Rewrite]:
-    """Every change ``adapter`` makes to fit ``obj``'s schema to its provider.
+def schema_json(
+    obj: Any,
+    llm_adapter: Adapter = STANDARD,
+    *,
+    use_references: bool = False,
+    registry: Registry = annotate,
+) -> bytes:
+    """The schema ``schema()`` returns, as compact UTF-8 JSON bytes (cached, no copy).
+
+    For code that sends bytes (an HTTP body, a file), this skips serialising the same
+    schema again on every request.
+
+    Raises:
+        SchemaError: as ``schema()``.
+
+    .. versionadded:: 0.2.0
+    """
+    return _built(obj, llm_adapter, use_references, registry).json
+
+
+def explain(
+    obj: Any,
+    llm_adapter: Adapter = STANDARD,
+    *,
+    use_references: bool = False,
+    registry: Registry = annotate,
+) -> list[Rewrite]:
+    """Every change ``llm_adapter`` makes to fit ``obj``'s schema to its provider.
 
     A bound moved into the description, a ``$ref`` inlined, a default or keyword dropped,
     a dict sent as key/value entries: each is a ``Rewrite`` with the JSON pointer (into the
@@ -756,18 +879,18 @@ def explain(obj: Any, adapter: Adapter, *, use_references: bool = False) -> list
 
     Args:
         obj: The type or function, as passed to ``schema()``.
-        adapter: The adapter it is built for.
+        llm_adapter: The adapter it is built for.
         use_references: As for ``schema()``.
+        registry: As for ``schema()``.
 
     Returns:
         The rewrites in the order they were made; empty when nothing was changed.
 
     Raises:
-        SchemaError: ``obj`` cannot be described under ``adapter``.
+        SchemaError: ``obj`` cannot be described under ``llm_adapter``.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       The adapter parameter is named ``llm_adapter``, as in ``schema()``.
     """
-    if not isinstance(cast(Any, adapter), Adapter):
-        msg = f"adapter must be an Adapter such as STANDARD or OPENAI, got {adapter!r}"
-        raise SchemaError(msg)
-    return list(cached_build(obj, adapter, bool(use_references)).rewrites)
+    return list(_built(obj, llm_adapter, use_references, registry).rewrites)

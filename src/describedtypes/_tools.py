@@ -321,7 +321,7 @@ class Tool:
                 f"match {llm_adapter.name_pattern}); register the tool with name=..."
             )
             raise SchemaError(msg, path=self.name, type_=self.func)
-        body = schema(self.func, _unwrapped(llm_adapter))
+        body = dict(schema(self.func, _unwrapped(llm_adapter)))
         description = self.description
         if self._description is not None and "description" in body:
             body["description"] = self._description

@@ -188,7 +188,8 @@ _FOLLOW_STRICT = {
 }
 
 
-@attrs.frozen(kw_only=True, repr=False)
+# cache_hash: an adapter is part of every schema cache key, so hashing must be cheap.
+@attrs.frozen(kw_only=True, repr=False, cache_hash=True)
 class Adapter:
     """One provider's rules for a schema, and the shape that carries it.
 

@@ -15,26 +15,28 @@ import enum
 import functools
 import inspect as _pyinspect
 import re
-import threading
 import types
 import typing
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
+from . import _cache
 from . import _typing as t
 from ._annotate import (
-    _REGISTRY,
     Annotation,
+    Registry,
     annotate,
     default_annotation,
     iter_annotation_metadata,
     object_name,
-    registered_override,
     remembering_hints,
     type_hints,
+)
+from ._annotate import (
+    current_stamp as _current_stamp,
 )
 from ._context import Context
 from .errors import SchemaError
@@ -363,8 +365,33 @@ _NO_ANNOTATION = Annotation()  # frozen: one shared "nothing said" for every fie
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: Registry = annotate) -> None:
         self._objects: dict[Any, ObjectNode] = {}
+        self.registry = registry
+        #: Every object whose registered annotation was consulted, with its version.
+        self.deps: dict[Any, tuple[int, ...]] = {}
+        self._overrides: dict[Any, Annotation | None] = {}
+
+    def override(self, obj: Any) -> Annotation | None:
+        """The registered annotation of ``obj``, remembered as a dependency."""
+        # A bound method is registered (and remembered) as its function: the instance
+        # must not be kept alive by a cache entry.
+        key = obj.__func__ if _pyinspect.ismethod(obj) else obj
+        try:
+            if key in self._overrides:
+                return self._overrides[key]
+            self.deps[key] = self.registry.version(key)
+        except TypeError:  # unhashable: nothing can be registered for it
+            return None
+        # Asked once per inspection: a registered function runs once per build.
+        found = self._overrides[key] = self.registry.override(obj)
+        return found
+
+    def annotation(self, obj: Any) -> Annotation:
+        """What the code says of ``obj`` with the registered override over it."""
+        default = default_annotation(obj)
+        override = self.override(obj)
+        return default if override is None else override.merged_over(default)
 
     # The path is a list of names from the root, for error messages.
     def node(self, tp: Any, path: str, owner: Any) -> Node:
@@ -398,6 +425,7 @@ class _Inspector:
             if ann.description is not None:
                 changes["description"] = ann.description
             if ann.enum is not None:
+                _refuse_fixed_enum(node, ann.enum, path, owner)
                 changes["enum"] = ann.enum
             if changes:
                 if isinstance(node, ObjectNode):
@@ -406,6 +434,17 @@ class _Inspector:
                 else:
                     node = attrs.evolve(node, **changes)
         return node
+
+    def _alias_annotation(self, alias: Any, cls: type) -> Annotation:
+        return _annotation_for_alias(alias, cls, self)
+
+    def _override_parameters(self, tp: Any, cls: Any) -> dict[str, Annotation]:
+        return _override_parameters(tp, cls, self.override)
+
+    def _function_annotation(
+        self, func: Any, layers: list[Any]
+    ) -> tuple[Annotation, dict[str, Annotation]]:
+        return _function_annotation(func, layers, self.override)
 
     def _bare(self, tp: Any, path: str, owner: Any) -> Node:
         if tp is None or tp is t.NoneType:
@@ -554,8 +593,8 @@ class _Inspector:
             return cached
         origin = t.get_origin(tp)
         cls = origin if origin is not None else tp
-        ann = annotate(tp) if origin is None else _annotation_for_alias(tp, cls)
-        override = _override_parameters(tp, cls)
+        ann = self.annotation(tp) if origin is None else self._alias_annotation(tp, cls)
+        override = self._override_parameters(tp, cls)
         node = ObjectNode(
             python_type=tp,
             name=ann.name or object_name(cls),
@@ -591,6 +630,7 @@ class _Inspector:
             fnode = self.node(hints[name], field_path, tp)
             fnode = _apply_validator(fnode, validator, field_path, tp)
             field_ann = _with_annotated_name(field_ann, hints[name])
+            _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
             fields.append(
                 _make_field(name, init_name, fnode, field_ann, override.get(name), default, factory)
             )
@@ -611,7 +651,7 @@ class _Inspector:
                 path=name,
                 type_=func,
             ) from None
-        ann, override = _function_annotation(func, layers)
+        ann, override = self._function_annotation(func, layers)
         # The override may describe any parameter of the underlying function, including
         # ones a partial binds; docstring entries for names that are not parameters
         # (``**kwargs``, say) are ignored.
@@ -656,12 +696,15 @@ class _Inspector:
             pnode = self.node(hint, ppath, func)
             default = _NOTHING if p.default is p.empty else p.default
             param_ann = _with_annotated_name(ann.parameters.get(p.name, Annotation()), hint)
+            _refuse_fixed_enum(pnode, param_ann.enum, ppath, func)
             fields.append(
                 _make_field(p.name, p.name, pnode, param_ann, override.get(p.name), default, None)
             )
         _check_unique_keys(fields, name, func)
         node = ObjectNode(
-            python_type=func,
+            # A bound method's node is cached on its function: it must not hold the
+            # instance (a service, a session) alive.
+            python_type=func.__func__ if _pyinspect.ismethod(func) else func,
             name=ann.name or name,
             description=ann.description,
             fields=tuple(fields),
@@ -713,6 +756,23 @@ def _with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
                 name = meta.name
         hint = t.get_args(hint)[0]
     return ann if name is None else attrs.evolve(ann, name=name)
+
+
+def _refuse_fixed_enum(node: Node, values: Any, path: str, owner: Any) -> None:
+    """An annotation enum on a type that already fixes its values is a mistake to report."""
+    if values is None:
+        return
+    inner = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
+    if isinstance(inner, (EnumNode, LiteralNode)):
+        kind = "Enum" if isinstance(inner, EnumNode) else "Literal"
+        allowed = ", ".join(repr(v) for v in inner.values)
+        raise SchemaError(
+            f"an annotation enum {list(values)!r} was given, but the field's {kind} type "
+            f"already fixes its values ({allowed}); remove enum= from the annotation, or "
+            "change the type",
+            path=path,
+            type_=owner,
+        )
 
 
 def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
@@ -843,7 +903,9 @@ def _all_parameter_names(target: Any, signature: _pyinspect.Signature) -> list[s
     return names + [n for n in inner.parameters if n not in names]
 
 
-def _function_annotation(func: Any, layers: list[Any]) -> tuple[Annotation, dict[str, Annotation]]:
+def _function_annotation(
+    func: Any, layers: list[Any], override_of: Callable[[Any], Annotation | None]
+) -> tuple[Annotation, dict[str, Annotation]]:
     """What the code and the registered overrides say about a callable.
 
     ``layers`` runs from ``func`` inwards (partial, bound method, function; or a callable
@@ -865,7 +927,7 @@ def _function_annotation(func: Any, layers: list[Any]) -> tuple[Annotation, dict
         )
     merged: Annotation | None = None
     for layer in reversed(layers):
-        own = registered_override(layer)
+        own = override_of(layer)
         if own is not None:
             merged = own if merged is None else own.merged_over(merged)
     if merged is None:
@@ -889,23 +951,25 @@ def _flatten_literal(tp: Any) -> Iterator[Any]:
             yield arg
 
 
-def _override_parameters(tp: Any, cls: Any) -> dict[str, Annotation]:
+def _override_parameters(
+    tp: Any, cls: Any, override_of: Callable[[Any], Annotation | None]
+) -> dict[str, Annotation]:
     found: dict[str, Annotation] = {}
     for source in (cls, tp):
-        own = registered_override(source) if source is not None else None
+        own = override_of(source) if source is not None else None
         if own is not None:
             for key, value in own.parameters.items():
                 found[key] = value.merged_over(found[key]) if key in found else value
     return found
 
 
-def _annotation_for_alias(alias: Any, cls: type) -> Annotation:
+def _annotation_for_alias(alias: Any, cls: type, inspector: _Inspector) -> Annotation:
     # Box[int] has its own registration if there is one, else Box's.
-    own = _REGISTRY.get(alias)
-    base = annotate(cls)
+    base = inspector.annotation(cls)
+    own = inspector.override(alias)
     if own is None:
         return base
-    return annotate(alias).merged_over(base)
+    return own.merged_over(default_annotation(alias)).merged_over(base)
 
 
 def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
@@ -1094,17 +1158,6 @@ def _constrain(node: Node, found: Constraints, enum_values: tuple[Any, ...] | No
 
 # -- the public entry point and its cache ----------------------------------------------
 
-_CACHE_LOCK = threading.Lock()
-_TYPE_CACHE: dict[Any, Node] = {}
-
-
-def _clear_cache() -> None:
-    with _CACHE_LOCK:
-        _TYPE_CACHE.clear()
-
-
-_REGISTRY.on_change(_clear_cache)
-
 
 def is_function_like(obj: Any) -> bool:
     """True for functions, methods, partials and other non-class callables."""
@@ -1136,34 +1189,32 @@ def _check_describable(obj: Any) -> None:
         )
 
 
-def type_info(obj: Any) -> Node:
+def type_info(obj: Any, registry: Registry = annotate) -> Node:
     """Inspect a type expression or a function into a node tree (cached).
+
+    Args:
+        obj: A type expression or a function.
+        registry: Where registered annotations are looked up.
 
     Raises:
         SchemaError: ``obj`` (or something inside it) cannot be described.
 
     .. versionadded:: 0.1.0
     """
-    key = (obj, _REGISTRY.generation)
-    try:
-        cached = _TYPE_CACHE.get(key)
-    except TypeError:  # unhashable: inspect without caching
-        cached = None
-        cacheable = False
-    else:
-        cacheable = True
-    if cached is not None:
-        return cached
+    key = ("node", _cache.key_of(obj), registry)
+    entry = _cache.get(obj, key)
+    if entry is not None and entry.is_current():
+        node: Node = entry.value
+        return node
+    stamp = _current_stamp()
     _check_describable(obj)
-    inspector = _Inspector()
+    if not isinstance(cast(Any, registry), Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
+    inspector = _Inspector(registry)
     with remembering_hints():
-        if is_function_like(obj):
-            node: Node = inspector.function(obj)
-        else:
-            node = inspector.node(obj, "", obj)
-    if cacheable:
-        with _CACHE_LOCK:
-            _TYPE_CACHE[key] = node
+        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+    _cache.put(obj, key, _cache.Entry(node, registry, stamp, deps=inspector.deps))
     return node
 
 
