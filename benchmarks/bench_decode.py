@@ -219,17 +219,21 @@ NORMAL = "describedtypes.decode, no msgspec"
 
 @contextlib.contextmanager
 def without_fast_path(active: bool) -> Iterator[None]:
-    """decode() as it runs without msgspec installed: no fast decoder for any type."""
+    """decode() as it runs without msgspec installed: Order's decoder has no fast path."""
     module = sys.modules["describedtypes._decode"]
-    saved = getattr(module, "fast_decoder_for", None)
-    if not active or saved is None:
+    if not active or not hasattr(module, "FALLBACK"):
         yield
         return
-    module.fast_decoder_for = lambda tp: None  # type: ignore[attr-defined]
+    from describedtypes import _cache, annotate
+
+    entry = _cache.get(Order, ("decoder", Order, annotate))
+    assert entry is not None, "decode(Order, ...) once first"
+    saved = entry.value
+    entry.value = attrs.evolve(saved, fast=None)
     try:
         yield
     finally:
-        module.fast_decoder_for = saved  # type: ignore[attr-defined]
+        entry.value = saved
 
 
 def run(quick: bool) -> list[Row]:
@@ -264,7 +268,7 @@ def candidates(data: bytes, number: int, rounds: int) -> dict[str, float]:
         "msgspec.json.decode": lambda: msgspec.json.decode(data, type=MOrder),
         "orjson.loads (floor)": lambda: orjson.loads(data),
     }
-    if hasattr(sys.modules["describedtypes._decode"], "fast_decoder_for"):
+    if hasattr(sys.modules["describedtypes._decode"], "FALLBACK"):  # it has a fast path
         runs[NORMAL] = lambda: decode(Order, data)
     return measure(runs, number=number, rounds=rounds)
 

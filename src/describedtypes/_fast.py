@@ -62,16 +62,7 @@ def fast_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | None:
         root_type, root_expr = mirror.object(node, "v")
     except _CannotMirror:
         return None
-    build = mirror.finish(root_expr)
-    parse = msgspec.json.Decoder(root_type).decode
-
-    def decode_fast(data: Any) -> Any:
-        try:
-            return build(parse(data))
-        except Exception:  # msgspec rejected it, or a constructor did: the normal path
-            return FALLBACK
-
-    return decode_fast
+    return mirror.finish(root_expr, msgspec.json.Decoder(root_type).decode)
 
 
 class _CannotMirror(Exception):
@@ -99,12 +90,22 @@ class _Mirror:
         self.ns[key] = value
         return key
 
-    def finish(self, root_expr: str) -> Callable[[Any], Any]:
-        source = "\n".join([*self.lines, f"def _root(v):\n    return {root_expr}\n"])
-        code = compile(source, "<describedtypes fast decode>", "exec")
+    def finish(self, root_expr: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """The fast decoder: parse with msgspec, build the classes, or say ``FALLBACK``."""
+        self.ns["_parse"] = parse
+        self.ns["_FALLBACK"] = FALLBACK
+        root = (
+            "def _decode_fast(data):\n"
+            "    try:\n"
+            "        v = _parse(data)\n"
+            f"        return {root_expr}\n"
+            "    except Exception:  # msgspec rejected it, or a constructor did\n"
+            "        return _FALLBACK\n"
+        )
+        code = compile("\n".join([*self.lines, root]), "<describedtypes fast decode>", "exec")
         exec(code, self.ns)
-        root: Callable[[Any], Any] = self.ns["_root"]
-        return root
+        decode_fast: Callable[[Any], Any] = self.ns["_decode_fast"]
+        return decode_fast
 
     # -- one node: (msgspec type, expression turning the decoded value `var` into ours)
 
