@@ -1,4 +1,4 @@
-"""The types of DescribedTypes.jl's guide (SPEC 3.4), with their annotations."""
+"""The types of DescribedTypes.jl's guide, with their annotations."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Adapters: each provider's shape, and each provider rule applied while building.
 
-The tables pair a rule from shared/PROVIDERS.md (its id leads the row's name) with a Python
+The tables pair a rule from docs/provider-rules.md (its code leads the row's name) with a Python
 type that would break it, and the outcome: the transformed output, or the SchemaError text.
 """
 
@@ -36,7 +36,7 @@ from describedtypes import (
     schema,
 )
 from describedtypes import adapters as adapters_module
-from describedtypes._rules import document
+from describedtypes._document import document
 from describedtypes.adapters import Limits
 
 from .strategies import classes
@@ -126,7 +126,7 @@ def nested(levels: int) -> type:
 
 
 class TestShapes:
-    """SPEC 3.1: each adapter's wrapper, with its exact key order."""
+    """Each adapter's wrapper, with its exact key order."""
 
     BODY_STRICT: ClassVar[dict[str, Any]] = {
         "type": "object",

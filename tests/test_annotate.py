@@ -1,4 +1,4 @@
-"""Annotation, annotate() and annotate.register (SPEC 2)."""
+"""Annotation, annotate() and annotate.register."""
 
 from __future__ import annotations
 

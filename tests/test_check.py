@@ -1,6 +1,6 @@
 """check() and check_request(): every provider rule, on hand-written and pydantic schemas.
 
-Each table row is one rule from shared/PROVIDERS.md (its id leads the row's name), a schema
+Each table row is one rule from docs/provider-rules.md (its code leads the row's name), a schema
 that breaks it, and the problems expected as (pointer, rule) pairs.
 """
 

@@ -1,4 +1,4 @@
-"""python -m describedtypes schema TARGET (SPEC 6)."""
+"""python -m describedtypes schema TARGET."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""decode() and encode(): the rules schema() states, applied to replies (SPEC 4)."""
+"""decode() and encode(): the rules schema() states, applied to replies."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Properties of decode() and encode() over random class trees (SPEC 4)."""
+"""Properties of decode() and encode() over random class trees."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_mutated_payloads_fail_where_they_were_changed(data: st.DataObject) -> N
         return
     if any(prefix != "unknown field" for _, prefix in expected):
         # The schema rejects it too (STANDARD leaves objects open, so an unknown key
-        # alone is the decoder's own rule, SPEC 4).
+        # alone is the decoder's own rule).
         assert schema_errors(cls, payload) != []
     with pytest.raises(DecodeError) as info:
         decode(cls, orjson.dumps(payload))

@@ -3,7 +3,7 @@
 For random attrs/dataclass trees, our strict OPENAI body and ``to_strict_json_schema`` of
 an equivalent pydantic model must accept and reject the same instances (checked with
 jsonschema), and our body must hold none of the constructs the SDK leaves in and the
-OpenAI API rejects (shared/PROVIDERS.md 1e).
+OpenAI API rejects (see docs/provider-rules.md).
 
 Both schemas describe the same values, but one value is spelled two ways in JSON: the
 SDK keeps ``dict[str, T]`` as an open object, our strict body sends it as a list of
@@ -183,7 +183,7 @@ def mutate(data: st.DataObject, root: ni.ObjectNode, value: Any) -> tuple[str, A
     return kind, copy
 
 
-# -- the constructs the SDK leaves in (PROVIDERS.md 1e) ----------------------------------
+# -- the constructs the SDK leaves in (openai-python's lib/_pydantic.py) ----------------
 
 
 def walk(node: Any) -> list[dict[str, Any]]:

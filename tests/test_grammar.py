@@ -41,7 +41,7 @@ from describedtypes import (
     encode,
     schema,
 )
-from describedtypes._rules import document
+from describedtypes._document import document
 
 from .grammar_support import (
     Compiled,
@@ -59,7 +59,7 @@ STRICT = [OPENAI, OPENAI_TOOLS, OPENAI_CHAT_TOOLS, ANTHROPIC, ANTHROPIC_TOOLS]
 RECURSIVE_OK = [OPENAI, OPENAI_TOOLS, OPENAI_CHAT_TOOLS]
 
 #: The one diagnostic STANDARD bodies may draw. ``uniqueItems`` is plain JSON Schema
-#: (SPEC 3.2: sets), but no context-free grammar can enforce it, so llguidance refuses it
+#: (sets), but no context-free grammar can enforce it, so llguidance refuses it
 #: unless compiled leniently; the strict adapters write it into the description instead.
 UNIQUE_ITEMS = re.compile(r'Unimplemented keys: \["uniqueItems"\]( \(\d+ times\))?')
 

@@ -15,7 +15,7 @@ def test_all_is_sorted_and_resolves() -> None:
 
 
 def test_spec_names_are_exported() -> None:
-    """The names SPEC.md promises are importable from the top level."""
+    """The names the public API promises are importable from the top level."""
     promised = {
         "Annotation", "annotate", "schema", "decode", "encode", "STANDARD", "OPENAI",
         "OPENAI_TOOLS", "OPENAI_CHAT_TOOLS", "ANTHROPIC_TOOLS", "ANTHROPIC", "GEMINI",

@@ -1,4 +1,4 @@
-"""schema(): type mapping (SPEC 3.2), layout and key order (3.3), references, errors."""
+"""schema(): type mapping, layout and key order (3.3), references, errors."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ class TestTypeMapping:
         ],
     )
     def test_standard(self, tp: Any, expected: Any) -> None:
-        """Each Python type maps to the JSON Schema of SPEC 3.2."""
+        """Each Python type maps to the JSON Schema of the type-mapping table."""
         assert prop(tp) == expected
 
     def test_dict_with_enum_keys_is_a_closed_object(self) -> None:

@@ -1,4 +1,4 @@
-"""Properties of schema() over random class trees (SPEC 3.1 strict invariants, validity)."""
+"""Properties of schema() over random class trees (strict invariants, validity)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The five examples of DescribedTypes.jl's guide, reproduced exactly (SPEC 3.4)."""
+"""The five examples of DescribedTypes.jl's guide, reproduced exactly."""
 
 from __future__ import annotations
 

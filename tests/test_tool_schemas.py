@@ -1,4 +1,4 @@
-"""Function schemas (SPEC 5): parameters, descriptions, defaults, Context, and errors."""
+"""Function schemas: parameters, descriptions, defaults, Context, and errors."""
 
 from __future__ import annotations
 

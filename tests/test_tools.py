@@ -1,4 +1,4 @@
-"""Tool and Toolbox (SPEC 5): registration, definitions, running calls, and model mistakes."""
+"""Tool and Toolbox: registration, definitions, running calls, and model mistakes."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from typing import Any
 from ._annotate import Annotation, Registry, annotate
 from ._context import Context
 from ._decode import decode
+from ._document import Problem
 from ._encode import encode
 from ._glue import (
     read_tool_calls,
@@ -18,7 +19,6 @@ from ._glue import (
     tool_results_for_openai_responses,
 )
 from ._response import decode_response
-from ._rules import Problem, check, check_request
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools import Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
@@ -31,6 +31,8 @@ from .adapters import (
     OPENAI_TOOLS,
     STANDARD,
     Adapter,
+    check,
+    check_request,
 )
 from .errors import (
     ArgumentError,

@@ -23,14 +23,14 @@ order, and each (value, option) outcome is remembered for the rest of the decode
 unions nested in recursive types stay linear instead of exponential.
 
 Already-parsed input follows the JSON rules, with one allowance so that the output of
-``cattrs.unstructure`` decodes back (SPEC 4): a field may hold the very value it
+``cattrs.unstructure`` decodes back: a field may hold the very value it
 decodes to where that value is not JSON (a ``datetime``, ``date``, ``time`` or
 ``UUID``, a set for an array, an Enum member). That is the value itself, not a
 conversion.
 
 The cattrs converter
 --------------------
-SPEC 4 speaks of "a cattrs converter configured for the same rules". Stock cattrs
+The decoding rules are those of a cattrs converter configured like the schema. Stock cattrs
 hooks coerce by calling the type (``int("5")``) and stop at the first problem of a field,
 so they can carry neither the no-coercion rule nor the all-problems-with-JSON-paths
 reports. The decision: the compiled decoder *is* the configured converter for every type
@@ -327,7 +327,6 @@ _FAST_PARSERS: dict[str, Callable[[str], Any]] = {
     "time": datetime.time.fromisoformat,
 }
 
-_KIND_NAMES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 
 
 # -- checks shared by scalars ----------------------------------------------------------
@@ -501,6 +500,8 @@ class _Compiler:
     # -- dispatch ----------------------------------------------------------------
 
     def compile(self, node: ni.Node) -> _Compiled:
+        if isinstance(node, ni.UseNode):
+            node = node.target
         hooked = self._hooked(node)
         if hooked is not None:
             return hooked
@@ -575,7 +576,7 @@ class _Compiler:
         if node.format is not None and node.format in _FORMATS:
             return self._formatted(node, checks, pattern, enum_check)
         str_type: Callable[[Any], Any] = node.python_type
-        expected = f"expected {_KIND_NAMES[kind]}, got "
+        expected = f"expected {kind}, got "
 
         def finish(raw: Any, value: Any) -> Any:
             problems = [m for m in (check(raw) for check in checks) if m is not None]
@@ -941,8 +942,6 @@ class _Compiler:
     # -- unions ------------------------------------------------------------------
 
     def union(self, node: ni.UnionNode) -> _Compiled:
-        if len(node.options) == 1:  # one use of an object, described there
-            return self.compile(node.options[0])
         options = [(o, self.compile(o)) for o in node.options]
         if node.nullable and len(options) == 2:
             inner = next(c for o, c in options if not isinstance(o, ni.NullNode))
@@ -1393,7 +1392,7 @@ def _expected_kinds(node: ni.UnionNode) -> str:
 
 
 def _node_kind_names(node: ni.Node) -> list[str]:
-    if isinstance(node, ni.ObjectNode):
+    if isinstance(node, (ni.ObjectNode, ni.UseNode)):
         return ["object"]
     if isinstance(node, ni.ScalarNode):
         return [node.format + " string" if node.format else node.type]
@@ -1434,7 +1433,7 @@ def _object_chooser(
     alone; otherwise the classes whose required keys are present and which know every
     key are tried in order. When none fits, the closest one is decoded, for its errors.
     """
-    objects = [(_object_of(option), fn) for option, fn in pairs]
+    objects = [(ni.object_of(option), fn) for option, fn in pairs]
     shaped = [(o, fn) for o, fn in objects if o is not None]
     if len(shaped) < 2:
         return None
@@ -1478,14 +1477,6 @@ def _object_chooser(
         return [best[2]]
 
     return choose
-
-
-def _object_of(node: ni.Node) -> ni.ObjectNode | None:
-    if isinstance(node, ni.ObjectNode):
-        return node
-    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        return _object_of(node.options[0])
-    return None
 
 
 def _find_tag(objects: list[ni.ObjectNode]) -> tuple[str, list[tuple[Any, ...]]] | None:

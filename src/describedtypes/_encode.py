@@ -36,6 +36,8 @@ class _EncodeCompiler:
         self._objects: dict[ni.ObjectNode, Unstructure] = {}
 
     def compile(self, node: ni.Node) -> Unstructure:
+        if isinstance(node, ni.UseNode):
+            node = node.target
         if isinstance(node, ni.ObjectNode):
             return self.object(node)
         if isinstance(node, ni.ScalarNode):
@@ -65,8 +67,6 @@ class _EncodeCompiler:
         raise AssertionError(msg)
 
     def union(self, node: ni.UnionNode) -> Unstructure:
-        if len(node.options) == 1:
-            return self.compile(node.options[0])
         options = [(_matcher(o), self.compile(o)) for o in node.options]
 
         def fn(v: Any) -> Any:
@@ -158,8 +158,9 @@ def _matcher(node: ni.Node) -> Callable[[Any], bool]:
         return lambda v: isinstance(v, tuple) and len(v) == n
     if isinstance(node, ni.DictNode):
         return lambda v: isinstance(v, Mapping)
-    if isinstance(node, ni.ObjectNode):
-        cls = _constructor(node.python_type)
+    obj = ni.object_of(node)
+    if obj is not None:
+        cls = _constructor(obj.python_type)
         return lambda v: isinstance(v, cls)
     if isinstance(node, ni.UnionNode):
         inner = [_matcher(o) for o in node.options]

@@ -115,6 +115,8 @@ class _Mirror:
             raise _CannotMirror
         if isinstance(node, ni.ObjectNode):
             return self.object(node, var)
+        if isinstance(node, ni.UseNode):  # a described use of a class: decoded as the class
+            return self.object(node.target, var)
         if isinstance(node, ni.ScalarNode):
             return self.scalar(node), None
         if isinstance(node, ni.EnumNode):

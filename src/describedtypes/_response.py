@@ -97,9 +97,8 @@ def _tool_name(tp: Any) -> str | None:
         node = ni.type_info(tp)
     except Exception:
         return None
-    while isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        node = node.options[0]
-    return node.name if isinstance(node, ni.ObjectNode) else None
+    obj = ni.object_of(node)
+    return obj.name if obj is not None else None
 
 
 def _pick_call(tp: Any, calls: list[Any], name_of: Any) -> Any:

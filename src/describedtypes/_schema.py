@@ -13,8 +13,8 @@ import orjson
 from . import _annotate, _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._rules import check, regex_features
-from .adapters import STANDARD, Adapter
+from ._rules import regex_features
+from .adapters import STANDARD, Adapter, check
 from .errors import SchemaError
 
 __all__ = ["Rewrite", "build", "explain", "schema"]
@@ -69,8 +69,11 @@ class _Builder:
         self.adapter = adapter
         self.owner = owner
         self.rewrites: list[Rewrite] = []
+        #: Text for the description of an output object, by id() of that object: what the
+        #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
+        self._moved_text: dict[int, str] = {}
         self.recursive = _recursive_objects(root)
-        root_obj = _as_object(root)
+        root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
             self.to_defs = [o for o in ni.iter_objects(root) if o is not root_obj]
@@ -124,7 +127,7 @@ class _Builder:
             return field.description
         if node.description is not None:
             return node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         return obj.description if obj is not None else None
 
     # -- nodes ---------------------------------------------------------------------
@@ -134,7 +137,7 @@ class _Builder:
         description = field.description if field is not None else None
         if description is None:
             description = node.description
-        obj = _as_object(node)
+        obj = ni.object_of(node)
         if (
             obj is not None
             and (id(obj) in self.keys or (obj is self.root_object and obj in self.recursive))
@@ -160,7 +163,7 @@ class _Builder:
             ))
         else:
             out = self.render_type(node, pointer, path)
-        constraints_text = out.pop("\0described", None)
+        constraints_text = self._moved_text.pop(id(out), None)
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
         if description is not None:
@@ -183,6 +186,11 @@ class _Builder:
                                              f"enum {list(node.enum)!r}"))
         return out
 
+    def say_instead(self, out: Json, text: str) -> None:
+        """Put ``text`` into the description ``render`` gives ``out`` (after its own)."""
+        before = self._moved_text.get(id(out))
+        self._moved_text[id(out)] = text if before is None else f"{before} {text}"
+
     def typed(self, kinds: tuple[str, ...]) -> Json:
         """``{"type": ...}`` for an enum's value types (left out where lists are not taken)."""
         if len(kinds) > 1 and not self.adapter.type_lists:
@@ -201,13 +209,15 @@ class _Builder:
         elif self.enum_ok(values):
             out["enum"] = list(values)
         else:
-            out["\0described"] = _one_of_text(values)
+            self.say_instead(out, _one_of_text(values))
             self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
         return out
 
     def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:
         if isinstance(node, ni.ObjectNode):
             return self.object_use(node, pointer, path)
+        if isinstance(node, ni.UseNode):
+            return self.object_use(node.target, pointer, path)
         if isinstance(node, ni.ScalarNode):
             out: Json = {"type": node.type}
             if node.format is not None:
@@ -246,7 +256,7 @@ class _Builder:
                 if "uniqueItems" in self.adapter.keywords:
                     out["uniqueItems"] = True
                 else:
-                    out["\0described"] = "Items must be unique."
+                    self.say_instead(out, "Items must be unique.")
                     self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
             self.constraints(out, node, pointer, array=True)
             return out
@@ -291,7 +301,7 @@ class _Builder:
             text = " ".join(
                 f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items()
             )
-            out["\0described"] = (out.get("\0described", "") + " " + text).strip()
+            self.say_instead(out, text)
 
     def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
         if not self.adapter.tuples:
@@ -341,8 +351,6 @@ class _Builder:
 
     def union(self, node: ni.UnionNode, pointer: str, path: str) -> Json:
         options = node.options
-        if len(options) == 1:
-            return self.render(options[0], pointer, path)
         simple = [o for o in options if _is_plain_scalar(o)]
         if len(simple) == len(options):
             kinds: list[str] = []
@@ -525,15 +533,6 @@ def _kind(node: ni.Node) -> str:
     return names.get(type(node), type(node).__name__)
 
 
-def _as_object(node: ni.Node) -> ni.ObjectNode | None:
-    """The object a node stands for, seeing through a described single-option union."""
-    if isinstance(node, ni.ObjectNode):
-        return node
-    if isinstance(node, ni.UnionNode) and len(node.options) == 1:
-        return _as_object(node.options[0])
-    return None
-
-
 def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     """Object nodes that lie on a cycle."""
     found: set[ni.ObjectNode] = set()
@@ -625,7 +624,7 @@ def build(
     node = ni.type_info(obj, registry)
     builder = _Builder(node, adapter, use_references, obj)
     body = builder.body()
-    root = _as_object(node)
+    root = ni.object_of(node)
     name = root.name if root is not None else _fallback_name(obj)
     description = root.description if root is not None else node.description
     wrapped = adapter.wrap(name, description, body, adapter.strict)

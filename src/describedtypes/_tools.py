@@ -22,8 +22,8 @@ from ._decode import _brief, _problem_lines, decode_arguments
 from ._encode import encode
 from ._jsontext import _json_problem
 from ._lazy import LazyModule as _LazyModule
-from ._rules import check, check_request
 from ._schema import schema
+from .adapters import check, check_request
 from .errors import ArgumentError, DecodeError, SchemaError
 from .inspect import ObjectNode, type_info
 

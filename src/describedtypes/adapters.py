@@ -10,25 +10,23 @@ size limits, and the rules its output is checked against) and is passed to
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast
 
 import attrs
 
+from ._document import Document, Limits, Problem, Rule, document
 from ._rules import (
     ANTHROPIC_RULES,
     GEMINI_RULES,
     MCP_RULES,
     OPENAI_RULES,
-    Document,
-    Limits,
-    Problem,
-    Rule,
-    check,
-    check_request,
+    request_budgets,
+    run_rules,
 )
+from .errors import SchemaError
 
 __all__ = [
-    "ALL_CONSTRAINTS",
     "ALL_KEYWORDS",
     "Adapter",
     "Document",
@@ -79,8 +77,6 @@ ALL_KEYWORDS = frozenset(
         "const",
     }
 )
-#: The same set, under its first name.
-ALL_CONSTRAINTS = ALL_KEYWORDS
 
 
 class Wrapper(Protocol):
@@ -301,7 +297,8 @@ _OPENAI_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 )
 # OpenAI lists minLength/maxLength only as unsupported for fine-tuned models, and
-# rejects uniqueItems (PROVIDERS.md O6-O8, O11): those go into the description.
+# rejects uniqueItems (provider rules O6-O8, O11 in docs/provider-rules.md): those go
+# into the description.
 _OPENAI_KEYWORDS = frozenset(
     {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "pattern", "minItems",
      "maxItems", "const"}
@@ -309,13 +306,13 @@ _OPENAI_KEYWORDS = frozenset(
 _OPENAI_NAME = r"[a-zA-Z0-9_-]{1,64}"
 
 # Anthropic strict: no numeric, length or item-count bounds; minItems of 0 or 1 only
-# (PROVIDERS.md A3-A5). Nullable types are spelled with anyOf: the SDK's own schema
+# (provider rules A3-A5). Nullable types are spelled with anyOf: the SDK's own schema
 # transform takes only single types, and both spellings count the same toward A9.
 _ANTHROPIC_KEYWORDS = frozenset({"pattern", "minItems", "const"})
 _ANTHROPIC_FORMATS = _OPENAI_FORMATS | {"uri"}
 _ANTHROPIC_NAME = r"[a-zA-Z0-9_-]{1,128}"
 
-# Gemini's JSON Schema path (PROVIDERS.md G2): other keywords are ignored, so bounds the
+# Gemini's JSON Schema path (provider rule G2): other keywords are ignored, so bounds the
 # model would not see go into the description, and const becomes a one-value enum.
 _GEMINI_KEYWORDS = frozenset({"minimum", "maximum", "minItems", "maxItems"})
 _GEMINI_NAME = r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}"
@@ -427,3 +424,96 @@ MCP_TOOLS = Adapter(
 
 .. versionadded:: 0.1.0
 """
+
+
+# -- checking any schema against an adapter's rules -----------------------------------
+
+
+def _require_adapter(adapter: Any) -> None:
+    if not isinstance(adapter, Adapter):
+        msg = f"llm_adapter must be an Adapter such as OPENAI or ANTHROPIC_TOOLS, got {adapter!r}"
+        raise SchemaError(msg)
+
+
+def check(schema: Mapping[str, Any], llm_adapter: Adapter) -> list[Problem]:
+    """Every problem ``adapter``'s provider would reject in ``schema``, with its pointer.
+
+    ``schema`` is a JSON Schema body (from this library, pydantic, or written by hand) or
+    an adapter's wrapped output such as an OpenAI tool; a wrapped output's name and
+    ``strict`` flag are checked too (``"strict": false`` turns the strict-only rules off).
+
+    Args:
+        schema: The schema or wrapped definition, as plain JSON data.
+        llm_adapter: The provider to check against (``OPENAI``, ``ANTHROPIC_TOOLS``, ...).
+
+    Returns:
+        The problems, in document order per rule; empty when the provider accepts it.
+
+    Raises:
+        TypeError: ``schema`` is not a JSON object; ``SchemaError`` (a ``TypeError``):
+            ``llm_adapter`` is not an Adapter.
+
+    .. versionadded:: 0.1.0
+    """
+    adapter = llm_adapter
+    _require_adapter(adapter)
+    if not isinstance(cast(Any, schema), Mapping):
+        msg = f"check() takes a JSON Schema object (a dict), got {type(schema).__name__}"
+        raise TypeError(msg)
+    if not adapter.checks:
+        return []
+    return run_rules(document(schema, adapter), adapter)
+
+
+def check_request(
+    definitions: Sequence[Mapping[str, Any]], llm_adapter: Adapter
+) -> list[Problem]:
+    """Problems of a whole request's tool definitions: each one's, and the shared budgets.
+
+    Besides checking every definition as ``check()`` does, this sums what a provider
+    budgets per request (Anthropic: strict tools, optional parameters, union-typed
+    parameters) and rejects two tools with the same name.
+
+    Args:
+        definitions: The wrapped tool definitions, as ``schema(f, adapter)`` returns them.
+        llm_adapter: The adapter they were built for.
+
+    Returns:
+        The problems, with pointers that start with the definition's index (``/2/...``);
+        request-wide ones have the pointer ``""``.
+
+    Raises:
+        TypeError: ``definitions`` is not a list of JSON objects; ``SchemaError`` (a
+            ``TypeError``): ``llm_adapter`` is not an Adapter.
+
+    .. versionadded:: 0.1.0
+    """
+    adapter = llm_adapter
+    _require_adapter(adapter)
+    items: Any = definitions
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+        msg = f"check_request() takes a list of tool definitions, got {type(definitions).__name__}"
+        raise TypeError(msg)
+    problems: list[Problem] = []
+    docs: list[Document] = []
+    for i, item in enumerate(definitions):
+        if not isinstance(cast(Any, item), Mapping):
+            msg = f"definition {i} is a {type(item).__name__}, not a JSON object"
+            raise TypeError(msg)
+        doc = document(item, adapter, prefix=f"/{i}")
+        docs.append(doc)
+        problems.extend(run_rules(doc, adapter))
+    problems.extend(request_budgets(docs, adapter))
+    seen: dict[str, int] = {}
+    for i, doc in enumerate(docs):
+        if not isinstance(doc.name, str) or doc.name_pointer is None:
+            continue
+        if doc.name in seen:
+            problems.append(Problem(
+                doc.name_pointer, "unique-names",
+                f"the tool name {doc.name!r} is already used by definition {seen[doc.name]}; "
+                "tool names must be unique within a request",
+            ))
+        else:
+            seen[doc.name] = i
+    return problems

@@ -55,6 +55,7 @@ __all__ = (
     "ScalarNode",
     "TupleNode",
     "UnionNode",
+    "UseNode",
     "type_info",
 )
 
@@ -189,6 +190,31 @@ class UnionNode(Node):
         if len(rest) == 1:
             return rest[0]
         return UnionNode(options=rest)
+
+
+@attrs.frozen(kw_only=True)
+class UseNode(Node):
+    """One use of a class, with what this use says about it.
+
+    An ``ObjectNode`` is shared by every field typed with its class (and is its own
+    descendant in a recursive type), so what one field says about it
+    (``Annotated[Address, Annotation(description="Where to deliver")]``) belongs to that
+    use: ``description`` and ``enum`` here, ``target`` the shared class node. Renderers and
+    compilers treat a use as its target, with the use's description.
+
+    .. versionadded:: 0.2.0
+    """
+
+    target: ObjectNode
+
+
+def object_of(node: Node) -> ObjectNode | None:
+    """The class node ``node`` stands for (itself, or a use's target); None for others."""
+    if isinstance(node, ObjectNode):
+        return node
+    if isinstance(node, UseNode):
+        return node.target
+    return None
 
 
 _NOTHING: Any = attrs.NOTHING
@@ -430,7 +456,9 @@ class _Inspector:
             if changes:
                 if isinstance(node, ObjectNode):
                     # An object node is shared by every use; describe the use instead.
-                    node = UnionNode(options=(node,), **changes)
+                    node = UseNode(target=node, **changes)
+                elif isinstance(node, UseNode):
+                    node = attrs.evolve(node, **changes)
                 else:
                     node = attrs.evolve(node, **changes)
         return node
@@ -780,7 +808,7 @@ def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
         inner = _with_enum(node.without_null(), values)
         return UnionNode(options=(inner, NullNode()), description=node.description)
     if isinstance(node, ObjectNode):
-        return UnionNode(options=(node,), enum=values)
+        return UseNode(target=node, enum=values)
     return attrs.evolve(node, enum=values)
 
 
@@ -978,11 +1006,7 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
     for klass in reversed(cls.__mro__):
         if klass is object:
             continue
-        try:
-            own = type_hints(klass)
-        except NameError:
-            raise
-        hints.update(own)
+        hints.update(type_hints(klass))
     params = getattr(cls, "__parameters__", ())
     args = t.get_args(tp)
     if params and args:
@@ -1248,4 +1272,6 @@ def _children(node: Node) -> Iterator[Node]:
         yield node.values
     elif isinstance(node, UnionNode):
         yield from node.options
+    elif isinstance(node, UseNode):
+        yield node.target
 

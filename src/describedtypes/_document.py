@@ -1,0 +1,504 @@
+"""Schemas as the provider rules see them: a walked document, its counts, and problems.
+
+A ``Document`` is a schema (or a provider's wrapped definition) unwrapped to its body and
+walked once into ``Visit`` records, one per subschema with its JSON pointer; the rules in
+``_rules`` read it. The size counts (properties, nesting depth, enum values) the providers'
+limits are measured in are computed here once per document.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
+
+import attrs
+
+if TYPE_CHECKING:
+    from .adapters import Adapter
+
+__all__ = [
+    "Document",
+    "Limits",
+    "Problem",
+    "Rule",
+    "Stats",
+    "MISSING",
+    "Visit",
+    "container_of",
+    "document",
+    "escape",
+    "is_map",
+    "is_object",
+    "max_depth",
+    "types_of",
+]
+
+
+@attrs.frozen
+class Problem:
+    """One thing a provider would reject, found by ``check()``.
+
+    Attributes:
+        pointer: JSON pointer (RFC 6901) into the checked document; ``""`` is its root.
+        rule: The rule that found it (``"additionalProperties"``, ``"keyword"``,
+            ``"limit.depth"``, ...).
+        message: What is wrong, why, and how to fix it.
+
+    .. versionadded:: 0.1.0
+    """
+
+    pointer: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message} [{self.rule}]"
+
+
+@attrs.frozen(kw_only=True)
+class Limits:
+    """Size limits of one schema and budgets of one request; None means no limit.
+
+    Attributes:
+        max_properties: Object properties in one schema, summed over every object.
+        max_depth: Levels of object nesting (the root object is level 1).
+        max_chars: Characters of all property names, definition names, enum and const
+            values in one schema.
+        max_enum_values: Enum values in one schema.
+        large_enum_values: A string enum with more values than this ...
+        large_enum_chars: ... may hold at most this many characters in total.
+        max_strict_tools: Strict tools in one request.
+        max_optional_params: Properties left out of ``required``, over all strict
+            schemas of a request (one schema alone is checked too).
+        max_union_params: Schemas with ``anyOf`` or a list of types, over all strict
+            schemas of a request (one schema alone is checked too).
+
+    .. versionadded:: 0.1.0
+    """
+
+    max_properties: int | None = None
+    max_depth: int | None = None
+    max_chars: int | None = None
+    max_enum_values: int | None = None
+    large_enum_values: int | None = None
+    large_enum_chars: int | None = None
+    max_strict_tools: int | None = None
+    max_optional_params: int | None = None
+    max_union_params: int | None = None
+
+
+@attrs.frozen(kw_only=True, repr=False, eq=False)
+class Visit:
+    """One subschema met while walking a document.
+
+    Attributes:
+        pointer: Its JSON pointer within the schema body (``""`` is the body's root).
+        schema: The subschema.
+        parent: The visit of the schema that holds it (None at the root).
+        keyword: The keyword it sits under (``"properties"``, ``"items"``, ``"$defs"``,
+            ...); ``""`` at the root.
+        key: The property name, definition name or list index under ``keyword``.
+    """
+
+    pointer: str
+    schema: Mapping[str, Any]
+    parent: Visit | None
+    keyword: str
+    key: str | None
+
+    def __repr__(self) -> str:
+        return f"Visit({self.pointer or '/'})"
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class Document:
+    """What a rule looks at: a schema body, where it sits, and every subschema in it.
+
+    Attributes:
+        body: The JSON Schema body.
+        prefix: The body's pointer within the checked document (``""`` for a bare body,
+            ``"/function/parameters"`` for a wrapped Chat Completions tool, ...).
+        wrapped: True when the checked document was an adapter's wrapped output.
+        name: The schema or tool name found in the wrapper, if any.
+        name_pointer: Where that name sits (None when the wrapper holds no name).
+        strict: Whether the provider applies its strict rules: the wrapper's own
+            ``strict`` flag when it has one, else the adapter's.
+        visits: Every subschema of the body, root first, in document order.
+    """
+
+    body: Mapping[str, Any]
+    prefix: str
+    wrapped: bool
+    name: Any
+    name_pointer: str | None
+    strict: bool
+    visits: tuple[Visit, ...]
+
+    def problem(self, pointer: str, rule: str, message: str) -> Problem:
+        """A problem at ``pointer`` within the body."""
+        return Problem(self.prefix + pointer, rule, message)
+
+    def resolve(self, ref: str) -> Mapping[str, Any] | None:
+        """The subschema a local ``$ref`` points at, or None."""
+        return _resolve(self.body, ref)
+
+    @functools.cached_property
+    def containers(self) -> tuple[str, ...]:
+        """Pointers of the root and every definition, longest first."""
+        found = [v.pointer for v in self.visits if v.keyword in ("$defs", "definitions")]
+        return (*sorted(found, key=len, reverse=True), "")
+
+    @functools.cached_property
+    def container_set(self) -> frozenset[str]:
+        """The same pointers, for lookups."""
+        return frozenset(self.containers)
+
+    @functools.cached_property
+    def stats(self) -> Stats:
+        """Counts the size limits and budgets are measured in."""
+        return compute_stats(self)
+
+
+@attrs.frozen(repr=False)
+class Rule:
+    """One provider rule: a function that finds the problems of a document.
+
+    Args:
+        id: The rule's name, used in ``Problem.rule`` unless the rule gives a finer one.
+        find: ``find(document, adapter)`` yields ``Problem`` values.
+        strict_only: The provider applies it only in strict mode.
+        summary: One line saying what the rule demands.
+
+    .. versionadded:: 0.1.0
+    """
+
+    id: str
+    find: Callable[[Document, Adapter], Iterable[Problem]]
+    strict_only: bool = False
+    summary: str = ""
+
+    def __repr__(self) -> str:
+        return f"Rule({self.id!r})"
+
+
+# -- walking -----------------------------------------------------------------------------
+
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+)
+
+
+def escape(token: str) -> str:
+    if "~" in token or "/" in token:
+        return token.replace("~", "~0").replace("/", "~1")
+    return token
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # JSON data is almost always plain dicts: test that first, it is much cheaper.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+_MAP, _LIST, _ONE, _ITEMS = range(4)
+_KINDS: dict[str, int] = {
+    **dict.fromkeys(_SCHEMA_MAPS, _MAP),
+    **dict.fromkeys(_SCHEMA_LISTS, _LIST),
+    **dict.fromkeys(_SCHEMA_ONE, _ONE),
+    "items": _ITEMS,
+}
+
+
+def _children(
+    schema: Mapping[str, Any], keywords: frozenset[str] | None = None
+) -> Iterator[tuple[str, str | None, Mapping[str, Any]]]:
+    """The subschemas, in document order: (keyword, key or index or None, subschema).
+
+    ``keywords`` limits the keywords looked under (None: every keyword holding schemas).
+    """
+    for kw, value in schema.items():
+        kind = _KINDS.get(kw)
+        if kind is None or (keywords is not None and kw not in keywords):
+            continue
+        if kind == _MAP:
+            if is_map(value):
+                for key, sub in value.items():
+                    if is_map(sub):
+                        yield kw, str(key), sub
+        elif kind == _LIST or (kind == _ITEMS and type(value) is list):
+            if isinstance(value, list):
+                for i, sub in enumerate(value):
+                    if is_map(sub):
+                        yield kw, str(i), sub
+        elif is_map(value):
+            yield kw, None, value
+
+
+def _child_pointer(pointer: str, kw: str, key: str | None) -> str:
+    return f"{pointer}/{kw}" if key is None else f"{pointer}/{kw}/{escape(key)}"
+
+
+def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
+    out: list[Visit] = []
+    stack: list[Visit] = [Visit(pointer="", schema=body, parent=None, keyword="", key=None)]
+    while stack:
+        visit = stack.pop()
+        out.append(visit)
+        found = [
+            Visit(pointer=_child_pointer(visit.pointer, kw, key), schema=sub, parent=visit,
+                  keyword=kw, key=key)
+            for kw, key, sub in _children(visit.schema)
+        ]
+        stack.extend(reversed(found))
+    return tuple(out)
+
+
+def _resolve(body: Mapping[str, Any], ref: Any) -> Mapping[str, Any] | None:
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return None
+    node: Any = body
+    fragment = ref[1:]
+    if fragment and not fragment.startswith("/"):
+        return None
+    for token in fragment.split("/")[1:] if fragment else ():
+        token = _unescape(token)
+        if is_map(node) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node if is_map(node) else None
+
+
+# -- unwrapping --------------------------------------------------------------------------
+
+_NAME = "\x00describedtypes-name\x00"
+_DESCRIPTION = "\x00describedtypes-description\x00"
+_BODY = {"\x00describedtypes-body\x00": True}
+
+
+class _StrictMark:
+    """Passed as ``strict`` to a wrapper to find where it puts the flag."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+_STRICT = _StrictMark()
+
+Path = tuple[Any, ...]
+
+
+@functools.lru_cache(maxsize=128)
+def _layout(wrap: Any) -> tuple[Path | None, Path | None, Path | None]:
+    """Where a wrapper puts the body, the name and the strict flag."""
+    try:
+        sample = wrap(_NAME, _DESCRIPTION, dict(_BODY), _STRICT)
+    except Exception:  # a user's wrapper that cannot be probed is treated as bare
+        return (), None, None
+    paths: dict[str, Path] = {}
+
+    def find(value: Any, path: Path) -> None:
+        if isinstance(value, Mapping) and dict(value) == _BODY:
+            paths.setdefault("body", path)
+        elif value is _STRICT:
+            paths.setdefault("strict", path)
+        elif isinstance(value, str) and value == _NAME:
+            paths.setdefault("name", path)
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                find(v, (*path, k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                find(v, (*path, i))
+
+    find(sample, ())
+    return paths.get("body", ()), paths.get("name"), paths.get("strict")
+
+
+def _get(doc: Any, path: Path) -> Any:
+    for step in path:
+        in_map = isinstance(doc, Mapping) and step in doc
+        in_list = isinstance(doc, list) and isinstance(step, int) and step < len(doc)
+        if not (in_map or in_list):
+            return MISSING
+        doc = doc[step]
+    return doc
+
+
+def _pointer(path: Path) -> str:
+    return "".join(f"/{escape(str(step))}" for step in path)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()
+
+
+def document(obj: Mapping[str, Any], adapter: Adapter, prefix: str = "") -> Document:
+    """Find the body in ``obj`` (an adapter's wrapped output or a bare body)."""
+    body_path, name_path, strict_path = _layout(cast(Any, adapter.wrap))
+    body = obj
+    wrapped = False
+    name: Any = None
+    name_pointer = None
+    strict = adapter.strict
+    if body_path:
+        inner = _get(obj, body_path)
+        if isinstance(inner, Mapping):
+            body, wrapped = inner, True
+            if name_path is not None:
+                name = _get(obj, name_path)
+                name_pointer = prefix + _pointer(name_path)
+            if strict_path is not None:
+                flag = _get(obj, strict_path)
+                if isinstance(flag, bool):
+                    strict = flag
+    return Document(
+        body=body,
+        prefix=prefix + (_pointer(body_path) if wrapped and body_path else ""),
+        wrapped=wrapped,
+        name=name,
+        name_pointer=name_pointer,
+        strict=strict,
+        visits=_walk(body),
+    )
+
+
+# -- helpers the rules share -------------------------------------------------------------
+
+
+def types_of(schema: Mapping[str, Any]) -> list[Any]:
+    kind = schema.get("type", MISSING)
+    if kind is MISSING:
+        return []
+    return list(kind) if isinstance(kind, list) else [kind]
+
+
+def is_object(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    if kind == "object":
+        return True
+    if kind is None:
+        return "properties" in schema
+    return isinstance(kind, list) and "object" in kind
+
+
+def container_of(doc: Document, pointer: str) -> str:
+    if pointer in doc.container_set:
+        return pointer
+    for c in doc.containers:
+        if c == "" or pointer == c or pointer.startswith(c + "/"):
+            return c
+    return ""
+
+
+# -- limits ------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Stats:
+    properties: int
+    chars: int
+    enum_values: int
+    optional: int
+    unions: int
+    large_enums: tuple[tuple[str, int, int], ...]  # (pointer, values, chars)
+
+
+def text_length(value: Any) -> int:
+    return len(value) if isinstance(value, str) else len(json.dumps(value, default=repr))
+
+
+def compute_stats(doc: Document) -> Stats:
+    properties = chars = enum_values = optional = unions = 0
+    large: list[tuple[str, int, int]] = []
+    for v in doc.visits:
+        s = v.schema
+        if v.keyword in ("$defs", "definitions") and v.key is not None:
+            chars += len(v.key)
+        props = s.get("properties")
+        if is_map(props):
+            properties += len(props)
+            chars += sum(len(str(k)) for k in props)
+            required = s.get("required", [])
+            required = required if isinstance(required, list) else []
+            optional += sum(1 for k in props if k not in required)
+        values = s.get("enum")
+        if isinstance(values, list):
+            enum_values += len(values)
+            length = sum(text_length(x) for x in values)
+            chars += length
+            if all(isinstance(x, str) for x in values):
+                large.append((v.pointer, len(values), length))
+        if "const" in s:
+            chars += text_length(s["const"])
+        if "anyOf" in s or "oneOf" in s or isinstance(s.get("type"), list):
+            unions += 1
+    return Stats(properties, chars, enum_values, optional, unions, tuple(large))
+
+
+def max_depth(doc: Document) -> tuple[int, str]:
+    """The deepest object nesting (root object = 1) and where, following references.
+
+    Each definition (and the root) is measured once: the object levels down to every
+    place inside it, plus, at a ``$ref``, the height of the definition it refers to.
+    A reference back into a definition being measured (recursion) adds nothing.
+    """
+    level: dict[int, int] = {}
+    container: dict[int, str] = {}
+    places: dict[str, list[tuple[int, str, str | None]]] = {}
+    for v in doc.visits:
+        if v.parent is None or v.keyword in ("$defs", "definitions"):
+            base, home = 0, v.pointer
+        else:
+            base, home = level[id(v.parent)], container[id(v.parent)]
+        here = base + 1 if is_object(v.schema) else base
+        level[id(v)] = here
+        container[id(v)] = home
+        ref = v.schema.get("$ref")
+        target = None
+        if isinstance(ref, str) and ref.startswith("#") and doc.resolve(ref) is not None:
+            target = container_of(doc, ref[1:])
+        if here or target is not None:
+            places.setdefault(home, []).append((here, v.pointer, target))
+
+    memo: dict[str, tuple[int, str]] = {}
+
+    def height(home: str, active: frozenset[str]) -> tuple[int, str]:
+        if home in memo:
+            return memo[home]
+        best = (0, home)
+        for here, pointer, target in places.get(home, ()):
+            total, where = here, pointer
+            if target is not None and target not in active:
+                below, deepest = height(target, active | {target})
+                if below:
+                    total, where = here + below, deepest
+            if total > best[0]:
+                best = (total, where)
+        memo[home] = best
+        return best
+
+    return height("", frozenset({""}))
