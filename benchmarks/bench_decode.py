@@ -31,7 +31,7 @@ import pydantic
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import Row
+from _common import TIMER, Row
 
 from describedtypes import decode
 
@@ -209,7 +209,7 @@ def measure(
     for _ in range(rounds):
         for name, fn in candidates.items():
             with without_fast_path(name == NORMAL):
-                seconds = timeit.timeit(fn, number=number) / number
+                seconds = timeit.timeit(fn, number=number, timer=TIMER) / number
             best[name] = min(best[name], seconds)
     return best
 

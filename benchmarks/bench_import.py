@@ -3,11 +3,11 @@
 Run: python benchmarks/bench_import.py
 
 Each import runs in a fresh interpreter (nothing cached in ``sys.modules``), timed inside
-that interpreter from just before the import to just after, so interpreter start-up is
-left out. pydantic imports most of itself lazily, on first use, so its figure includes
-``TypeAdapter(int)``: the least a program does before it can validate anything. The
-figure is the median of many runs; ``python -X importtime -c "import describedtypes"``
-shows where the time goes.
+that interpreter from just before the import to just after (its CPU time, as every
+benchmark here), so interpreter start-up is left out. pydantic imports most of itself
+lazily, on first use, so its figure includes ``TypeAdapter(int)``: the least a program
+does before it can validate anything. The figure is the median of many runs;
+``python -X importtime -c "import describedtypes"`` shows where the time goes.
 
 Every package is imported from bytecode, as after ``pip install``: the runs share a
 temporary ``PYTHONPYCACHEPREFIX`` that an untimed first run of each case fills, even when
@@ -30,9 +30,9 @@ from _common import Row
 
 TIMED = """\
 import time
-started = time.perf_counter()
+started = time.process_time()
 {body}
-print(time.perf_counter() - started)
+print(time.process_time() - started)
 """
 
 CASES = {

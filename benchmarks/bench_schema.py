@@ -19,7 +19,7 @@ import pydantic
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import Row
+from _common import TIMER, Row
 from _models import Status, build_attrs, build_msgspec, build_pydantic
 
 from describedtypes import OPENAI, STANDARD, schema
@@ -29,7 +29,7 @@ from describedtypes import inspect as inspect_module
 
 def best(fn: object, number: int, repeat: int = 7) -> float:
     """Median seconds per call over ``repeat`` runs of ``number`` calls."""
-    times = timeit.repeat(fn, number=max(number, 1), repeat=repeat)  # type: ignore[arg-type]
+    times = timeit.repeat(fn, number=max(number, 1), repeat=repeat, timer=TIMER)  # type: ignore[arg-type]
     return statistics.median(times) / max(number, 1)
 
 
