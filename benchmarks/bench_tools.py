@@ -15,14 +15,21 @@ sends it) is run five ways, in one run:
   JSON-encoded content.
 
 Everything is reported as time per call and as the ratio to ``direct``; the
-``Toolbox.call`` / ``pydantic`` ratio is printed too. ``--profile`` adds a cProfile of
-``Toolbox.call``.
+``Toolbox.call`` / ``pydantic`` ratio is printed too.
+
+Then batches of 100 trivial calls through ``acall_many`` against a bare
+``asyncio.gather`` of the same coroutines and a gather of ``Toolbox.acall`` (how
+``acall_many`` ran before it started calls eagerly): an async tool, a sync tool with
+``blocking=False`` and a sync tool on the toolbox's worker threads. Last, the cost of
+one ``Toolbox`` per request over a ``functools.partial``. ``--profile`` adds a cProfile
+of ``Toolbox.call``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import cProfile
+import functools
 import pstats
 import statistics
 import sys
@@ -33,7 +40,7 @@ import msgspec
 import orjson
 import pydantic
 
-from describedtypes import Toolbox
+from describedtypes import Toolbox, ToolCall
 
 ARGUMENTS = b'{"city": "Paris", "days": 3, "metric": true}'
 
@@ -53,6 +60,64 @@ class WeatherArgs(msgspec.Struct, forbid_unknown_fields=True):
     city: str
     days: int
     metric: bool
+
+
+BATCH = 100
+
+
+def lookup(query: str, limit: int, session: object) -> str:
+    """Look something up.
+
+    Args:
+        query: What to look up.
+        limit: How many results.
+    """
+    return query
+
+
+async def aget_weather(city: str, days: int, metric: bool) -> str:
+    """Get the weather forecast (async)."""
+    return "sunny"
+
+
+def batch_rows(box: Toolbox) -> list[tuple[str, float]]:
+    """Seconds per call of a batch of trivial calls, several ways, on one event loop."""
+    box.add(aget_weather)
+    box.add(get_weather, name="get_weather_on_loop", blocking=False)
+    arguments = orjson.loads(ARGUMENTS)
+
+    async def bare_gather() -> None:
+        await asyncio.gather(*(aget_weather(**arguments) for _ in range(BATCH)))
+
+    def batch(name: str) -> Any:
+        calls = [ToolCall(name, ARGUMENTS, f"call_{i}") for i in range(BATCH)]
+
+        async def run() -> None:
+            results = await box.acall_many(calls)
+            assert not results[-1].is_error, results[-1]
+
+        return run
+
+    async def gather_acall() -> None:  # what acall_many did before: gather of acall
+        await asyncio.gather(*(box.acall("aget_weather", ARGUMENTS) for _ in range(BATCH)))
+
+    loop = asyncio.new_event_loop()
+    try:
+        rows = []
+        for label, make in [
+            ("bare asyncio.gather of the coroutines", bare_gather),
+            ("gather of Toolbox.acall (the old way)", gather_acall),
+            ("Toolbox.acall_many, async tool", batch("aget_weather")),
+            ("acall_many, sync tool, blocking=False", batch("get_weather_on_loop")),
+            ("acall_many, sync tool on worker threads", batch("get_weather")),
+        ]:
+            number = 20 if "threads" in label else 200
+            seconds = per_call(lambda m=make: loop.run_until_complete(m()), number, repeat=5)
+            rows.append((label, seconds / BATCH))
+        return rows
+    finally:
+        loop.close()
+        box.close()
 
 
 def per_call(fn: Any, number: int, repeat: int = 9) -> float:
@@ -105,15 +170,19 @@ def main() -> None:
     print(f"Toolbox.call / pydantic validate_call: "
           f"{times['Toolbox.call'] / times['pydantic validate_call']:.2f}x")
 
-    async def many() -> None:
-        await box.acall("get_weather", ARGUMENTS)
+    print()
+    print(f"acall_many: {BATCH} calls per batch, time per call")
+    print(f"{'':<40}{'per call':>12}{'x gather':>12}")
+    base_many = None
+    for label, seconds in batch_rows(box):
+        base_many = base_many or seconds
+        print(f"{label:<40}{seconds * 1e6:>10.2f}us{seconds / base_many:>11.1f}x")
 
-    loop = asyncio.new_event_loop()
-    try:
-        seconds = per_call(lambda: loop.run_until_complete(many()), 2_000, repeat=5)
-    finally:
-        loop.close()
-    print(f"Toolbox.acall (sync tool, worker thread, own loop turn): {seconds * 1e6:.1f}us")
+    def per_request() -> Any:
+        return Toolbox([functools.partial(lookup, session=object())])
+
+    seconds = per_call(per_request, 2_000, repeat=5)
+    print(f"\nToolbox per request over functools.partial(lookup, session=s): {seconds * 1e6:.1f}us")
 
     if "--profile" in sys.argv:
         profiler = cProfile.Profile()

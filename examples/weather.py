@@ -1,37 +1,27 @@
-"""An example type for the command line: python -m describedtypes schema examples/weather.py:Weather"""
+"""The README's example type, for the command line.
+
+    python -m describedtypes schema examples/weather.py:Weather --adapter openai
+
+prints the same schema as the tour in README.md: this is the tour's ``Weather``.
+"""
 
 from __future__ import annotations
-
-import enum
 
 import attrs
 
 from describedtypes import Annotation, annotate
 
 
-class Unit(enum.Enum):
-    CELSIUS = "celsius"
-    FAHRENHEIT = "fahrenheit"
-
-
-@attrs.define
-class Location:
-    """Where the observation was made."""
-
-    city: str = attrs.field(metadata={"description": "City name"})
-    country: str | None = attrs.field(default=None, metadata={"description": "ISO country code"})
-
-
 @attrs.define
 class Weather:
     """Current weather observation."""
 
-    location: Location
-    temperature: float = attrs.field(validator=attrs.validators.ge(-273.15))
-    unit: Unit = Unit.CELSIUS
+    location: str
+    temperature: float
+    unit: str
 
 
-annotate.register(
-    Weather,
-    Annotation(parameters={"temperature": Annotation(description="Temperature value")}),
-)
+annotate.register(Weather, Annotation(parameters={
+    "location": Annotation(description="City name"),
+    "unit": Annotation(description="Unit of measurement", enum=["celsius", "fahrenheit"]),
+}))

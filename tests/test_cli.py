@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from describedtypes._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "weather.py") + ":Weather"
+FORECAST = str(ROOT / "examples" / "forecast.py") + ":Forecast"
 
 
 def test_prints_standard_schema_of_a_file_target(capsys: pytest.CaptureFixture[str]) -> None:
@@ -27,7 +29,7 @@ def test_prints_standard_schema_of_a_file_target(capsys: pytest.CaptureFixture[s
 
 def test_adapter_and_references(capsys: pytest.CaptureFixture[str]) -> None:
     """--adapter picks the shape and --references factors classes into $defs."""
-    assert main(["schema", EXAMPLE, "--adapter", "OpenAI", "--references"]) == 0
+    assert main(["schema", FORECAST, "--adapter", "OpenAI", "--references"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["strict"] is True
     assert data["schema"]["properties"]["location"] == {"$ref": "#/$defs/Location"}
@@ -84,3 +86,59 @@ def test_python_dash_m_entry_point() -> None:
         cwd=ROOT,
     )
     assert json.loads(done.stdout)["name"] == "Weather"
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """--version prints the distribution's version and exits 0."""
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    expected = importlib.metadata.version("describedtypes")
+    assert capsys.readouterr().out == f"describedtypes {expected}\n"
+
+
+@pytest.mark.parametrize(
+    ("prog", "shown"),
+    [
+        ("describedtypes", "usage: describedtypes "),
+        ("python -m describedtypes", "usage: python -m"),
+    ],
+)
+def test_usage_names_the_program_as_invoked(
+    prog: str, shown: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usage line says describedtypes for the script, python -m ... for the module."""
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/describedtypes"])
+    with pytest.raises(SystemExit):
+        main([], prog=None if prog == "describedtypes" else prog)
+    assert capsys.readouterr().err.startswith(shown)
+
+
+def test_python_dash_m_usage_line() -> None:
+    """Run as python -m describedtypes, the usage line says so (not __main__.py)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "describedtypes"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: python -m describedtypes ")
+
+
+def test_graph_prints_a_mermaid_class_diagram(capsys: pytest.CaptureFixture[str]) -> None:
+    """graph TARGET prints the diagram graph() makes, boxes and arrows."""
+    assert main(["graph", FORECAST, "--direction", "tb"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("classDiagram\n    direction TB\n")
+    assert '    Forecast --> "*" Day : days\n' in out
+    assert "        <<enumeration>>\n" in out
+
+
+def test_graph_errors_are_messages(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad target exits 2, an undescribable type exits 1, each with one line."""
+    with pytest.raises(SystemExit) as info:
+        main(["graph", EXAMPLE.replace("Weather", "Wether")])
+    assert info.value.code == 2
+    assert "did you mean 'Weather'?" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["graph", "builtins:bytes"])
+    assert info.value.code == 1
+    assert "JSON has no bytes" in capsys.readouterr().err

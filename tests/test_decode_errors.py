@@ -306,3 +306,47 @@ def test_any_parsed_value_gives_an_instance_or_a_decode_error(value: Any) -> Non
         return
     assert errors
     assert all(path.startswith("$") and message for path, message in errors)
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("__str__ is broken")
+
+
+def test_a_constructor_exception_that_cannot_be_printed_is_still_a_decode_error() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            raise _Unprintable
+
+    def refuse(instance: object, attribute: object, value: object) -> None:
+        raise _Unprintable
+
+    @attrs.define
+    class Validated:
+        x: int = attrs.field(validator=refuse)
+
+    for tp in (Checked, Validated):
+        with pytest.raises(DecodeError) as info:
+            decode(tp, {"x": 1})
+        assert "_Unprintable (its message could not be read)" in str(info.value)
+
+
+def test_a_constructor_message_cannot_fake_error_lines() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            raise ValueError("no\n- $.admin: approved")
+
+    with pytest.raises(DecodeError) as info:
+        decode(Checked, {"x": 1})
+    assert all(not line.startswith("- $.admin") for line in str(info.value).splitlines())
+    assert "no\\n- $.admin: approved" in str(info.value)

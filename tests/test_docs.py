@@ -4,11 +4,13 @@ Rules for a page (docs/**/*.md and README.md):
 
 - Every fenced ```` ```python ```` block is executed, in page order, in one module
   namespace per page, so a later block can use what an earlier one defined.
-- A ```` ```json ```` or ```` ```text ```` block right after a Python block (nothing but
-  blank lines between) is that block's output: what the block prints must equal it (JSON
-  compared as data, key order included; text compared line by line, trailing spaces
-  ignored). A Python block that prints without such a block fails, so output shown on a
-  page is always checked and output a page doesn't show is never produced.
+- A ```` ```json ````, ```` ```text ```` or ```` ```mermaid ```` block right after a Python
+  block (nothing but blank lines between) is that block's output: what the block prints
+  must equal it (JSON compared as data, key order included; text and Mermaid diagrams
+  compared line by line, trailing spaces ignored). A Python block that prints without
+  such a block fails, so output shown on a page is always checked and output a page
+  doesn't show is never produced. A ```` ```mermaid ```` block after a command shows
+  that command's output.
 - A ```` ```console ```` block runs each ``$ python -m describedtypes ...`` line from the
   repository root and compares the lines that follow it with what the command printed.
 - A Python block that cannot run offline (a real API call) is preceded by
@@ -37,7 +39,7 @@ PAGES = [*sorted(DOCS.glob("**/*.md")), ROOT / "README.md"]
 
 _FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 _SKIP = re.compile(r"<!--\s*skip-test:(?P<reason>.*?)-->", re.DOTALL)
-_OUTPUT_LANGS = ("json", "text")
+_OUTPUT_LANGS = ("json", "text", "mermaid")
 
 
 @attrs.frozen
@@ -296,3 +298,44 @@ def test_the_api_reference_lists_every_public_name() -> None:
     documented = set(re.findall(r"^::: describedtypes\.(\w+)\s*$", reference, re.MULTILINE))
     documented |= set(re.findall(r"^#+ `(\w+)`\s*$", reference, re.MULTILINE))
     assert sorted(set(describedtypes.__all__) - documented) == []
+
+
+def test_the_readme_try_it_prints_the_tour_schema() -> None:
+    """The README's first command prints the schema its tour shows first, key for key."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    try_it = text.split("## Try it", 1)[1].split("\n## ", 1)[0]
+    [command] = [b.code.strip() for b in read_blocks(try_it) if b.lang == "console"][:1]
+    cli = command.split("&&")[-1].strip()
+    assert cli.startswith("python -m describedtypes schema ")
+    argv = [sys.executable, *shlex.split(cli)[1:]]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=True)
+    tour = text.split("## A short tour", 1)[1]
+    first_json = next(b for b in read_blocks(tour) if b.lang == "json")
+    assert _ordered(done.stdout) == _ordered(first_json.code)
+
+
+def _console_outputs(blocks: list[Block]) -> list[list[str]]:
+    """What each ``$ python -m describedtypes`` line of the console blocks shows."""
+    outputs: list[list[str]] = []
+    for block in blocks:
+        if block.lang != "console":
+            continue
+        for chunk in ("\n" + block.code).split("\n$ ")[1:]:
+            outputs.append(_lines(chunk.split("\n", 1)[1] if "\n" in chunk else ""))
+    return outputs
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_diagram_is_printed_by_the_code_beside_it(path: Path) -> None:
+    """A ```mermaid block is the output of the Python block or the command before it."""
+    blocks = read_blocks(path.read_text(encoding="utf-8"))
+    for index, block in enumerate(blocks):
+        if block.lang != "mermaid":
+            continue
+        before = blocks[index - 1] if index else None
+        if before is not None and before.lang == "python" and not block.before.strip():
+            continue  # compared with what the block printed by run_page
+        assert _lines(block.code) in _console_outputs(blocks[:index]), (
+            f"{path.name}:{block.line}: the diagram is not the output of a command shown "
+            "above it on the page"
+        )

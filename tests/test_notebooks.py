@@ -11,7 +11,9 @@ Each notebook is executed in a fresh Jupyter kernel (nbclient) twice:
   with the next canned reply. So the cells that call the real APIs run too, through the
   real SDKs, and must print exactly what the offline run printed.
 
-Committed notebooks carry no outputs, so no stale output can be committed.
+Notebooks are committed with their outputs (GitHub and the docs site show them), and the
+offline run must reproduce them: ``python -m tests.update_notebooks`` re-runs and saves
+them after a change.
 """
 
 from __future__ import annotations
@@ -88,13 +90,20 @@ def printed(book: Any) -> list[str]:
 
 
 _OFFLINE: dict[Path, tuple[list[str], dict[str, Any]]] = {}
+_OFFLINE_BOOKS: dict[Path, Any] = {}
+
+
+def offline_book(path: Path) -> Any:
+    """The notebook run offline, with a last cell that printed its canned replies (run once)."""
+    if path not in _OFFLINE_BOOKS:
+        _OFFLINE_BOOKS[path] = execute(path, kernel_env(), dump_canned=True)
+    return _OFFLINE_BOOKS[path]
 
 
 def offline_run(path: Path) -> tuple[list[str], dict[str, Any]]:
     """The offline run's printed text per cell and its canned replies (run once)."""
     if path not in _OFFLINE:
-        book = execute(path, kernel_env(), dump_canned=True)
-        texts = printed(book)
+        texts = printed(offline_book(path))
         _OFFLINE[path] = (texts[:-1], json.loads(texts[-1]))
     return _OFFLINE[path]
 
@@ -167,16 +176,45 @@ def test_the_three_notebooks_exist() -> None:
     assert [p.name for p in notebook_paths()] == sorted(ROUNDS)
 
 
+def shown(cells: list[Any]) -> list[dict[str, Any]]:
+    """What each code cell shows: its text per stream and its rich outputs, cell by cell.
+
+    Streams are joined (how the kernel splits them into chunks varies between runs), and
+    only the text and HTML of rich outputs count, not their metadata.
+    """
+    found = []
+    for cell in cells:
+        if cell.cell_type != "code":
+            continue
+        streams: dict[str, str] = {}
+        rich: list[dict[str, str]] = []
+        for out in cell.outputs:
+            if out.output_type == "stream":
+                streams[out.name] = streams.get(out.name, "") + out.text
+            elif out.output_type in ("display_data", "execute_result"):
+                rich.append({k: v for k, v in out.data.items() if k.startswith("text/")})
+            else:
+                rich.append({"error": f"{out.get('ename')}: {out.get('evalue')}"})
+        found.append({"streams": streams, "rich": rich})
+    return found
+
+
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
-def test_committed_notebooks_have_no_outputs(path: Path) -> None:
-    """A committed notebook is valid and has no outputs, so none can be stale."""
+def test_committed_notebooks_show_their_current_outputs(path: Path) -> None:
+    """A committed notebook carries the outputs its offline run produces, none stale."""
     book = nbformat.read(path, as_version=4)
     nbformat.validate(book)
-    for index, cell in enumerate(book.cells):
-        if cell.cell_type == "code":
-            assert cell.outputs == [], f"{path.name} cell {index} has outputs; clear them"
-            assert cell.execution_count is None, f"{path.name} cell {index} was run"
     assert book.metadata["kernelspec"]["name"] == "python3"
+    code = [cell for cell in book.cells if cell.cell_type == "code"]
+    rerun = "; run `python -m tests.update_notebooks` and commit the result"
+    assert all(cell.execution_count is not None for cell in code), (
+        f"{path.name} was committed without running it{rerun}"
+    )
+    fresh = offline_book(path).cells[: len(book.cells)]
+    for index, (committed, current) in enumerate(
+        zip(shown(book.cells), shown(fresh), strict=True)
+    ):
+        assert committed == current, f"{path.name} code cell {index}: the output is stale{rerun}"
 
 
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)

@@ -498,3 +498,50 @@ class TestErrors:
         """A lambda's name is not a valid OpenAI tool name, and the error says how to fix it."""
         with pytest.raises(SchemaError, match="Annotation\\(name="):
             schema(lambda: "sunny", OPENAI_TOOLS)
+
+
+class TestOnePathToADefinition:
+    def test_rules_run_once_per_definition(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """definitions() checks each tool once; the request adds only its budgets."""
+        from describedtypes import OPENAI_TOOLS, Toolbox
+        from describedtypes import adapters as adapters_module
+
+        calls: list[str] = []
+        real = adapters_module.run_rules
+
+        def counting(doc: object, adapter: object) -> object:
+            calls.append(str(getattr(doc, "name", "")))
+            return real(doc, adapter)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(adapters_module, "run_rules", counting)
+
+        def first(city: str) -> str:
+            """First tool."""
+            return city
+
+        def second(days: int) -> int:
+            """Second tool."""
+            return days
+
+        toolbox = Toolbox([first, second])
+        toolbox.add(first, name="first_again", description="Renamed.")
+        defs = toolbox.definitions(OPENAI_TOOLS)
+        assert [d["name"] for d in defs] == ["first", "second", "first_again"]
+        assert defs[2]["description"] == "Renamed."
+        assert sorted(calls) == ["first", "first_again", "second"]
+        calls.clear()
+        toolbox.definitions(OPENAI_TOOLS)  # built once per adapter, name and description
+        assert calls == []
+
+    def test_a_definition_is_a_fresh_mutable_dict(self) -> None:
+        """A caller may add provider keys (e.g. cache_control) without touching the cache."""
+        from describedtypes import ANTHROPIC_TOOLS, Toolbox
+
+        def lookup(city: str) -> str:
+            """Look a city up."""
+            return city
+
+        toolbox = Toolbox([lookup])
+        first = toolbox.definitions(ANTHROPIC_TOOLS)[0]
+        first["cache_control"] = {"type": "ephemeral"}
+        assert "cache_control" not in toolbox.definitions(ANTHROPIC_TOOLS)[0]

@@ -18,9 +18,10 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
+from ._graph import graph
 from ._response import decode_response
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
-from ._tools import Tool, Toolbox, ToolCall, ToolResult
+from ._tools import ParseArgs, Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
@@ -60,6 +61,7 @@ __all__ = [
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
+    "ParseArgs",
     "Problem",
     "RefusalError",
     "Registry",
@@ -77,6 +79,7 @@ __all__ = [
     "decode_response",
     "encode",
     "explain",
+    "graph",
     "read_tool_calls",
     "schema",
     "schema_json",

@@ -1,4 +1,7 @@
-"""``python -m describedtypes schema TARGET``: print a schema as indented JSON."""
+"""``python -m describedtypes schema TARGET``: print a schema as indented JSON.
+
+``graph TARGET`` prints a Mermaid class diagram of it; ``--version`` the version.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from typing import Any
 import orjson
 
 from . import adapters as _adapters
+from ._graph import graph
 from ._schema import schema
 from .errors import DescribedTypesError
 
@@ -81,12 +85,28 @@ def load_target(target: str) -> Any:
     return obj
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("describedtypes")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
+    """Run the command line; returns the exit status.
+
+    ``prog`` is the program's name in the usage line: ``python -m describedtypes`` from
+    ``__main__``, otherwise the name it was invoked by (the ``describedtypes`` script).
+    """
     adapters = _adapter_names()
     parser = argparse.ArgumentParser(
-        prog="python -m describedtypes",
+        prog=prog or Path(sys.argv[0]).name or "describedtypes",
         description="Describe Python types and functions to large language models.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"describedtypes {_version()}"
     )
     commands = parser.add_subparsers(dest="command", required=True)
     cmd = commands.add_parser("schema", help="print the schema of a type or function as JSON")
@@ -101,7 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmd.add_argument(
         "--references", action="store_true", help="put nested classes under $defs"
     )
+    _add_graph_command(commands)
     args = parser.parse_args(argv)
+    if args.command == "graph":
+        return _graph_command(parser, args)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)
@@ -110,4 +133,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")
     sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    return 0
+
+
+def _add_graph_command(commands: Any) -> None:
+    cmd = commands.add_parser(
+        "graph", help="print a Mermaid class diagram of a type or function and its classes"
+    )
+    cmd.add_argument("target", metavar="TARGET", help="package.module:Name or path/to/file.py:Name")
+    cmd.add_argument(
+        "--direction",
+        default="LR",
+        type=str.upper,
+        choices=["LR", "RL", "TB", "BT"],
+        help="the layout: left to right (LR, the default), top to bottom (TB), ...",
+    )
+
+
+def _graph_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    try:
+        text = graph(load_target(args.target), direction=args.direction)
+    except _UsageError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    except DescribedTypesError as exc:
+        parser.exit(1, f"error: {exc}\n")
+    sys.stdout.write(text)
     return 0

@@ -72,8 +72,8 @@ from . import _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
 from ._fast import FALLBACK, fast_decoder_for
-from ._jsontext import _json_error, _parse_fenced
-from .errors import DecodeError, SchemaError, _render_errors
+from ._jsontext import json_error, parse_fenced
+from .errors import DecodeError, SchemaError, render_errors
 
 __all__ = ["decode", "decode_arguments"]
 
@@ -1572,11 +1572,32 @@ def _wraps(value: Any, known: frozenset[str]) -> bool:
     return all(isinstance(k, str) and k in known for k in value)
 
 
+def _exception_text(exc: BaseException) -> str:
+    """What an exception from user code says: on one line, at most 200 characters.
+
+    Never raises (an exception whose ``__str__`` raises is described by its type), and
+    line breaks are escaped so the text cannot pose as further lines of an error list.
+    """
+    try:
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    except Exception:
+        try:
+            text = f"{type(exc).__name__} (its message could not be read)"
+        except Exception:
+            text = "an exception whose message could not be read"
+    # str() may return a str subclass; line breaks escaped.
+    text = str.__str__(text)[:201].translate(_LINE_BREAKS)
+    return text[:200] + "…" if len(text) > 200 else text
+
+
+_LINE_BREAKS = {
+    ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
 def _ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
     """The problem a constructor (attrs validators, ``__post_init__``) reported."""
-    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-    if len(text) > 200:
-        text = text[:200] + "…"
+    text = _exception_text(exc)
     key: str | None = None
     for arg in exc.args[1:]:
         if isinstance(arg, attrs.Attribute) and arg.name in fields:
@@ -1610,8 +1631,7 @@ def _hook_errors(exc: BaseException) -> list[list[Any]]:
                 item.append(_RawPath(suffix))
             out.append(item)
         return out
-    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-    return [[f"invalid value: {text[:200]}"]]
+    return [[f"invalid value: {_exception_text(exc)}"]]
 
 
 # -- cache and entry points -----------------------------------------------------------
@@ -1701,7 +1721,7 @@ def _parse(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise _json_error(exc, data) from None
+        raise json_error(exc, data) from None
 
 
 def _run(fn: Structure, value: Any) -> Any:
@@ -1718,7 +1738,7 @@ def _decode_error(items: list[list[Any]]) -> DecodeError:
     if len(errors) <= _MAX_SHOWN:
         if all(len(p) <= _MAX_PATH_SHOWN for p, _ in errors):
             return DecodeError(errors)
-        return DecodeError(errors, message=_render_errors([(_short_path(p), m) for p, m in errors]))
+        return DecodeError(errors, message=render_errors([(_short_path(p), m) for p, m in errors]))
     message = (
         f"The reply does not match the schema ({len(errors)} problems; the first "
         f"{_MAX_SHOWN}):\n" + "\n".join(_problem_lines(errors))
@@ -1802,7 +1822,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
         try:
             data = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            data = _parse_fenced(data, exc)
+            data = parse_fenced(data, exc)
     try:
         return fn(data)
     except _Invalid as exc:

@@ -35,7 +35,7 @@ __all__ = [
 _MISSING = object()
 
 
-class _ShapeError(DescribedTypesError, TypeError):
+class ShapeError(DescribedTypesError, TypeError):
     """Strictly private: a reply (or a part of one) is not in a shape these readers know.
 
     A ``TypeError``, as the readers document, and a ``DescribedTypesError``, as every
@@ -58,14 +58,14 @@ def _items(value: Any, what: str, where: str) -> list[Any]:
         return []
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         msg = f"{where}: expected a list of {what}, got {type(value).__name__}"
-        raise _ShapeError(msg)
+        raise ShapeError(msg)
     return list(value)
 
 
 def _text(value: Any, what: str, where: str) -> str:
     if not isinstance(value, str):
         msg = f"{where}: the {what} must be a str, got {_brief(value)}"
-        raise _ShapeError(msg)
+        raise ShapeError(msg)
     return value
 
 
@@ -110,7 +110,7 @@ def tool_calls_from_openai_responses(response: Any) -> list[ToolCall]:
             f"expected an OpenAI Responses reply (with an 'output' list), got "
             f"{type(response).__name__}"
         )
-        raise _ShapeError(msg)
+        raise ShapeError(msg)
     return _flat_calls(
         output, "Responses output items", "output", "function_call", "arguments", "call_id"
     )
@@ -155,7 +155,7 @@ def tool_calls_from_openai_chat(completion: Any) -> list[ToolCall]:
                 "expected an OpenAI Chat Completions reply (a completion, a choice or an "
                 f"assistant message), got {type(completion).__name__}"
             )
-            raise _ShapeError(msg)
+            raise ShapeError(msg)
         tool_calls = _get(message, "tool_calls")
     calls = []
     for i, item in enumerate(_items(tool_calls, "tool calls", where)):
@@ -200,7 +200,7 @@ def tool_calls_from_anthropic(message: Any) -> list[ToolCall]:
             "expected an Anthropic Messages reply (with a 'content' list of blocks), got "
             f"{type(message).__name__}"
         )
-        raise _ShapeError(msg)
+        raise ShapeError(msg)
     return _flat_calls(content, "content blocks", "content", "tool_use", "input", "id")
 
 
@@ -240,7 +240,7 @@ def read_tool_calls(response: Any) -> list[ToolCall]:
         f"cannot find tool calls in {type(response).__name__}; pass an OpenAI Responses "
         "reply, a Chat Completions reply or an Anthropic Messages reply (SDK object or dict)"
     )
-    raise _ShapeError(msg)
+    raise ShapeError(msg)
 
 
 def _has_key_in_any(items: list[Any], key: str) -> bool:
@@ -258,12 +258,12 @@ def _results(results: Any) -> list[ToolResult]:
             f"expected a ToolResult or a list of them (what Toolbox.call returns), got "
             f"{type(results).__name__}"
         )
-        raise _ShapeError(msg)
+        raise ShapeError(msg)
     listed: list[Any] = [results] if isinstance(results, ToolResult) else list(results)
     for r in listed:
         if not isinstance(r, ToolResult):
             msg = f"expected ToolResult objects, got {type(r).__name__}"
-            raise _ShapeError(msg)
+            raise ShapeError(msg)
         if r.call_id is None:
             msg = (
                 f"the result of {r.name!r} has no call_id, so the provider cannot match it to "

@@ -11,11 +11,11 @@ import orjson
 from .errors import DecodeError
 
 
-def _json_error(exc: orjson.JSONDecodeError, data: Any) -> DecodeError:
-    return DecodeError([("$", "invalid JSON: " + _json_problem(exc, data))])
+def json_error(exc: orjson.JSONDecodeError, data: Any) -> DecodeError:
+    return DecodeError([("$", "invalid JSON: " + json_problem(exc, data))])
 
 
-def _json_problem(exc: orjson.JSONDecodeError, data: Any) -> str:
+def json_problem(exc: orjson.JSONDecodeError, data: Any) -> str:
     """Where the JSON breaks, the text there, and how to write it instead."""
     msg: str = exc.msg
     if msg.startswith("str is not valid UTF-8"):
@@ -161,7 +161,7 @@ _FENCE = re.compile(r"\A\s*```(?:json)?[ \t]*\r?\n(.*)\n[ \t]*```\s*\Z", re.DOTA
 _FENCE_BYTES = re.compile(rb"\A\s*```(?:json)?[ \t]*\r?\n(.*)\n[ \t]*```\s*\Z", re.DOTALL | re.I)
 
 
-def _parse_fenced(data: str | bytes | bytearray | memoryview, exc: orjson.JSONDecodeError) -> Any:
+def parse_fenced(data: str | bytes | bytearray | memoryview, exc: orjson.JSONDecodeError) -> Any:
     """The JSON inside a markdown code fence around the whole reply, or the parse error.
 
     Many models fence their JSON even when asked for JSON alone. No valid JSON starts
@@ -171,7 +171,7 @@ def _parse_fenced(data: str | bytes | bytearray | memoryview, exc: orjson.JSONDe
     if isinstance(data, str):
         found = _FENCE.match(data)
         if found is None:
-            raise _json_error(exc, data) from None
+            raise json_error(exc, data) from None
         start, end = found.span(1)
         # The fence lines become blanks: positions in errors still count from the
         # reply's own first character.
@@ -183,7 +183,7 @@ def _parse_fenced(data: str | bytes | bytearray | memoryview, exc: orjson.JSONDe
         raw = bytes(data)
         found_bytes = _FENCE_BYTES.match(raw)
         if found_bytes is None:
-            raise _json_error(exc, data) from None
+            raise json_error(exc, data) from None
         start, end = found_bytes.span(1)
         data = (
             re.sub(rb"[^\n]", b" ", raw[:start]) + raw[start:end]
@@ -192,4 +192,4 @@ def _parse_fenced(data: str | bytes | bytearray | memoryview, exc: orjson.JSONDe
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as inner:
-        raise _json_error(inner, data) from None
+        raise json_error(inner, data) from None

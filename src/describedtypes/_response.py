@@ -15,7 +15,7 @@ from typing import Any
 from . import inspect as ni
 from ._annotate import Registry, annotate
 from ._decode import decode
-from ._glue import _ShapeError
+from ._glue import ShapeError
 from .errors import DecodeError, IncompleteReplyError, RefusalError
 
 __all__ = ["decode_response"]
@@ -88,7 +88,7 @@ def decode_response(
         f"Anthropic message, got a {kind} without their fields (choices / output / "
         "stop_reason); to decode the reply text itself, use decode(tp, text)"
     )
-    raise _ShapeError(msg)
+    raise ShapeError(msg)
 
 
 def _tool_name(tp: Any) -> str | None:

@@ -72,7 +72,7 @@ class _Builder:
         #: Text for the description of an output object, by id() of that object: what the
         #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
         self._moved_text: dict[int, str] = {}
-        self.recursive = _recursive_objects(root)
+        self.recursive = recursive_objects(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
@@ -81,7 +81,7 @@ class _Builder:
             self.to_defs = [
                 o for o in ni.iter_objects(root) if o in self.recursive and o is not root_obj
             ]
-        self.keys = _defs_keys(self.to_defs)
+        self.keys = defs_keys(self.to_defs)
         # Definitions are emitted only when something refers to them (a described use
         # may have been inlined instead).
         self.referenced: set[int] = set()
@@ -533,7 +533,7 @@ def _kind(node: ni.Node) -> str:
     return names.get(type(node), type(node).__name__)
 
 
-def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
+def recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     """Object nodes that lie on a cycle."""
     found: set[ni.ObjectNode] = set()
     stack: list[ni.ObjectNode] = []
@@ -559,7 +559,7 @@ def _recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
     return found
 
 
-def _defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:
+def defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:
     """Collision-free ``$defs`` keys: the name, module-qualified only on a clash."""
     base: dict[int, str] = {}
     for o in objects:
@@ -622,21 +622,48 @@ def build(
 ) -> tuple[Json, list[Rewrite], ni.Node]:
     """Build the wrapped schema of ``obj`` as plain dicts, with the rewrites made."""
     node = ni.type_info(obj, registry)
+    wrapped, rewrites = build_definition(node, obj, adapter, use_references)
+    return wrapped, rewrites, node
+
+
+def build_definition(
+    node: ni.Node,
+    obj: Any,
+    adapter: Adapter,
+    use_references: bool = False,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> tuple[Json, list[Rewrite]]:
+    """The wrapped definition of ``node`` for ``adapter``, checked once by its rules.
+
+    ``name`` and ``description`` replace what the node says (a tool registered under
+    another name); the one path for ``schema()`` and for tool definitions.
+    """
     builder = _Builder(node, adapter, use_references, obj)
     body = builder.body()
     root = ni.object_of(node)
-    name = root.name if root is not None else _fallback_name(obj)
-    description = root.description if root is not None else node.description
-    wrapped = adapter.wrap(name, description, body, adapter.strict)
+    own_name = root.name if root is not None else _fallback_name(obj)
+    own_description = root.description if root is not None else node.description
+    if description is not None and "description" in body:
+        body["description"] = description
+    final_name = own_name if name is None else name
+    wrapped = adapter.wrap(
+        final_name, own_description if description is None else description, body,
+        adapter.strict,
+    )
     # The same rules check() applies: never hand out a schema the provider rejects.
     problems = check(wrapped, adapter)
     if problems:
-        if len(problems) == 1:
-            text = str(problems[0])
-        else:
-            text = "\n" + "\n".join(f"- {p}" for p in problems)
-        raise SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
-    return wrapped, builder.rewrites, node
+        raise rejection(adapter, problems, final_name, obj)
+    return wrapped, builder.rewrites
+
+
+def rejection(adapter: Adapter, problems: list[Any], name: str, obj: Any) -> SchemaError:
+    """The error for a schema or request ``adapter``'s provider would reject."""
+    lines = [str(p) for p in problems]
+    text = lines[0] if len(lines) == 1 else "\n" + "\n".join(f"- {line}" for line in lines)
+    return SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
 
 
 def _fallback_name(obj: Any) -> str:
@@ -676,11 +703,11 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return dict(self)
 
     def __deepcopy__(self, memo: Any) -> dict[Any, Any]:
-        thawed: dict[Any, Any] = _thaw(self, dict)
+        thawed: dict[Any, Any] = thaw(self, dict)
         return thawed
 
     def __reduce__(self) -> Any:
-        return (dict, (_thaw(self, dict),))
+        return (dict, (thaw(self, dict),))
 
 
 class FrozenList(list):  # type: ignore[type-arg]
@@ -701,18 +728,18 @@ class FrozenList(list):  # type: ignore[type-arg]
         return list(self)
 
     def __deepcopy__(self, memo: Any) -> list[Any]:
-        thawed: list[Any] = _thaw(self, dict)
+        thawed: list[Any] = thaw(self, dict)
         return thawed
 
     def __reduce__(self) -> Any:
-        return (list, (_thaw(self, dict),))
+        return (list, (thaw(self, dict),))
 
 
-def _freeze(value: Any) -> Any:
+def freeze(value: Any) -> Any:
     if isinstance(value, dict):
         out = FrozenDict()
         for k, v in value.items():
-            dict.__setitem__(out, k, _freeze(v))
+            dict.__setitem__(out, k, freeze(v))
         return out
     if isinstance(value, list):
         return _frozen_list(value)
@@ -721,18 +748,18 @@ def _freeze(value: Any) -> Any:
 
 def _frozen_list(value: list[Any]) -> FrozenList:
     out = FrozenList()
-    list.extend(out, (_freeze(v) for v in value))
+    list.extend(out, (freeze(v) for v in value))
     return out
 
 
-def _thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
+def thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
     if isinstance(value, dict):
         out = dict_type()
         for k, v in value.items():
-            out[k] = _thaw(v, dict_type)
+            out[k] = thaw(v, dict_type)
         return out
     if isinstance(value, list):
-        return [_thaw(v, dict_type) for v in value]
+        return [thaw(v, dict_type) for v in value]
     return value
 
 
@@ -747,7 +774,7 @@ def cached_build(
         return built
     stamp = current_stamp()
     body, rewrites, node = build(obj, adapter, use_references, registry)
-    built = Built(_freeze(body), tuple(rewrites))
+    built = Built(freeze(body), tuple(rewrites))
     _cache.put(obj, key, _cache.Entry(built, registry, stamp, node=node))
     return built
 
@@ -822,7 +849,7 @@ def schema(
     if not callable(cast(Any, dict_type)):
         msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
         raise SchemaError(msg)
-    thawed: Mapping[str, Any] = _thaw(built.frozen, dict_type)
+    thawed: Mapping[str, Any] = thaw(built.frozen, dict_type)
     return thawed
 
 

@@ -2,30 +2,61 @@
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import enum
-import functools
 import inspect as _pyinspect
+import logging
 import threading
+import time
 import traceback as _traceback
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 import orjson
 
 from . import adapters as _adapters
-from ._annotate import _REGISTRY
-from ._decode import _brief, _problem_lines, decode_arguments
+from ._annotate import Registry, annotate, current_stamp
+from ._decode import _brief, _decode_error, _Invalid, _problem_lines
 from ._encode import encode
-from ._jsontext import _json_problem
+from ._jsontext import json_problem
 from ._lazy import LazyModule as _LazyModule
-from ._schema import schema
-from .adapters import check, check_request
-from .errors import ArgumentError, DecodeError, SchemaError
-from .inspect import ObjectNode, type_info
+from ._toolplan import Plan, plan_for
+from ._toolrun import (
+    DEFAULT_MAX_RESULT_CHARS,
+    DEFAULT_MAX_WORKERS,
+    DEFAULTS,
+    HAS_CANCELLING,
+    MAX_MESSAGE_CHARS,
+    ErrorDetail,
+    Gate,
+    Settings,
+    TimedOut,
+    ToolCancelled,
+    call_within,
+    cancelled_from_outside,
+    check_error_detail,
+    check_timeout,
+    cut_result,
+    describe_exception,
+    exception_text,
+    in_task,
+    in_thread,
+    is_async,
+    is_awaitable,
+    log_outcome,
+    logger,
+    on_loop,
+    one_line,
+    own_words,
+    run_coroutine,
+    start_eagerly,
+    type_name,
+)
+from .adapters import request_problems
+from .errors import ArgumentError, SchemaError
+from .inspect import ObjectNode
 
 if TYPE_CHECKING:
     import asyncio
@@ -93,12 +124,37 @@ class ToolResult:
     traceback: str | None = attrs.field(default=None, repr=False, eq=False)
 
 
+_NEW_RESULT = ToolResult.__new__
+_SLOTS = {n: ToolResult.__dict__[n].__set__ for n in attrs.fields_dict(ToolResult)}
+_SET_CONTENT, _SET_VALUE, _SET_IS_ERROR, _SET_CALL_ID, _SET_NAME, _SET_EXC, _SET_TB = (
+    _SLOTS["content"], _SLOTS["value"], _SLOTS["is_error"], _SLOTS["call_id"], _SLOTS["name"],
+    _SLOTS["exception"], _SLOTS["traceback"],
+)
+
+
+def _result(content: str, value: Any, call_id: str | None, name: str) -> ToolResult:
+    """``ToolResult(content=..., value=..., call_id=..., name=...)``, filled through its
+    slots (the hot path of every successful call; the same frozen instance)."""
+    result = _NEW_RESULT(ToolResult)
+    _SET_CONTENT(result, content)
+    _SET_VALUE(result, value)
+    _SET_IS_ERROR(result, False)
+    _SET_CALL_ID(result, call_id)
+    _SET_NAME(result, name)
+    _SET_EXC(result, None)
+    _SET_TB(result, None)
+    return result
+
+
 def _failure(
     content: str, call_id: str | None, name: str, exc: BaseException | None = None
 ) -> ToolResult:
     text = None
     if exc is not None:
-        text = "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))
+        try:
+            text = "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))
+        except Exception:  # a hostile exception; the type and message are on the result
+            text = None
     return ToolResult(
         content=content, is_error=True, call_id=call_id, name=name, exception=exc, traceback=text
     )
@@ -117,98 +173,6 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"Did you mean {close[0]!r}? " if close else ""
 
 
-# -- running calls under the concurrency rule ----------------------------------------------
-
-
-class _Gate:
-    """Strictly private: keeps a ``concurrent=False`` tool to one call at a time.
-
-    One thread lock covers every caller (threads, event loops, worker threads); an
-    ``asyncio.Lock`` per event loop makes waiting coroutines queue in their loop instead
-    of each parking a worker thread on the thread lock.
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self._guard = threading.Lock()
-        self._loop_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def loop_lock(self) -> asyncio.Lock:
-        loop = asyncio.get_running_loop()
-        with self._guard:
-            lock = self._loop_locks.get(loop)
-            if lock is None:
-                lock = self._loop_locks[loop] = asyncio.Lock()
-            return lock
-
-    @contextlib.asynccontextmanager
-    async def hold(self) -> AsyncIterator[None]:
-        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
-        async with self.loop_lock():
-            if not self.lock.acquire(blocking=False):
-                # Held by another thread or loop: wait for it on a worker thread. If this
-                # coroutine is cancelled meanwhile, release the lock once it is acquired.
-                waiter = asyncio.get_running_loop().run_in_executor(None, self.lock.acquire)
-                try:
-                    await asyncio.shield(waiter)
-                except asyncio.CancelledError:
-                    waiter.add_done_callback(lambda _: self.lock.release())
-                    raise
-            try:
-                yield
-            finally:
-                self.lock.release()
-
-
-def _run_coroutine(awaitable: Any) -> Any:
-    """Run an awaitable to completion from synchronous code."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await(awaitable))
-    # Called from inside a running event loop (a sync call of an async tool): run it on a
-    # loop of its own in a helper thread. acall() is the non-blocking way.
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="describedtypes") as pool:
-        return pool.submit(asyncio.run, _await(awaitable)).result()
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
-
-
-def _is_awaitable(value: Any) -> bool:
-    # inspect.isawaitable without its abc check on every plain return value.
-    return value is not None and type(value) not in _PLAIN and _pyinspect.isawaitable(value)
-
-
-_PLAIN = frozenset({str, int, float, bool, list, dict, tuple, bytes})
-
-
-def _is_async(func: Any) -> bool:
-    while isinstance(func, functools.partial):
-        func = func.func
-    if _pyinspect.iscoroutinefunction(func):
-        return True
-    if _pyinspect.isroutine(func) or isinstance(func, type):
-        return False
-    return _pyinspect.iscoroutinefunction(type(func).__call__)
-
-
-def _body_only(name: str, description: str | None, body: dict[str, Any], strict: bool) -> Any:
-    return body
-
-
-@functools.lru_cache(maxsize=64)
-def _unwrapped(adapter: _adapters.Adapter) -> _adapters.Adapter:
-    # The adapter's rules without its wrapper or name rule: the tool's own name and
-    # description are put into the wrapper (they may differ from the function's).
-    return attrs.evolve(adapter, wrap=_body_only, name_pattern=None)
-
-
 class Tool:
     """A function the model may call, with the name and description it is shown under.
 
@@ -223,25 +187,38 @@ class Tool:
         parse_args: Replaces the built-in argument checking (see ``ParseArgs``).
         concurrent: False keeps this tool to one call at a time, across threads and
             event loops (for tools that share state that is not thread-safe).
+        timeout: Seconds a call may take; a call that overruns gives an error result
+            saying so (``exception`` is a ``TimeoutError``). None: the Toolbox's
+            ``timeout``. A sync tool cannot be stopped from outside: its thread runs on
+            until the function returns, listed in ``Toolbox.running_calls``.
+        blocking: For a sync function: True (the default) runs it on a worker thread
+            under ``acall``; False runs it directly on the event loop, which is faster
+            for a function that returns at once and never blocks (it then cannot have a
+            ``timeout``).
+        registry: Where registered annotations are looked up (``annotate`` by default).
 
     Raises:
         SchemaError: ``func`` cannot be described to a model (a parameter without a type
             annotation, ``*args``/``**kwargs``, positional-only parameters, ...).
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``timeout``, ``blocking`` and ``registry``.
     """
 
     __slots__ = (
+        "__weakref__",
         "_description",
-        "_fill_none",
         "_gate",
-        "_generation",
         "_node",
+        "_plan",
+        "blocking",
         "concurrent",
         "func",
         "is_async",
         "name",
         "parse_args",
+        "registry",
+        "timeout",
     )
 
     def __init__(
@@ -252,60 +229,70 @@ class Tool:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
+        registry: Registry = annotate,
     ) -> None:
         _check_options(func, name, description, parse_args)
+        _check_registry(registry)
+        self.registry = registry
         _check_not_unbound(func)
         self.func = func
-        self._generation = -1
-        self._node = self._current_node()
-        self.name: str = name if name is not None else self._node.name
+        self.is_async = is_async(func)
+        self.timeout = check_timeout(timeout)
+        self.blocking = bool(blocking)
+        if not self.blocking and self.timeout is not None and not self.is_async:
+            msg = (
+                "a sync tool with blocking=False runs on the event loop, where nothing can "
+                "stop it: drop timeout= or blocking=False"
+            )
+            raise SchemaError(msg, type_=func)
+        self._plan = plan_for(func, registry)
+        self._node: ObjectNode | None = None
+        self.name: str = name if name is not None else self._plan.name
         self._description = description
         self.parse_args = parse_args
         self.concurrent = bool(concurrent)
-        self.is_async = _is_async(func)
-        self._gate = None if self.concurrent else _Gate()
+        self._gate = None if self.concurrent else Gate()
 
     def __repr__(self) -> str:
         extra = "" if self.concurrent else ", concurrent=False"
+        if self.timeout is not None:
+            extra += f", timeout={self.timeout!r}"
+        if not self.blocking:
+            extra += ", blocking=False"
         return f"Tool({self.name!r}, func={self.func!r}{extra})"
 
-    def _current_node(self) -> ObjectNode:
-        # Inspected once per annotation change: a callable object may be unhashable,
-        # which type_info cannot cache.
-        generation = _REGISTRY.generation
-        if generation != self._generation:
-            node = type_info(self.func)
-            if not isinstance(node, ObjectNode) or not node.is_function:
-                msg = f"{self.func!r} is not a function; a tool must be a callable"
-                raise SchemaError(msg, type_=self.func)
-            self._node = node
-            # ``x: T | None`` without a default may be left out by the model (it is not
-            # required), but Python needs a value for it: None.
-            self._fill_none = tuple(
-                f.init_name for f in node.fields if f.nullable and not f.has_default
-            )
-            self._generation = generation
-        return self._node
+    def _current(self) -> Plan:
+        plan = self._plan
+        if plan.generation != current_stamp():
+            plan = self._plan = plan_for(self.func, self.registry)
+            self._node = None
+        return plan
 
     @property
     def node(self) -> ObjectNode:
         """The inspected parameters (``describedtypes.inspect.ObjectNode``)."""
-        return self._current_node()
+        plan = self._current()
+        node = self._node
+        if node is None:
+            node = self._node = plan.node(self.func)
+        return node
 
     @property
     def description(self) -> str | None:
         """The description the model sees, or None when nothing describes the tool."""
-        return self._description if self._description is not None else self.node.description
+        return self._description if self._description is not None else self._current().description
 
     @property
     def required_parameters(self) -> list[str]:
         """The argument names the model must send."""
-        return [f.key for f in self.node.fields if f.required and not f.nullable]
+        return list(self._current().required)
 
     @property
     def accepted_parameters(self) -> list[str]:
         """Every argument name the model may send."""
-        return [f.key for f in self.node.fields]
+        return list(self._current().accepted)
 
     def definition(self, llm_adapter: _adapters.Adapter) -> Any:
         """This tool's definition in ``llm_adapter``'s shape (e.g. ``OPENAI_TOOLS``).
@@ -321,36 +308,51 @@ class Tool:
                 f"match {llm_adapter.name_pattern}); register the tool with name=..."
             )
             raise SchemaError(msg, path=self.name, type_=self.func)
-        body = dict(schema(self.func, _unwrapped(llm_adapter)))
-        description = self.description
-        if self._description is not None and "description" in body:
-            body["description"] = self._description
-        wrapped = llm_adapter.wrap(self.name, description, body, llm_adapter.strict)
-        # The body was checked as it was built; this adds the wrapper's own rules.
-        problems = check(wrapped, llm_adapter)
-        if problems:
-            text = "; ".join(str(p) for p in problems)
-            msg = f"{llm_adapter.name} would reject the tool {self.name!r}: {text}"
-            raise SchemaError(msg, path=self.name, type_=self.func)
-        return wrapped
+        return self._current().definition(self.func, llm_adapter, self.name, self._description)
 
     # -- running -----------------------------------------------------------------------
 
     def _prepare(
-        self, arguments: Arguments, context: Any, call_id: str | None, name: str
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
     ) -> dict[str, Any] | ToolResult:
         """The keyword arguments for the function, or the error result to return."""
-        node = self._current_node()
-        raw = _parse_raw(arguments)
-        if isinstance(raw, str):
-            return _failure(self._argument_message([("$", raw)]), call_id, name)
-        if self.parse_args is not None:
+        plan = self._plan
+        if plan.generation != current_stamp():
+            plan = self._current()
+        raw: Any = None
+        kind = type(arguments)
+        if kind is bytes or kind is str:  # the common case, inlined
+            try:
+                raw = orjson.loads(arguments)  # type: ignore[arg-type]
+            except orjson.JSONDecodeError:
+                raw = None
+            else:
+                if type(raw) is not dict:
+                    raw = None
+        if raw is None:
+            raw = _parse_raw(arguments)
+            if isinstance(raw, str):
+                return _failure(self._argument_message(plan, [("$", raw)]), call_id, name)
+        if self.parse_args is None:
+            try:
+                kwargs = plan.decode(raw)
+            except _Invalid as exc:
+                errors = _decode_error(exc.errors).errors
+                return _failure(self._argument_message(plan, errors), call_id, name)
+            except RecursionError:
+                errors = [("$", "the arguments are nested too deeply; send flatter values")]
+                return _failure(self._argument_message(plan, errors), call_id, name)
+            if plan.fill_none:
+                for param in plan.fill_none:
+                    if param not in kwargs:
+                        kwargs[param] = None
+        else:
             try:
                 parsed: Any = self.parse_args(raw)
             except ArgumentError as exc:
-                return _failure(str(exc), call_id, name, exc)
+                return _failure(own_words(exc, rt), call_id, name, exc)
             except Exception as exc:
-                return _failure(self._exception_message(exc), call_id, name, exc)
+                return self._error(exc, call_id, name, rt)
             if parsed is None:
                 kwargs = raw
             elif isinstance(parsed, Mapping):
@@ -360,119 +362,175 @@ class Tool:
                     f"parse_args of tool {self.name!r} returned {type(parsed).__name__}; "
                     "return a dict of keyword arguments (or None to keep the raw ones)"
                 )
-                return _failure(self._exception_message(wrong), call_id, name, wrong)
-        else:
-            try:
-                kwargs = decode_arguments(node, raw)
-            except DecodeError as exc:
-                return _failure(self._argument_message(exc.errors), call_id, name, exc)
-            for param in self._fill_none:
-                kwargs.setdefault(param, None)
-        for param in node.context_params:
-            kwargs[param] = context
+                return self._error(wrong, call_id, name, rt)
+        if plan.context_params:
+            for param in plan.context_params:
+                kwargs[param] = context
         return kwargs
 
-    def _argument_message(self, errors: Sequence[tuple[str, str]]) -> str:
+    def _argument_message(self, plan: Plan, errors: Sequence[tuple[str, str]]) -> str:
         lines = _problem_lines(list(errors))  # the first twenty; long paths shortened
         return (
             f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
-            f"Required parameters: {_listing(self.required_parameters)}. "
-            f"Accepted parameters: {_listing(self.accepted_parameters)}."
+            f"Required parameters: {_listing(plan.required)}. "
+            f"Accepted parameters: {_listing(plan.accepted)}."
         )
 
-    def _exception_message(self, exc: BaseException) -> str:
-        text = str(exc)
-        kind = type(exc).__name__
-        return f"Tool {self.name!r} failed: {kind}: {text}" if text else (
-            f"Tool {self.name!r} failed: {kind}"
-        )
-
-    def _finish(self, value: Any, call_id: str | None, name: str) -> ToolResult:
+    def _finish(self, value: Any, call_id: str | None, name: str, rt: Settings) -> ToolResult:
+        limit = rt.max_result_chars
         if type(value) is str:
-            return ToolResult(content=value, value=value, call_id=call_id, name=name)
+            content = value if limit is None or len(value) <= limit else cut_result(value, limit)
+            return _result(content, value, call_id, name)
         if isinstance(value, ToolResult):
             changes: dict[str, Any] = {}
             if value.call_id is None:
                 changes["call_id"] = call_id
             if not value.name:
                 changes["name"] = name
+            if limit is not None and len(value.content) > limit:
+                changes["content"] = cut_result(value.content, limit)
             return attrs.evolve(value, **changes) if changes else value
         try:
             content = _content(value)
         except Exception as exc:
+            text = one_line(exception_text(exc), MAX_MESSAGE_CHARS)
             failed = _failure(
                 f"Tool {self.name!r} failed: its result could not be encoded as JSON "
-                f"({type(exc).__name__}: {exc})",
+                f"({type_name(exc)}: {text})",
                 call_id,
                 name,
                 exc,
             )
             return attrs.evolve(failed, value=value)
-        return ToolResult(content=content, value=value, call_id=call_id, name=name)
+        if limit is not None and len(content) > limit:
+            content = cut_result(content, limit)
+        return _result(content, value, call_id, name)
 
-    def _error(self, exc: Exception, call_id: str | None, name: str) -> ToolResult:
+    def _error(
+        self, exc: BaseException, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        if isinstance(exc, ToolCancelled):
+            exc = exc.original
+        if isinstance(exc, TimedOut):
+            return _failure(exception_text(exc), call_id, name, exc)
         if isinstance(exc, ArgumentError):  # the tool's own words for the model
-            return _failure(str(exc), call_id, name, exc)
-        return _failure(self._exception_message(exc), call_id, name, exc)
+            return _failure(own_words(exc, rt), call_id, name, exc)
+        content = describe_exception(self.name, exc, rt.error_detail, rt.max_result_chars)
+        return _failure(content, call_id, name, exc)
+
+    def _timeout(self, rt: Settings) -> float | None:
+        if self.timeout is not None:
+            return self.timeout
+        if not self.blocking and not self.is_async:
+            return None
+        return rt.timeout
 
     def call(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None,
+        _name: str | None = None, _rt: Settings | None = None,
     ) -> ToolResult:
-        """Run one call synchronously; never raises for a mistake in the call.
+        """Run one call synchronously; never raises for anything the model or tool does.
 
-        An async tool is run to completion on an event loop of its own.
+        An async tool is run to completion on an event loop of its own. With a timeout,
+        a sync tool runs on a worker thread so the caller can stop waiting.
+        ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
+        rt = DEFAULTS if _rt is None else _rt
         name = self.name if _name is None else _name
-        kwargs = self._prepare(arguments, context, call_id, name)
+        if not logger.isEnabledFor(logging.INFO):
+            return self._call(arguments, context, call_id, name, rt)
+        started = time.perf_counter()
+        result = self._call(arguments, context, call_id, name, rt)
+        log_outcome(result, time.perf_counter() - started, arguments)
+        return result
+
+    def _call(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
         try:
-            if self._gate is None:
+            timeout = None
+            if self.timeout is not None or rt.timeout is not None:
+                timeout = self._timeout(rt)
+            if timeout is not None:
+                value = call_within(self, kwargs, timeout, rt, ToolCall(name, arguments, call_id))
+            elif self._gate is None:
                 value = self.func(**kwargs)
-                if _is_awaitable(value):
-                    value = _run_coroutine(value)
+                if is_awaitable(value):
+                    value = run_coroutine(value, None)
             else:
                 with self._gate.lock:
                     value = self.func(**kwargs)
-                    if _is_awaitable(value):
-                        value = _run_coroutine(value)
+                    if is_awaitable(value):
+                        value = run_coroutine(value, None)
         except Exception as exc:
-            return self._error(exc, call_id, name)
-        return self._finish(value, call_id, name)
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        limit = rt.max_result_chars
+        if type(value) is str and (limit is None or len(value) <= limit):
+            return _result(value, value, call_id, name)
+        return self._finish(value, call_id, name, rt)
 
     async def acall(
         self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None,
+        _name: str | None = None, _rt: Settings | None = None,
     ) -> ToolResult:
-        """Run one call from a coroutine; never raises for a mistake in the call.
+        """Run one call from a coroutine; never raises for anything the model or tool does.
 
-        A synchronous tool runs in a worker thread, so it does not block the event loop.
+        A sync tool runs on a worker thread (unless ``blocking=False``), so it does not
+        block the event loop. Cancelling the caller still cancels the call;
+        ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
+        rt = DEFAULTS if _rt is None else _rt
         name = self.name if _name is None else _name
-        kwargs = self._prepare(arguments, context, call_id, name)
+        if not logger.isEnabledFor(logging.INFO):
+            return await self._acall(arguments, context, call_id, name, rt)
+        started = time.perf_counter()
+        result = await self._acall(arguments, context, call_id, name, rt)
+        log_outcome(result, time.perf_counter() - started, arguments)
+        return result
+
+    async def _acall(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
         try:
+            timeout = self._timeout(rt)
             if self.is_async:
-                if self._gate is None:
-                    value = await self.func(**kwargs)
-                else:
-                    async with self._gate.hold():
+                if timeout is None and HAS_CANCELLING:
+                    if self._gate is None:
                         value = await self.func(**kwargs)
-            elif self._gate is None:
-                value = await asyncio.to_thread(_call_sync, self.func, kwargs, None)
+                    else:
+                        async with self._gate.hold():
+                            value = await self.func(**kwargs)
+                else:
+                    call = ToolCall(name, arguments, call_id)
+                    value = await in_task(self, kwargs, timeout, rt, call)
+            elif not self.blocking:
+                value = await on_loop(self, kwargs)
             else:
-                # Queue in this loop; the worker thread takes the thread lock itself, so
-                # a cancelled caller never lets two runs overlap.
-                async with self._gate.loop_lock():
-                    value = await asyncio.to_thread(_call_sync, self.func, kwargs, self._gate.lock)
-            if _is_awaitable(value):
+                call = ToolCall(name, arguments, call_id)
+                value = await in_thread(self, kwargs, timeout, rt, call)
+            if is_awaitable(value):
                 value = await value
+        except asyncio.CancelledError as exc:
+            if cancelled_from_outside():
+                raise
+            return self._error(exc, call_id, name, rt)
         except Exception as exc:
-            return self._error(exc, call_id, name)
-        return self._finish(value, call_id, name)
-
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        return self._finish(value, call_id, name, rt)
 
 def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> None:
     if isinstance(func, Tool):
@@ -495,17 +553,16 @@ def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> N
         raise SchemaError(msg, type_=func)
 
 
+def _check_registry(registry: Any) -> None:
+    if not isinstance(registry, Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
+
+
 def _require_adapter(adapter: Any) -> None:
     if not isinstance(adapter, _adapters.Adapter):
         msg = f"llm_adapter must be an Adapter such as OPENAI_TOOLS, got {adapter!r}"
         raise SchemaError(msg)
-
-
-def _call_sync(func: Callable[..., Any], kwargs: dict[str, Any], lock: Any) -> Any:
-    if lock is None:
-        return func(**kwargs)
-    with lock:
-        return func(**kwargs)
 
 
 def _check_not_unbound(func: Any) -> None:
@@ -537,7 +594,7 @@ def _parse_raw(arguments: Any) -> dict[str, Any] | str:
         except orjson.JSONDecodeError as exc:
             if not arguments.strip():  # some providers send "" for a call without arguments
                 return {}
-            return f"the arguments are not valid JSON: {_json_problem(exc, arguments)}"
+            return f"the arguments are not valid JSON: {json_problem(exc, arguments)}"
         if type(raw) is dict:  # parsed JSON: a fresh dict with str keys
             return raw
     elif isinstance(arguments, Mapping):
@@ -589,16 +646,65 @@ class Toolbox:
 
     Args:
         tools: Functions or ``Tool`` objects to register right away.
+        error_detail: What the model is told of an exception raised inside a tool:
+            ``"message"`` (the default: its type and message on one line, line breaks
+            escaped, at most 500 characters), ``"full"`` (type and message as written,
+            cut only at ``max_result_chars``), ``"type"`` (the type alone), ``"none"``
+            (only that the tool failed), or a function ``exception -> str`` whose text is
+            sent instead (to redact secrets, say). ``ToolResult.exception`` and
+            ``.traceback`` always keep everything, for the application.
+        timeout: Seconds any call may take unless its tool sets its own ``timeout``;
+            None (the default) sets no limit.
+        max_result_chars: The most characters of a result the model is sent (100,000 by
+            default; None for no limit). A longer result is cut, with a note saying so;
+            ``ToolResult.value`` keeps the whole value.
+        max_workers: How many threads the toolbox may start to run sync tools under
+            ``acall``/``acall_many`` (and under ``call`` when there is a timeout):
+            ``min(32, os.cpu_count() + 4)`` by default. Threads are started when first
+            needed, exit after 30 idle seconds, and are stopped by ``close()`` or when the
+            toolbox is garbage-collected.
+        registry: Where the annotations of the functions added are looked up
+            (``annotate`` by default); a ``Tool`` added as it is keeps its own.
 
-    A mistake in a model's call never raises out of ``call``, ``acall`` or
-    ``acall_many``: an unknown tool, missing, unrecognized or wrongly typed arguments and
-    an exception inside the tool each give a ``ToolResult`` with ``is_error=True`` and a
-    message the model can correct itself from.
+    Nothing a tool does raises out of ``call``, ``acall`` or ``acall_many``, nor does a
+    mistake in the model's call: an unknown tool, missing, unrecognized or wrongly typed
+    arguments, an exception inside the tool (even one whose ``str()`` raises, or a
+    ``CancelledError`` the tool raises itself) and a timeout each give a ``ToolResult``
+    with ``is_error=True`` and a message the model can correct itself from.
+    ``KeyboardInterrupt`` and ``SystemExit`` propagate, and cancelling the caller
+    cancels its calls.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``error_detail``, ``timeout``, ``max_result_chars``,
+       ``max_workers``, ``registry``, ``close()`` and ``running_calls``.
     """
 
-    def __init__(self, tools: Iterable[Callable[..., Any] | Tool] = ()) -> None:
+    def __init__(
+        self,
+        tools: Iterable[Callable[..., Any] | Tool] = (),
+        *,
+        error_detail: ErrorDetail = "message",
+        timeout: float | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+        registry: Registry = annotate,
+    ) -> None:
+        _check_registry(registry)
+        self._registry = registry
+        if max_result_chars is not None and (
+            isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int)
+            or max_result_chars < 1
+        ):
+            msg = f"max_result_chars must be a positive int or None, got {max_result_chars!r}"
+            raise ValueError(msg)
+        if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
+            msg = f"max_workers must be a positive int, got {max_workers!r}"
+            raise ValueError(msg)
+        self._rt = Settings(
+            check_error_detail(error_detail), check_timeout(timeout), max_result_chars,
+            max_workers,
+        )
+        weakref.finalize(self, self._rt.close)
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
         for item in tools:
@@ -619,6 +725,31 @@ class Toolbox:
     def __getitem__(self, name: str) -> Tool:
         return self._tools[name]
 
+    def __enter__(self) -> Toolbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the toolbox's idle threads; calls still running finish on their own.
+
+        The toolbox stays usable: a later call that needs a thread starts one again.
+        Dropping the last reference to a toolbox closes it too.
+        """
+        self._rt.close()
+
+    @property
+    def running_calls(self) -> list[ToolCall]:
+        """Calls still running though their caller stopped waiting (a timeout, a cancelled
+        ``acall_many``) and calls running on the toolbox's threads now.
+
+        A sync function cannot be interrupted from outside: after a timeout or a
+        cancellation its thread runs on until the function returns. Such calls are
+        listed here, and logged as a warning on the ``describedtypes`` logger.
+        """
+        return list(self._rt.running.values())
+
     @property
     def names(self) -> list[str]:
         """The tool names, in registration order."""
@@ -632,6 +763,8 @@ class Toolbox:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
     ) -> Tool:
         """Register a function (or a ready ``Tool``) and return its ``Tool``.
 
@@ -644,11 +777,12 @@ class Toolbox:
         """
         if isinstance(func, Tool):
             if name is not None or description is not None or parse_args is not None or (
-                not concurrent
+                not concurrent or timeout is not None or not blocking
             ):
                 msg = (
-                    f"{func!r} is already a Tool; set name=, description=, parse_args= and "
-                    "concurrent= when making it, or pass its function instead"
+                    f"{func!r} is already a Tool; set name=, description=, parse_args=, "
+                    "concurrent=, timeout= and blocking= when making it, or pass its "
+                    "function instead"
                 )
                 raise SchemaError(msg, type_=func.func)
             tool = func
@@ -659,6 +793,9 @@ class Toolbox:
                 description=description,
                 parse_args=parse_args,
                 concurrent=concurrent,
+                timeout=timeout,
+                blocking=blocking,
+                registry=self._registry,
             )
         with self._lock:
             if tool.name in self._tools:
@@ -691,6 +828,8 @@ class Toolbox:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -701,17 +840,21 @@ class Toolbox:
         description: str | None = None,
         parse_args: ParseArgs | None = None,
         concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
     ) -> Any:
         """Decorator: register the function as a tool and return it unchanged.
 
         ``@toolbox.tool`` or ``@toolbox.tool(name=..., description=..., parse_args=...,
-        concurrent=False)``.
+        concurrent=False, timeout=..., blocking=False)``.
         """
         options: dict[str, Any] = {
             "name": name,
             "description": description,
             "parse_args": parse_args,
             "concurrent": concurrent,
+            "timeout": timeout,
+            "blocking": blocking,
         }
         if func is not None:
             self.add(func, **options)
@@ -734,22 +877,24 @@ class Toolbox:
                 together break one of its per-request limits.
         """
         found = [tool.definition(llm_adapter) for tool in self]
-        problems = check_request(found, llm_adapter)
+        # Each definition was checked as it was built: only the request-wide budgets
+        # and the unique names remain.
+        problems = request_problems(found, llm_adapter)
         if problems:
             text = "; ".join(str(p) for p in problems)
             msg = f"{llm_adapter.name} would reject these tools together: {text}"
             raise SchemaError(msg)
         return found
 
-    def _lookup(self, name: Any, call_id: str | None) -> Tool | ToolResult:
-        tool = self._tools.get(name) if isinstance(name, str) else None
-        if tool is not None:
-            return tool
+    def _unknown(self, name: Any, call_id: str | None) -> ToolResult:
         shown = name if isinstance(name, str) else _brief(name)
         hint = _did_you_mean(shown, self._tools) if isinstance(name, str) else ""
         # _brief: a huge name is cut short in the text for the model.
         content = f"Unknown tool {_brief(shown)}. {hint}Available tools: {_listing(self.names)}."
-        return _failure(content, call_id, shown)
+        result = _failure(content, call_id, shown)
+        if logger.isEnabledFor(logging.INFO):
+            logger.info("unknown tool %.200r called, call_id=%s", name, call_id)
+        return result
 
     def call(
         self,
@@ -767,10 +912,13 @@ class Toolbox:
             context: Passed to the tool's ``Context`` parameters.
             call_id: The provider's id for the call, copied onto the result.
         """
-        tool = self._lookup(name, call_id)
-        if isinstance(tool, ToolResult):
-            return tool
-        return tool.call(arguments, context=context, call_id=call_id, _name=name)
+        try:
+            tool = self._tools[name]
+        except (KeyError, TypeError):
+            return self._unknown(name, call_id)
+        if not logger.isEnabledFor(logging.INFO):
+            return tool._call(arguments, context, call_id, name, self._rt)
+        return tool.call(arguments, context=context, call_id=call_id, _name=name, _rt=self._rt)
 
     async def acall(
         self,
@@ -780,18 +928,26 @@ class Toolbox:
         context: Any = None,
         call_id: str | None = None,
     ) -> ToolResult:
-        """``call`` for coroutines: sync tools run in a worker thread."""
-        tool = self._lookup(name, call_id)
-        if isinstance(tool, ToolResult):
-            return tool
-        return await tool.acall(arguments, context=context, call_id=call_id, _name=name)
+        """``call`` for coroutines: sync tools run on the toolbox's worker threads."""
+        try:
+            tool = self._tools[name]
+        except (KeyError, TypeError):
+            return self._unknown(name, call_id)
+        if not logger.isEnabledFor(logging.INFO):
+            return await tool._acall(arguments, context, call_id, name, self._rt)
+        return await tool.acall(
+            arguments, context=context, call_id=call_id, _name=name, _rt=self._rt
+        )
 
     async def acall_many(
         self, calls: Iterable[ToolCall], *, context: Any = None
     ) -> list[ToolResult]:
         """Run several calls concurrently; the results come back in the calls' order.
 
-        Tools registered with ``concurrent=False`` still run one call at a time.
+        Each call starts at once, in order: one that finishes without waiting for
+        anything costs no task. Tools registered with ``concurrent=False`` still run one
+        call at a time. Cancelling ``acall_many`` cancels every call still running (a
+        sync tool's thread runs on until its function returns: see ``running_calls``).
 
         Args:
             calls: ``ToolCall`` objects, such as those ``read_tool_calls`` returns.
@@ -811,11 +967,26 @@ class Toolbox:
                     "use read_tool_calls(response) or ToolCall(name, arguments, call_id)"
                 )
                 raise TypeError(msg)
-        return list(
-            await asyncio.gather(
-                *(
-                    self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
-                    for c in items
-                )
-            )
-        )
+        create_task = asyncio.get_running_loop().create_task
+        results: list[Any] = []
+        waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
+        tools = self._tools
+        quiet = not logger.isEnabledFor(logging.INFO)
+        try:
+            for i, c in enumerate(items):
+                tool = tools.get(c.name) if quiet and type(c.name) is str else None
+                if tool is not None:  # Toolbox.acall without its coroutine
+                    coro = tool._acall(c.arguments, context, c.call_id, c.name, self._rt)
+                else:
+                    coro = self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
+                finished, outcome = start_eagerly(coro, create_task)
+                results.append(outcome if finished else None)
+                if not finished:
+                    waiting.append((i, outcome))
+            for i, task in waiting:
+                results[i] = await task
+        except BaseException:
+            for _, task in waiting:
+                task.cancel()
+            raise
+        return results

@@ -494,6 +494,13 @@ def check_request(
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
         msg = f"check_request() takes a list of tool definitions, got {type(definitions).__name__}"
         raise TypeError(msg)
+    return request_problems(definitions, adapter, each=True)
+
+
+def request_problems(
+    definitions: Sequence[Mapping[str, Any]], adapter: Adapter, *, each: bool = False
+) -> list[Problem]:
+    """The request-wide problems of ``definitions`` (and each one's, with ``each``)."""
     problems: list[Problem] = []
     docs: list[Document] = []
     for i, item in enumerate(definitions):
@@ -502,7 +509,8 @@ def check_request(
             raise TypeError(msg)
         doc = document(item, adapter, prefix=f"/{i}")
         docs.append(doc)
-        problems.extend(run_rules(doc, adapter))
+        if each:
+            problems.extend(run_rules(doc, adapter))
     problems.extend(request_budgets(docs, adapter))
     seen: dict[str, int] = {}
     for i, doc in enumerate(docs):

@@ -36,7 +36,7 @@ class SchemaError(DescribedTypesError, TypeError):
         super().__init__(msg)
 
 
-def _render_errors(errors: Sequence[tuple[str, str]]) -> str:
+def render_errors(errors: Sequence[tuple[str, str]]) -> str:
     lines = [f"{path}: {message}" for path, message in errors]
     if len(lines) == 1:
         return f"The reply does not match the schema: {lines[0]}"
@@ -56,7 +56,7 @@ class DecodeError(DescribedTypesError, ValueError):
 
     def __init__(self, errors: Iterable[tuple[str, str]], *, message: str | None = None) -> None:
         self.errors: list[tuple[str, str]] = list(errors)
-        super().__init__(message if message is not None else _render_errors(self.errors))
+        super().__init__(message if message is not None else render_errors(self.errors))
 
 
 class RefusalError(DecodeError):

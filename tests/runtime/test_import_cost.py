@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tests.runtime.isolated import run_isolated
 
-DEFERRED = ("asyncio", "cattrs", "docstring_parser", "concurrent.futures", "ssl", "msgspec")
+DEFERRED = ("asyncio", "cattrs", "docstring_parser", "ssl", "msgspec")
 
 
 def test_import_does_not_import_the_deferred_modules() -> None:
@@ -55,7 +55,6 @@ def test_deferred_modules_load_when_used() -> None:
         import sys
         import cattrs
         from describedtypes import Toolbox, decode
-        from describedtypes import _tools
 
         async def add(a: int, b: int) -> int:
             '''Add two numbers.
@@ -70,9 +69,27 @@ def test_deferred_modules_load_when_used() -> None:
         assert "docstring_parser" in sys.modules
         result = box.call("add", '{"a": 1, "b": 2}')
         assert result.content == "3", result
-        import asyncio
-        assert _tools.asyncio is asyncio
+        assert "asyncio" in sys.modules
         assert decode(int, "3", converter=cattrs.Converter()) == 3
+        print("ok")
+        """,
+        timeout=60,
+    )
+    assert out.strip() == "ok"
+
+
+def test_a_lazy_module_rebinds_its_global_on_first_use() -> None:
+    """The stand-in imports the module on first attribute read and puts it in its place."""
+    out = run_isolated(
+        """
+        import sys
+        from describedtypes._lazy import LazyModule
+
+        names = {}
+        names["colorsys"] = LazyModule("colorsys", names)
+        assert "colorsys" not in sys.modules
+        assert names["colorsys"].rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1)
+        assert names["colorsys"] is sys.modules["colorsys"]
         print("ok")
         """,
         timeout=60,

@@ -1,0 +1,70 @@
+"""MkDocs hooks: the "Notebooks" section of the nav lists every notebook in notebooks/.
+
+A notebook added to notebooks/ appears on the site without editing mkdocs.yml; its title
+is the first ``# `` heading of its first Markdown cell.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+SECTION = "Notebooks"
+
+
+def notebook_title(path: Path) -> str:
+    """The first level-one heading of the notebook, or its file name."""
+    book = json.loads(path.read_text(encoding="utf-8"))
+    for cell in book.get("cells", []):
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else source
+        for line in text.splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+    return path.stem.replace("_", " ").capitalize()
+
+
+def notebook_entries() -> list[dict[str, str]]:
+    """Nav entries for every notebook, in file name order."""
+    return [
+        {notebook_title(path): f"notebooks/{path.name}"}
+        for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+    ]
+
+
+def on_config(config: Any, **kwargs: Any) -> Any:
+    """Put the notebooks under the nav's (empty) "Notebooks" section."""
+    for index, item in enumerate(config["nav"] or []):
+        if isinstance(item, dict) and SECTION in item:
+            config["nav"][index] = {SECTION: notebook_entries()}
+            break
+    else:
+        msg = f'mkdocs.yml has no "{SECTION}" section in its nav for the notebooks'
+        raise ValueError(msg)
+    return config
+
+
+# nbconvert's page template loads Mermaid from a CDN for its own diagrams (mkdocs-material
+# draws ours, from the copy served with the site) and adds a MathJax tag with an empty
+# source (the notebooks have no formulas). Both go, so a page fetches nothing from
+# another host.
+_NBCONVERT_MERMAID = re.compile(
+    r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded", async \(\) => \{'
+    r'\s*const diagrams = document\.querySelectorAll\("\.jp-Mermaid > pre\.mermaid"\);'
+    r".*?</script>",
+    re.DOTALL,
+)
+_EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>')
+
+
+def on_post_page(output: str, page: Any, config: Any, **kwargs: Any) -> str:
+    """Drop nbconvert's CDN Mermaid loader and empty MathJax tag from notebook pages."""
+    if not str(page.file.src_uri).endswith(".ipynb"):
+        return output
+    output = _NBCONVERT_MERMAID.sub("", output)
+    return _EMPTY_SCRIPT.sub("", output)
