@@ -100,7 +100,9 @@ class Entry:
 
 def _anchor(obj: Any, depth: int = 0) -> Any:
     """The user class or function whose lifetime an entry for ``obj`` should share."""
-    if isinstance(obj, type):
+    # Generic aliases first: on Python 3.10 ``isinstance(list[int], type)`` is true.
+    origin = typing.get_origin(obj)
+    if isinstance(obj, type) and origin is None:
         return None if obj.__module__ in _SYSTEM_MODULES else obj
     if inspect.ismethod(obj):
         return _anchor(obj.__func__, depth)
@@ -110,7 +112,6 @@ def _anchor(obj: Any, depth: int = 0) -> Any:
         return obj
     if depth > 20:
         return None
-    origin = typing.get_origin(obj)
     if origin is None:
         return None
     found = _anchor(origin, depth + 1) if isinstance(origin, type) else None
