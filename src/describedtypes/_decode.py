@@ -68,12 +68,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, cast
 
 import attrs
-import cattrs
 import orjson
 
 from . import _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
+from ._fast import FALLBACK, fast_decoder_for
 from ._jsontext import json_error, parse_fenced
 from .errors import DecodeError, SchemaError, render_errors
 
@@ -1818,6 +1818,8 @@ class _Decoder:
 
     fn: Structure
     hooked: tuple[tuple[Any, Any], ...] = ()
+    #: JSON text -> value or ``FALLBACK``, where msgspec mirrors the type (``_fast``).
+    fast: Callable[[Any], Any] | None = None
 
 
 _HOOKED_PER_TYPE = 8
@@ -1835,9 +1837,11 @@ def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder
             raise TypeError(msg)
         stamp = current_stamp()
         node = ni.type_info(tp, registry)
-        found = _Decoder(_compile(node, tp))
+        found = _Decoder(_compile(node, tp), fast=fast_decoder_for(tp, node))
         _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
         return found
+    import cattrs  # here, not at the top: only a caller with a converter needs it
+
     if not isinstance(converter, cattrs.BaseConverter):
         msg = (
             f"converter must be a cattrs Converter (cattrs.Converter()), got "
@@ -2086,9 +2090,14 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
         except TypeError:
             entry = None
         if entry is not None and entry.stamp == current_stamp():
-            fn = entry.value.fn
+            decoder = entry.value
         else:
-            fn = _decoder(tp, None, registry).fn
+            decoder = _decoder(tp, None, registry)
+        fn = decoder.fn
+        if decoder.fast is not None and isinstance(data, (str, bytes)):  # msgspec's check
+            value = decoder.fast(data)
+            if value is not FALLBACK:
+                return value
     else:
         fn = _decoder(tp, converter, registry).fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):

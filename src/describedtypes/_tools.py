@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import enum
 import inspect as _pyinspect
@@ -12,7 +11,7 @@ import time
 import traceback as _traceback
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 import orjson
@@ -22,6 +21,7 @@ from ._annotate import Registry, annotate, current_stamp
 from ._decode import _brief, _decode_error, _Invalid, _problem_lines
 from ._encode import encode
 from ._jsontext import json_problem
+from ._lazy import LazyModule as _LazyModule
 from ._toolplan import Plan, plan_for
 from ._toolrun import (
     DEFAULT_MAX_RESULT_CHARS,
@@ -57,6 +57,11 @@ from ._toolrun import (
 from .adapters import request_problems
 from .errors import ArgumentError, SchemaError
 from .inspect import ObjectNode
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when a tool first runs asynchronously: it is slow to import
+    asyncio = _LazyModule("asyncio", globals())
 
 __all__ = ["ParseArgs", "Tool", "ToolCall", "ToolResult", "Toolbox"]
 

@@ -16,6 +16,7 @@ import functools
 import inspect as _pyinspect
 import re
 import sys
+import types
 import typing
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,6 +33,8 @@ from ._annotate import (
     default_annotation,
     iter_annotation_metadata,
     object_name,
+    remembering_hints,
+    type_hints,
 )
 from ._annotate import (
     current_stamp as _current_stamp,
@@ -393,6 +396,14 @@ _SCALAR_NODES: dict[Any, ScalarNode] = {
 #: one level however deep its values go.
 _MAX_NESTING = 100
 
+# Type expressions that are never Annotated, an alias, a NewType or Final: list[int],
+# dict[str, int], X | None, Optional[X], and Enum classes.
+_NOTHING_TO_UNWRAP = frozenset(
+    {types.GenericAlias, types.UnionType, type(typing.Optional[int]), enum.EnumMeta}  # noqa: UP045
+)
+
+_NO_ANNOTATION = Annotation()  # frozen: one shared "nothing said" for every field
+
 
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
@@ -452,6 +463,8 @@ class _Inspector:
                 return scalar
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
+        elif tp.__class__ in _NOTHING_TO_UNWRAP:
+            return self._bare(tp, path, owner)
         meta: list[Annotation] = []
         while True:
             if t.is_annotated(tp):
@@ -669,7 +682,7 @@ class _Inspector:
         _check_parameter_names(ann, [name for name, *_ in raw_fields], root, tp)
         fields = []
         for name, init_name, default, factory, validator in raw_fields:
-            field_ann = ann.parameters.get(name, Annotation())
+            field_ann = ann.parameters.get(name, _NO_ANNOTATION)
             field_path = f"{root}.{name}"
             if name not in hints:
                 raise SchemaError(
@@ -797,7 +810,7 @@ def _make_field(
 
 def _with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
     """``ann`` with the name an ``Annotated[T, Annotation(name=...)]`` gives, if it has none."""
-    if ann.name is not None:
+    if ann.name is not None or hint.__class__ is type or hint.__class__ in _NOTHING_TO_UNWRAP:
         return ann
     name = None
     while t.is_annotated(hint):
@@ -1028,7 +1041,7 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
     for klass in reversed(cls.__mro__):
         if klass is object:
             continue
-        hints.update(typing.get_type_hints(klass, include_extras=True))
+        hints.update(type_hints(klass))
     params = getattr(cls, "__parameters__", ())
     args = t.get_args(tp)
     if params and args:
@@ -1132,6 +1145,8 @@ def _iter_validators(validator: Any) -> Iterator[Any]:
 
 
 def _apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
+    if validator is None:
+        return node
     enum_values: tuple[Any, ...] | None = None
     found = Constraints()
     for v in _iter_validators(validator):
@@ -1261,6 +1276,9 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
     except RecursionError:
         # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
         raise _too_deep(obj) from None
+
+    with remembering_hints():
+        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
     _cache.put(obj, key, _cache.Entry(node, registry, stamp, deps=inspector.deps))
     return node
 
