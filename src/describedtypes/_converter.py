@@ -31,11 +31,13 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import cattrs
 from typing_extensions import is_typeddict
+
+if TYPE_CHECKING:  # cattrs loads when a converter is made, not at import
+    import cattrs
 
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
@@ -193,6 +195,8 @@ def register_hooks(
 
     .. versionadded:: 0.2.0
     """
+    import cattrs
+
     if not isinstance(converter, cattrs.BaseConverter):
         msg = (  # type: ignore[unreachable]
             f"converter must be a cattrs Converter (cattrs.Converter()), got "
@@ -253,6 +257,8 @@ def make_converter(
 
     .. versionadded:: 0.2.0
     """
+    import cattrs
+
     converter = cattrs.Converter()
     register_hooks(converter, llm_adapter, registry=registry)
     return converter
