@@ -13,19 +13,25 @@ time is spent on.
 
 from __future__ import annotations
 
+import contextlib
 import cProfile
 import datetime
 import enum
 import pstats
 import sys
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Literal, Optional
 
 import attrs
 import msgspec
 import orjson
 import pydantic
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _common import TIMER, Row
 
 from describedtypes import decode
 
@@ -202,28 +208,75 @@ def measure(
     best = {name: float("inf") for name in candidates}
     for _ in range(rounds):
         for name, fn in candidates.items():
-            seconds = timeit.timeit(fn, number=number) / number
+            with without_fast_path(name == NORMAL):
+                seconds = timeit.timeit(fn, number=number, timer=TIMER) / number
             best[name] = min(best[name], seconds)
     return best
 
 
-def main() -> None:
+NORMAL = "describedtypes.decode, no msgspec"
+
+
+@contextlib.contextmanager
+def without_fast_path(active: bool) -> Iterator[None]:
+    """decode() as it runs without msgspec installed: Order's decoder has no fast path."""
+    module = sys.modules["describedtypes._decode"]
+    if not active or not hasattr(module, "FALLBACK"):
+        yield
+        return
+    from describedtypes import _cache, annotate
+
+    entry = _cache.get(Order, ("decoder", Order, annotate))
+    assert entry is not None, "decode(Order, ...) once first"
+    saved = entry.value
+    entry.value = attrs.evolve(saved, fast=None)
+    try:
+        yield
+    finally:
+        entry.value = saved
+
+
+def run(quick: bool) -> list[Row]:
+    """The rows for ``run_all.py``: decode of the reply against each peer."""
     data = reply()
+    results = candidates(data, number=200 if quick else 2000, rounds=3 if quick else 15)
+    ours = results.pop("describedtypes.decode")
+    normal = results.pop(NORMAL, None)
+    case = f"decode() {len(data)} B reply, 11 objects"
+    peers = {
+        "pydantic model_validate_json": "pydantic",
+        "msgspec.json.decode": "msgspec",
+        "orjson.loads (floor)": "orjson.loads",
+    }
+    rows = [Row(case, ours, peers[name], seconds) for name, seconds in results.items()]
+    if normal is not None:  # this version has a msgspec fast path: without it, too
+        pydantic_time = results["pydantic model_validate_json"]
+        rows.append(Row(f"{case}, without msgspec", normal, "pydantic", pydantic_time))
+    return rows
+
+
+def candidates(data: bytes, number: int, rounds: int) -> dict[str, float]:
+    """Seconds per call of describedtypes and each peer, checked to agree first."""
     ours = decode(Order, data)
     theirs = POrder.model_validate_json(data)
     assert len(ours.items) == len(theirs.items) == 8
     assert ours.items[1].category is Category.GAMES
     assert msgspec.json.decode(data, type=MOrder).customer.address.city == "London"
+    runs: dict[str, Callable[[], object]] = {
+        "describedtypes.decode": lambda: decode(Order, data),
+        "pydantic model_validate_json": lambda: POrder.model_validate_json(data),
+        "msgspec.json.decode": lambda: msgspec.json.decode(data, type=MOrder),
+        "orjson.loads (floor)": lambda: orjson.loads(data),
+    }
+    if hasattr(sys.modules["describedtypes._decode"], "FALLBACK"):  # it has a fast path
+        runs[NORMAL] = lambda: decode(Order, data)
+    return measure(runs, number=number, rounds=rounds)
 
-    results = measure(
-        {
-            "describedtypes.decode": lambda: decode(Order, data),
-            "pydantic model_validate_json": lambda: POrder.model_validate_json(data),
-            "msgspec.json.decode": lambda: msgspec.json.decode(data, type=MOrder),
-            "orjson.loads (floor)": lambda: orjson.loads(data),
-        },
-        number=2000,
-    )
+
+def main() -> None:
+    data = reply()
+    ours = decode(Order, data)
+    results = candidates(data, number=2000, rounds=15)
     ours_time = results["describedtypes.decode"]
     print(f"reply: {len(data)} bytes, {len(ours.items)} line items")
     print(f"{'decoder':32} {'µs/call':>9} {'describedtypes / this':>22}")

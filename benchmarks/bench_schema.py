@@ -9,14 +9,18 @@ from __future__ import annotations
 import statistics
 import sys
 import timeit
+import typing
+from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import msgspec
 import pydantic
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _models import build_attrs, build_msgspec, build_pydantic
+from _common import TIMER, Row
+from _models import Status, build_attrs, build_msgspec, build_pydantic
 
 from describedtypes import OPENAI, STANDARD, schema
 from describedtypes import _schema as schema_module
@@ -25,43 +29,102 @@ from describedtypes import inspect as inspect_module
 
 def best(fn: object, number: int, repeat: int = 7) -> float:
     """Median seconds per call over ``repeat`` runs of ``number`` calls."""
-    times = timeit.repeat(fn, number=number, repeat=repeat)  # type: ignore[arg-type]
-    return statistics.median(times) / number
+    times = timeit.repeat(fn, number=max(number, 1), repeat=repeat, timer=TIMER)  # type: ignore[arg-type]
+    return statistics.median(times) / max(number, 1)
 
 
-def main() -> None:
+CACHE_ATTRIBUTE = "__describedtypes_cache__"
+
+
+def forgetter(root: type) -> Callable[[], None]:
+    """A function dropping everything describedtypes cached for the model's classes.
+
+    The cache lives on each class (older versions kept module-level caches with a
+    ``_clear()``; both are handled, so ``run_all.py --baseline`` can time either).
+    """
+    classes: list[type] = [Status]
+    todo = [root]
+    while todo:
+        cls = todo.pop()
+        classes.append(cls)
+        for field in attrs.fields(cls):
+            for arg in (field.type, *typing.get_args(field.type)):
+                if attrs.has(arg):
+                    todo.append(arg)
+    old_schema = getattr(schema_module, "_clear", None)
+    old_inspect = getattr(inspect_module, "_clear_cache", None)
+
+    def forget() -> None:
+        if old_schema is not None and old_inspect is not None:
+            old_schema()
+            old_inspect()
+        for cls in classes:
+            if CACHE_ATTRIBUTE in cls.__dict__:
+                type.__delattr__(cls, CACHE_ATTRIBUTE)
+
+    return forget
+
+
+def run(quick: bool) -> list[Row]:
+    """The rows for ``run_all.py``: cold and cached ``schema()`` against the peers."""
+    results = measure(quick)
+    pydantic_cached = results["pydantic TypeAdapter(M).json_schema()"]
+    pydantic_cold = results["pydantic TypeAdapter built each time"]
+    msgspec_schema = results["msgspec.json.schema"]
+    rows = []
+    for adapter in ("STANDARD", "OPENAI"):
+        cold = results[f"describedtypes {adapter}, cold"]
+        rows.append(Row(f"schema() {adapter}, cold, 15 classes", cold, "msgspec", msgspec_schema))
+        rows.append(Row(f"schema() {adapter}, cold, 15 classes", cold, "pydantic", pydantic_cold))
+    refs = results["describedtypes STANDARD $defs, cold"]
+    rows.append(Row("schema() $defs, cold, 15 classes", refs, "msgspec", msgspec_schema))
+    for adapter in ("STANDARD", "OPENAI"):
+        cached = results[f"describedtypes {adapter}, cached"]
+        rows.append(Row(f"schema() {adapter}, cached", cached, "pydantic", pydantic_cached))
+    return rows
+
+
+def measure(quick: bool = False) -> dict[str, float]:
+    """Seconds per call of every case (``quick``: a tenth of the calls, 3 repeats)."""
+    scale, repeat = (10, 3) if quick else (1, 7)
     root = build_attrs()
     model = build_pydantic()
     struct = build_msgspec()
     adapter = pydantic.TypeAdapter(model)
 
+    forget = forgetter(root)
+
     def cold_standard() -> None:
-        schema_module._clear()
-        inspect_module._clear_cache()
+        forget()
         schema(root)
 
     def cold_openai() -> None:
-        schema_module._clear()
-        inspect_module._clear_cache()
+        forget()
         schema(root, llm_adapter=OPENAI)
 
     def cold_refs() -> None:
-        schema_module._clear()
-        inspect_module._clear_cache()
+        forget()
         schema(root, use_references=True)
 
-    results = {
-        "describedtypes STANDARD, cold": best(cold_standard, 50),
-        "describedtypes OPENAI, cold": best(cold_openai, 50),
-        "describedtypes STANDARD $defs, cold": best(cold_refs, 50),
-        "describedtypes STANDARD, cached": best(lambda: schema(root, STANDARD), 2000),
-        "describedtypes OPENAI, cached": best(lambda: schema(root, OPENAI), 2000),
-        "pydantic TypeAdapter(M).json_schema()": best(lambda: adapter.json_schema(), 200),
-        "pydantic TypeAdapter built each time": best(
+    def timed(fn: object, number: int) -> float:
+        return best(fn, number // scale, repeat)
+
+    return {
+        "describedtypes STANDARD, cold": timed(cold_standard, 50),
+        "describedtypes OPENAI, cold": timed(cold_openai, 50),
+        "describedtypes STANDARD $defs, cold": timed(cold_refs, 50),
+        "describedtypes STANDARD, cached": timed(lambda: schema(root, STANDARD), 2000),
+        "describedtypes OPENAI, cached": timed(lambda: schema(root, OPENAI), 2000),
+        "pydantic TypeAdapter(M).json_schema()": timed(lambda: adapter.json_schema(), 200),
+        "pydantic TypeAdapter built each time": timed(
             lambda: pydantic.TypeAdapter(model).json_schema(), 100
         ),
-        "msgspec.json.schema": best(lambda: msgspec.json.schema(struct), 200),
+        "msgspec.json.schema": timed(lambda: msgspec.json.schema(struct), 200),
     }
+
+
+def main() -> None:
+    results = measure()
     base = results["pydantic TypeAdapter(M).json_schema()"]
     width = max(map(len, results))
     print(f"{'case':<{width}}  {'µs/call':>10}  {'vs pydantic':>11}")

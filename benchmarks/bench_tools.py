@@ -193,5 +193,31 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(15)
 
 
+def run(quick: bool) -> list:  # type: ignore[type-arg]
+    """The rows for ``run_all.py`` (``benchmarks/README.md``): ``Toolbox.call`` vs the peers."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from _common import Row
+    from _common import per_call as cpu_per_call
+
+    box = Toolbox([get_weather])
+    validated = pydantic.validate_call(config={"strict": True, "extra": "forbid"})(get_weather)
+
+    def with_msgspec() -> str:
+        a = msgspec.json.decode(ARGUMENTS, type=WeatherArgs)
+        return get_weather(city=a.city, days=a.days, metric=a.metric)
+
+    number, repeat = (2_000, 3) if quick else (20_000, 9)
+    ours = cpu_per_call(lambda: box.call("get_weather", ARGUMENTS, call_id="c"), number, repeat)
+    direct = cpu_per_call(lambda: get_weather(city="Paris", days=3, metric=True), number, repeat)
+    case = "Toolbox.call, 3-argument tool"
+    return [
+        Row(case, ours, "direct call", direct),
+        Row(case, ours, "pydantic validate_call",
+            cpu_per_call(lambda: validated(**orjson.loads(ARGUMENTS)), number, repeat)),
+        Row(case, ours, "msgspec", cpu_per_call(with_msgspec, number, repeat)),
+        Row("Toolbox.call overhead (minus direct call)", ours - direct),
+    ]
+
+
 if __name__ == "__main__":
     main()

@@ -266,13 +266,27 @@ def test_a_huge_unknown_key_is_cut_short_in_the_path() -> None:
 
 
 def test_thousands_of_problems_keep_the_message_short() -> None:
-    """Every problem is kept in .errors, but str(error) shows the first twenty."""
+    """Decoding stops after 100 problems; str(error) shows the first twenty and says more."""
     with pytest.raises(DecodeError) as info:
         decode(list[int], orjson.dumps(["x"] * 5000))
-    assert len(info.value.errors) == 5000
+    assert len(info.value.errors) == 100
+    assert info.value.truncated
     text = str(info.value)
+    assert text.startswith("The reply does not match the schema (more than 100 problems; the ")
     assert text.count("\n- ") == 21
-    assert text.endswith("- … and 4980 more")
+    assert text.endswith(
+        "- … and at least 81 more problems (checking stopped after 100); fix these and "
+        "send the whole reply again"
+    )
+
+
+def test_up_to_a_hundred_problems_are_all_kept() -> None:
+    """Below the bound every problem is kept and counted exactly."""
+    with pytest.raises(DecodeError) as info:
+        decode(list[int], orjson.dumps(["x"] * 100))
+    assert len(info.value.errors) == 100
+    assert not info.value.truncated
+    assert str(info.value).endswith("- … and 80 more")
 
 
 @given(st.binary(max_size=200) | st.text(max_size=200))

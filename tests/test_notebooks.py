@@ -43,10 +43,23 @@ ROUNDS: dict[str, list[tuple[str, str]]] = {
         ("/v1/messages", "canned_anthropic_answer"),
     ],
     "references_and_recursion.ipynb": [],
+    "batches.ipynb": [],
+    "extract_and_tools.ipynb": [
+        ("/v1/chat/completions", "canned_completion_bad"),
+        ("/v1/chat/completions", "canned_completion_good"),
+        ("/v1/models/gemini-2.5-flash:generateContent", "canned_gemini_weather"),
+        ("/v1/messages", "canned_anthropic_wrong_call"),
+        ("/v1/messages", "canned_anthropic_call"),
+        ("/v1/messages", "canned_anthropic_answer"),
+    ],
+    "streaming.ipynb": [],
 }
 
 #: Keys and endpoints removed from (offline) or set in (with keys) the kernel's environment.
-PROVIDER_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+PROVIDER_ENV = (
+    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
+    "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL",
+)
 
 _DUMP_CANNED = (
     "import json as _json\n"
@@ -171,7 +184,7 @@ def fake_providers(request: pytest.FixtureRequest) -> Iterator[FakeProviders]:
 # -- the tests ---------------------------------------------------------------------------
 
 
-def test_the_three_notebooks_exist() -> None:
+def test_the_notebooks_exist() -> None:
     """notebooks/ holds exactly the notebooks this file knows how to check."""
     assert [p.name for p in notebook_paths()] == sorted(ROUNDS)
 
@@ -226,7 +239,7 @@ def test_notebook_runs_offline(path: Path) -> None:
 
 
 def _sdk_model(name: str) -> Any:
-    if name == "canned_completion":
+    if name.startswith("canned_completion"):
         from openai.types.chat import ChatCompletion
 
         return ChatCompletion
@@ -234,6 +247,10 @@ def _sdk_model(name: str) -> Any:
         from openai.types.responses import Response
 
         return Response
+    if name.startswith("canned_gemini_"):
+        from google.genai.types import GenerateContentResponse
+
+        return GenerateContentResponse
     assert name.startswith("canned_anthropic_"), f"no SDK type known for {name}"
     from anthropic.types import Message
 
@@ -251,7 +268,11 @@ def test_canned_replies_are_real_provider_responses(path: Path, name: str) -> No
     model = _sdk_model(name)
     parsed = model.model_validate(canned[name])
     # Every key of the canned reply is a field the SDK knows (none was invented).
-    assert parsed.to_dict(exclude_unset=True) == canned[name]
+    if name.startswith("canned_gemini_"):
+        kept = parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    else:
+        kept = parsed.to_dict(exclude_unset=True)
+    assert kept == canned[name]
 
 
 @pytest.mark.parametrize(
@@ -268,6 +289,8 @@ def test_real_call_cells_run_through_the_sdks(fake_providers: FakeProviders, pat
         ANTHROPIC_API_KEY="sk-ant-test",
         OPENAI_BASE_URL=fake_providers.url + "/v1",
         ANTHROPIC_BASE_URL=fake_providers.url,
+        GEMINI_API_KEY="gemini-test",
+        GOOGLE_GEMINI_BASE_URL=fake_providers.url,
         NO_PROXY="127.0.0.1,localhost",
         no_proxy="127.0.0.1,localhost",
     )
@@ -289,6 +312,9 @@ def check_requests(
         assert fmt["json_schema"]["name"] == "Weather"
         assert fmt["json_schema"]["strict"] is True
         return
+    if name == "extract_and_tools.ipynb":
+        check_extract_and_tools(requests)
+        return
     assert name == "tools.ipynb"
     (_, first), (_, second), (_, third), (_, fourth) = requests
     assert first["tools"] == canned["canned_openai_call"]["tools"]
@@ -308,3 +334,26 @@ def check_requests(
     last = fourth["messages"][-1]
     assert last["role"] == "user"
     assert [block["tool_use_id"] for block in last["content"]] == use_ids
+
+
+def check_extract_and_tools(requests: list[tuple[str, dict[str, Any]]]) -> None:
+    """extract() retried with the problems; the tool loop sent tools and matched results."""
+    (_, first), (_, second), (_, gemini), (_, third), (_, fourth), (_, fifth) = requests
+    assert first["response_format"]["json_schema"]["name"] == "Weather"
+    assert second["response_format"] == first["response_format"]
+    retry = second["messages"][-1]
+    assert retry["role"] == "user"
+    assert "$.temprature: unknown field; did you mean 'temperature'?" in retry["content"]
+    assert second["messages"][-2]["role"] == "assistant"
+    assert gemini["generationConfig"]["responseMimeType"] == "application/json"
+    assert gemini["generationConfig"]["responseJsonSchema"]["required"] == [
+        "city", "temperature", "unit", "summary"
+    ]
+    assert all(tool["strict"] is True for tool in third["tools"])
+    assert third["max_tokens"] == 1024
+    [result] = fourth["messages"][-1]["content"]
+    assert result["tool_use_id"] == "toolu_01A09q90qw90lq917835lq9"
+    assert result["is_error"] is True
+    [result] = fifth["messages"][-1]["content"]
+    assert result["tool_use_id"] == "toolu_01B18r81rx81mr828746mr8"
+    assert result["is_error"] is False

@@ -24,7 +24,10 @@ from nbclient import NotebookClient
 # Standalone on purpose (tests/test_notebooks.py keeps the same two definitions): a new
 # notebook that test_notebooks.py does not know yet can still be run and saved here.
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-PROVIDER_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+PROVIDER_ENV = (
+    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
+    "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL",
+)
 
 
 def notebook_paths() -> list[Path]:

@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ._annotate import Annotation, Registry, annotate
+from ._batch import BatchResult, decode_batch
 from ._context import Context
+from ._converter import make_converter, register_hooks
 from ._decode import decode, decode_arguments
 from ._document import Problem
 from ._encode import encode
+from ._extract import aextract, extract
 from ._glue import (
     read_tool_calls,
     tool_calls_from_anthropic,
@@ -19,8 +22,10 @@ from ._glue import (
     tool_results_for_openai_responses,
 )
 from ._graph import graph
+from ._partial import Partial
 from ._response import decode_response
 from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
+from ._stream import adecode_stream, decode_stream
 from ._tools import ParseArgs, Tool, Toolbox, ToolCall, ToolResult
 from .adapters import (
     ANTHROPIC,
@@ -40,7 +45,10 @@ from .errors import (
     DecodeError,
     DescribedTypesError,
     IncompleteReplyError,
+    MalformedLineError,
+    MaxTurnsError,
     RefusalError,
+    RequestError,
     SchemaError,
 )
 
@@ -50,6 +58,7 @@ __all__ = [
     "Adapter",
     "Annotation",
     "ArgumentError",
+    "BatchResult",
     "Context",
     "DecodeError",
     "DescribedTypesError",
@@ -58,13 +67,17 @@ __all__ = [
     "GEMINI",
     "IncompleteReplyError",
     "MCP_TOOLS",
+    "MalformedLineError",
+    "MaxTurnsError",
     "OPENAI",
     "OPENAI_CHAT_TOOLS",
     "OPENAI_TOOLS",
     "ParseArgs",
+    "Partial",
     "Problem",
     "RefusalError",
     "Registry",
+    "RequestError",
     "Rewrite",
     "STANDARD",
     "SchemaError",
@@ -72,16 +85,23 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "Toolbox",
+    "aextract",
+    "adecode_stream",
     "annotate",
     "check",
     "check_request",
     "decode",
     "decode_arguments",
+    "decode_batch",
     "decode_response",
+    "decode_stream",
     "encode",
     "explain",
+    "extract",
     "graph",
+    "make_converter",
     "read_tool_calls",
+    "register_hooks",
     "schema",
     "schema_json",
     "tool_calls_from_anthropic",

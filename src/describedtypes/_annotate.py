@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import inspect
 import threading
+import types
+import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, cast, overload
 
 import attrs
-import docstring_parser
 
 __all__ = ["Annotation", "Registry", "annotate"]
 
@@ -533,6 +535,8 @@ def _is_generated_dataclass_doc(cls: type, doc: str) -> bool:
 def _parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
     if not doc:
         return None, {}
+    import docstring_parser  # on first use: most programs never parse a docstring
+
     try:
         parsed = docstring_parser.parse(doc)
     except docstring_parser.ParseError:
@@ -597,11 +601,13 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
     if not isinstance(target, type) and not inspect.isroutine(target):
         target = type(target).__call__  # a callable object: its __call__ method
     try:
-        hints = typing.get_type_hints(target, include_extras=True)
+        hints = type_hints(target)
     except Exception:  # unresolvable annotations are reported when the type is inspected
         return {}
     found: dict[str, Annotation] = {}
     for key, hint in hints.items():
+        if hint.__class__ is type:  # a plain class: no Annotated to look into
+            continue
         merged: Annotation | None = None
         while typing_extensions.get_origin(hint) in (typing.Annotated, typing_extensions.Annotated):
             for meta in iter_annotation_metadata(hint.__metadata__):
@@ -611,6 +617,87 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
         if merged is not None and key != "return":
             found[key] = merged
     return found
+
+
+_HINTS = threading.local()
+
+
+def type_hints(obj: Any) -> dict[str, Any]:
+    """``typing.get_type_hints(obj, include_extras=True)``, once per object per inspection.
+
+    Reading a class's annotation and inspecting its fields both need its hints; while
+    ``remembering_hints()`` is active (one top-level inspection) the second read reuses
+    the first. The dict returned is shared: callers must not change it.
+    """
+    memo: dict[int, tuple[Any, dict[str, Any]]] | None = getattr(_HINTS, "memo", None)
+    if memo is None:
+        return _get_type_hints(obj)
+    found = memo.get(id(obj))
+    if found is None or found[0] is not obj:
+        # The object is kept with its hints, so its id cannot be reused meanwhile.
+        found = memo[id(obj)] = (obj, _get_type_hints(obj))
+    return found[1]
+
+
+def _get_type_hints(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, type):
+        hints = _evaluated_class_hints(obj)
+        if hints is not None:
+            return hints
+    return typing.get_type_hints(obj, include_extras=True)
+
+
+def _evaluated_class_hints(cls: type) -> dict[str, Any] | None:
+    """What ``get_type_hints(cls, include_extras=True)`` returns, when nothing needs evaluating.
+
+    Annotations written as type objects (no ``from __future__ import annotations``, or
+    classes made with ``attrs.make_class``) come back from ``get_type_hints`` as they are,
+    ``None`` as ``NoneType``; its work is finding that out. None when any annotation is a
+    string, holds one, or is something this check does not know: then ``get_type_hints``.
+    """
+    hints: dict[str, Any] = {}
+    for base in reversed(cls.__mro__):
+        # As get_type_hints reads them: each class's own, from its __dict__.
+        annotations = base.__dict__.get("__annotations__", {})  # noqa: RUF063
+        if not isinstance(annotations, dict):
+            return None
+        for name, value in annotations.items():
+            if value is None:
+                value = type(None)
+            elif not _evaluated(value, 0):
+                return None
+            hints[name] = value
+    return hints
+
+
+# Generic aliases (list[int], Optional[int], X | None, Annotated[...], Literal[...]): their
+# arguments are what get_type_hints evaluates.
+_ALIASES = (types.GenericAlias, types.UnionType, getattr(typing, "_GenericAlias"))  # noqa: B009
+_KEPT = (typing.TypeVar, getattr(typing, "_SpecialForm"))  # noqa: B009 - Any on 3.10
+
+
+def _evaluated(tp: Any, depth: int) -> bool:
+    """True when ``typing._eval_type`` would return ``tp`` unchanged (or an equal copy)."""
+    if issubclass(type(tp), type) or tp is Ellipsis or isinstance(tp, _KEPT):
+        return True
+    if depth > 20 or not isinstance(tp, _ALIASES):
+        return False  # strings, ForwardRefs and anything unknown: let typing decide
+    if typing.get_origin(tp) is typing.Literal:  # values, never evaluated
+        return True
+    return all(_evaluated(arg, depth + 1) for arg in tp.__args__)
+
+
+@contextlib.contextmanager
+def remembering_hints() -> Iterator[None]:
+    """Share ``type_hints`` results within this block (and this thread), then forget them."""
+    if getattr(_HINTS, "memo", None) is not None:  # an inspection inside an inspection
+        yield
+        return
+    _HINTS.memo = {}
+    try:
+        yield
+    finally:
+        _HINTS.memo = None
 
 
 def iter_annotation_metadata(metadata: Sequence[Any]) -> Iterator[Annotation]:

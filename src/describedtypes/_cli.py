@@ -1,6 +1,7 @@
 """``python -m describedtypes schema TARGET``: print a schema as indented JSON.
 
 ``graph TARGET`` prints a Mermaid class diagram of it; ``--version`` the version.
+``decode TARGET FILE`` (decoding a batch results file) lives in ``_batch_cli.py``.
 """
 
 from __future__ import annotations
@@ -122,9 +123,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         "--references", action="store_true", help="put nested classes under $defs"
     )
     _add_graph_command(commands)
+    from ._batch_cli import add_decode_command, run_decode
+
+    add_decode_command(commands)
     args = parser.parse_args(argv)
     if args.command == "graph":
         return _graph_command(parser, args)
+    if args.command == "decode":
+        return run_decode(args, parser)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)

@@ -50,6 +50,7 @@ of the reply's text tells the model is worked out in ``_jsontext.py``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import decimal
 import difflib
@@ -61,6 +62,7 @@ import keyword
 import linecache
 import math
 import re
+import sys
 import threading
 import uuid
 import weakref
@@ -68,13 +70,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar, cast, overload
 
 import attrs
-import cattrs
 import orjson
 
 from . import _cache
 from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
+from ._fast import FALLBACK, fast_decoder_for
 from ._jsontext import json_error, parse_fenced, unfenced
 from .errors import DecodeError, SchemaError, render_errors
 
@@ -82,8 +84,14 @@ __all__ = ["decode", "decode_arguments"]
 
 Structure = Callable[[Any], Any]
 
-#: Problems shown in ``str(DecodeError)``; ``.errors`` keeps all of them.
+#: Problems shown in ``str(DecodeError)``; ``.errors`` keeps up to _MAX_PROBLEMS.
 _MAX_SHOWN = 20
+#: Problems collected before decoding stops: a reply with a million wrong items costs
+#: the time of a hundred, and the DecodeError holds a bounded amount of text.
+_MAX_PROBLEMS = 100
+#: Paths and messages longer than these are cut in the middle in ``.errors``.
+_MAX_PATH_KEPT = 10_000
+_MAX_MESSAGE_KEPT = 2000
 #: Unknown keys that get a did-you-mean search (difflib is quadratic in key length).
 _MAX_SUGGESTIONS = 50
 _MAX_KEY_FOR_SUGGESTION = 100
@@ -139,7 +147,29 @@ def _merge(errs: list[list[Any]] | None, exc: _Invalid, key: Any) -> list[list[A
     for item in exc.errors:
         item.append(key)
     errs.extend(exc.errors)
+    if len(errs) > _MAX_PROBLEMS:
+        _cut(errs)
     return errs
+
+
+#: The message of the problem standing for "and more": decoding stopped collecting.
+_MORE: Any = object()
+
+
+def _cut(errs: list[list[Any]]) -> None:
+    """Keep the first ``_MAX_PROBLEMS`` problems and one ``_MORE`` marker, in place.
+
+    Every list of problems passes through ``_merge`` on its way up, so no level ever
+    holds more than ``_MAX_PROBLEMS + 1`` items, and the loops over a container's items
+    stop once theirs is full (``_full``).
+    """
+    kept = [item for item in errs if item[0] is not _MORE][:_MAX_PROBLEMS]
+    kept.append([_MORE])
+    errs[:] = kept
+
+
+def _full(errs: list[list[Any]] | None) -> bool:
+    return errs is not None and len(errs) > _MAX_PROBLEMS
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -289,47 +319,145 @@ def _wrapped_hint(value: Any, opener: str) -> str:
     return ""
 
 
-_FRACTION = re.compile(r"\.(\d+)")
+# The text forms the schema's ``format`` names, read exactly (RFC 3339 section 5.6,
+# RFC 4122 section 3), and the same on every Python: ``fromisoformat`` is not used, as
+# from 3.11 on it also reads ISO 8601 forms such as "20200101" or "2020-W01-1", a date
+# as a date-time and a space for the "T". The one allowance: a date-time or time may
+# leave out its offset (a naive value), since that is what encode() writes for a naive
+# value; a grammar-constrained model always writes it.
+_TIME_TEXT = (
+    r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))?"
+)
+_DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_DATETIME_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]" + _TIME_TEXT + r"\Z")
+_TIME_RE = re.compile(_TIME_TEXT + r"\Z")
+_UUID_RE = re.compile(
+    r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z"
+)
+_UTC = datetime.timezone.utc
 
 
-def _rfc3339_for_python(text: str) -> str:
-    """``text`` in the ISO subset every supported Python's ``fromisoformat`` reads.
+class _OutOfRange(ValueError):
+    """Strictly private: text of the right form naming no real value (30 February)."""
 
-    Python 3.10 reads neither the ``Z`` suffix nor fractions of other than 3 or 6 digits,
-    both of which RFC 3339 (and so a grammar-constrained model) may write. The fraction
-    is cut or padded to microseconds, Python's resolution.
-    """
-    if text[-1:] in ("Z", "z"):
-        text = text[:-1] + "+00:00"
-    return _FRACTION.sub(lambda m: "." + (m[1] + "000000")[:6], text, count=1)
+
+def _checked(make: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return make(*args, **kwargs)
+    except ValueError as exc:
+        reason = str(exc)
+        if "second must be" in reason:
+            reason += " (Python has no leap seconds)"
+        raise _OutOfRange(reason) from None
+
+
+def _time_parts(groups: tuple[str | None, ...]) -> tuple[int, int, int, int, Any]:
+    """(hour, minute, second, microsecond, tzinfo) from _TIME_TEXT's groups."""
+    hour, minute, second, fraction, zulu, sign, off_hour, off_minute = groups
+    micro = int((fraction + "000000")[:6]) if fraction else 0  # cut to Python's resolution
+    tz: Any = None
+    if zulu:
+        tz = _UTC
+    elif sign:
+        hours, minutes = int(off_hour or ""), int(off_minute or "")
+        if hours > 23 or minutes > 59:
+            msg = "the offset's hours must be in 0..23 and its minutes in 0..59"
+            raise _OutOfRange(msg)
+        delta = datetime.timedelta(hours=hours, minutes=minutes)
+        tz = datetime.timezone(-delta if sign == "-" else delta)
+    return int(hour or ""), int(minute or ""), int(second or ""), micro, tz
+
+
+def _parse_date(text: str) -> datetime.date:
+    """An RFC 3339 ``full-date``: ``YYYY-MM-DD`` and nothing else."""
+    m = _DATE_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 date"
+        raise ValueError(msg)
+    try:
+        # Checked to be YYYY-MM-DD, which every Python's C parser reads the same way.
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        return _checked(datetime.date, int(m[1]), int(m[2]), int(m[3]))  # type: ignore[no-any-return]
 
 
 def _parse_datetime(text: str) -> datetime.datetime:
-    try:
-        return datetime.datetime.fromisoformat(text)
-    except ValueError:
-        return datetime.datetime.fromisoformat(_rfc3339_for_python(text))
+    """An RFC 3339 ``date-time`` (``T`` or ``t``, seconds, any fraction, ``Z`` or ±hh:mm)."""
+    m = _DATETIME_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 date-time"
+        raise ValueError(msg)
+    if _iso_reads(m[7], m[8], m[9], m[11]):
+        try:
+            return datetime.datetime.fromisoformat(text)
+        except ValueError:
+            pass  # the long way says why
+    return _rfc_datetime(m)
+
+
+def _rfc_datetime(m: re.Match[str]) -> datetime.datetime:
+    hour, minute, second, micro, tz = _time_parts(m.groups()[3:])
+    return _checked(  # type: ignore[no-any-return]
+        datetime.datetime, int(m[1]), int(m[2]), int(m[3]), hour, minute, second, micro, tz
+    )
 
 
 def _parse_time(text: str) -> datetime.time:
-    try:
-        return datetime.time.fromisoformat(text)
-    except ValueError:
-        return datetime.time.fromisoformat(_rfc3339_for_python(text))
+    """An RFC 3339 ``full-time`` (``HH:MM:SS``, any fraction, ``Z`` or ±hh:mm)."""
+    m = _TIME_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 time"
+        raise ValueError(msg)
+    if _iso_reads(m[4], m[5], m[6], m[8]):
+        try:
+            return datetime.time.fromisoformat(text)
+        except ValueError:
+            pass
+    return _rfc_time(m)
+
+
+def _rfc_time(m: re.Match[str]) -> datetime.time:
+    hour, minute, second, micro, tz = _time_parts(m.groups())
+    return _checked(datetime.time, hour, minute, second, micro, tz)  # type: ignore[no-any-return]
+
+
+#: From 3.11 on ``fromisoformat`` reads a ``Z`` and fractions of any length (cut to
+#: microseconds), as RFC 3339 allows; 3.10 reads neither.
+_ISO_READS_RFC = sys.version_info >= (3, 11)
+
+
+def _iso_reads(
+    fraction: str | None, zulu: str | None, sign: str | None, off_minute: str | None
+) -> bool:
+    """Whether ``fromisoformat`` reads this (checked) RFC 3339 time as the long way does.
+
+    It reads the common spellings the same on every Python and is much faster. It
+    accepts offset minutes past 59, which RFC 3339 does not; ``z`` it refuses, as it
+    does impossible values (30 February): those go the long way, which says why.
+    """
+    if sign is not None and (off_minute is None or off_minute >= "60"):
+        return False
+    if _ISO_READS_RFC:
+        return True
+    return zulu is None and (fraction is None or len(fraction) in (3, 6))
+
+
+def _parse_uuid(text: str) -> uuid.UUID:
+    """A UUID in RFC 4122's text form: 8-4-4-4-12 hex digits, either case, nothing around."""
+    if _UUID_RE.match(text) is None:
+        msg = "not an RFC 4122 UUID"
+        raise ValueError(msg)
+    return uuid.UUID(text)
 
 
 _FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
-    "date-time": (_parse_datetime, "date-time string (ISO 8601, e.g. 2024-05-01T12:30:00Z)"),
-    "date": (datetime.date.fromisoformat, "date string (YYYY-MM-DD)"),
-    "time": (_parse_time, "time string (HH:MM:SS)"),
-    "uuid": (uuid.UUID, "UUID string"),
-}
-
-# The C parsers; what they reject goes to the full parsers above (e.g. "Z" on 3.10).
-_FAST_PARSERS: dict[str, Callable[[str], Any]] = {
-    "date-time": datetime.datetime.fromisoformat,
-    "date": datetime.date.fromisoformat,
-    "time": datetime.time.fromisoformat,
+    "date-time": (
+        _parse_datetime,
+        "date-time string (RFC 3339, e.g. 2024-05-01T12:30:00Z)",
+    ),
+    "date": (_parse_date, "date string (YYYY-MM-DD)"),
+    "time": (_parse_time, "time string (HH:MM:SS, e.g. 12:30:00Z)"),
+    "uuid": (_parse_uuid, "UUID string (8-4-4-4-12 hex digits)"),
 }
 
 
@@ -417,6 +545,32 @@ def _allows_null(node: ni.Node) -> bool:
     return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
 
 
+def _has_newer_types(node: ni.Node) -> bool:
+    """A Decimal, Flag, TypedDict, NamedTuple, dataclass InitVar or multipleOf in the tree."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if ni.is_decimal(current) or current.constraints.multiple_of is not None:
+            return True
+        if isinstance(current, ni.ArrayNode) and issubclass(current.container, enum.Flag):
+            return True
+        if isinstance(current, ni.ObjectNode) and not current.is_function:
+            cls = _constructor(current.python_type)
+            if mt.is_typeddict(cls) or mt.is_namedtuple(cls):
+                return True
+            own = getattr(cls, "__dataclass_fields__", {})
+            if any(f._field_type is dataclasses._FIELD_INITVAR for f in own.values()):  # type: ignore[attr-defined]
+                return True
+        if isinstance(current, ni.DictNode):
+            stack.append(current.keys)
+        stack.extend(ni._children(current))
+    return False
+
+
 def needs_exact(node: ni.Node) -> bool:
     """Whether a Decimal is anywhere in the tree (then numbers are read exactly)."""
     seen: set[int] = set()
@@ -456,6 +610,11 @@ def _pattern_check(pattern: str) -> Callable[[Any], str | None]:
         return lambda v: None  # the attrs validator, if any, still runs on construction
     shown = _brief(pattern, 60)
     return lambda v: None if compiled.search(v) else f"must match the pattern {shown}"
+
+
+def _among(value: Any, values: tuple[Any, ...]) -> bool:
+    """``value`` is one of ``values``, with ``True`` never equal to ``1``."""
+    return any(ni._same_value(value, v) for v in values)
 
 
 def _enum_check(values: tuple[Any, ...]) -> Callable[[Any], str | None]:
@@ -524,6 +683,8 @@ class _HookSource:
         try:
             hook = self.converter.get_structure_hook(tp)
         except Exception:  # no hook at all: the built-in rules apply
+            return None
+        if getattr(hook, "_describedtypes_hook", False):  # make_converter's own hooks
             return None
         try:
             base = self._baseline.get_structure_hook(tp)
@@ -828,12 +989,14 @@ class _Compiler:
                 _fail(expected + _show(v))
             try:
                 return parse(v)
+            except _OutOfRange as exc:
+                _fail(f"{_quote(v)} is written right but is not a valid {node.format}: {exc}")
             except ValueError:
                 _fail(expected + _show(v))
 
         convert = None
         if not checks and pattern is None and enum_check is None:
-            parser = self.name("_p", _FAST_PARSERS.get(node.format, parse))
+            parser = self.name("_p", parse)
             convert = (
                 f"({parser}({{v}}) if {{v}}.__class__ is str and len({{v}}) <= "
                 f"{_MAX_FORMAT_LENGTH} else _M)"
@@ -863,10 +1026,15 @@ class _Compiler:
     def enumeration(self, node: ni.EnumNode) -> _Compiled:
         members = _Members([(m.value, m) for m in node.cls])
         allowed = node.enum
-        values = node.values if allowed is None else tuple(v for v in node.values if v in allowed)
+        values = node.values
         if allowed is not None:
+            values = tuple(v for v in values if _among(v, allowed))
             members = _Members(
-                [(v, m) for v, m in zip(members.values, node.cls, strict=True) if v in allowed]
+                [
+                    (v, m)
+                    for v, m in zip(members.values, node.cls, strict=True)
+                    if _among(v, allowed)
+                ]
             )
 
         cls = node.cls
@@ -890,7 +1058,7 @@ class _Compiler:
     def literal(self, node: ni.LiteralNode) -> _Compiled:
         pairs = list(zip(node.values, node.python_values, strict=True))
         if node.enum is not None:
-            pairs = [(v, p) for v, p in pairs if v in node.enum]
+            pairs = [(v, p) for v, p in pairs if _among(v, node.enum)]
         members = _Members(pairs)
         values = members.values
 
@@ -928,6 +1096,8 @@ class _Compiler:
                     out.append(item_fn(x))
                 except _Invalid as e:
                     errs = _merge(errs, e, i)
+                    if _full(errs):
+                        break
             if errs is not None:
                 raise _Invalid(errs)
             return out
@@ -1024,8 +1194,11 @@ class _Compiler:
                         k2 = key_fn(k)
                     except _Invalid as e:
                         for item in e.errors:
-                            item[0] = "invalid key: " + item[0]
+                            if item[0] is not _MORE:
+                                item[0] = "invalid key: " + item[0]
                         errs = _merge(errs, e, k)
+                        if _full(errs):
+                            break
                         continue
                 else:
                     k2 = k
@@ -1033,14 +1206,19 @@ class _Compiler:
                     out[k2] = value_fn(x)
                 except _Invalid as e:
                     errs = _merge(errs, e, k)
+                    if _full(errs):
+                        break
             if errs is not None:
                 raise _Invalid(errs)
             return out if container is dict else container(out)
 
         def from_entries(v: list[Any]) -> Any:
             out: dict[Any, Any] = {}
+            first: dict[Any, int] = {}  # key -> index of the entry that sent it
             errs: list[list[Any]] | None = None
             for i, entry in enumerate(v):
+                if errs is not None and _full(errs):
+                    break
                 try:
                     k, x = _entry(entry)
                 except _Invalid as e:
@@ -1051,14 +1229,19 @@ class _Compiler:
                     k = key_fn(k)
                 except _Invalid as e:
                     problems = _merge(problems, e, "key")
+                else:
+                    seen = first.get(k)
+                    if seen is None:
+                        first[k] = i
+                    else:
+                        # A second value for a key would silently replace the first.
+                        problems = _missing(problems, "key", _repeated_key(k, seen))
                 try:
                     x = value_fn(x)
                 except _Invalid as e:
                     problems = _merge(problems, e, "value")
                 if problems is not None:
-                    for item in problems:
-                        item.append(i)
-                    errs = (errs or []) + problems
+                    errs = _merge(errs, _Invalid(problems), i)
                     continue
                 out[k] = x
             if errs is not None:
@@ -1487,6 +1670,8 @@ def _list_problems(item: Structure, v: list[Any], failed: int, exc: _Invalid) ->
     """
     errs = _merge(None, exc, failed)
     for i in range(failed + 1, len(v)):
+        if _full(errs):
+            break
         try:
             item(v[i])
         except _Invalid as e:
@@ -1554,6 +1739,19 @@ def _node_kind_names(node: ni.Node) -> list[str]:
     if isinstance(node, ni.UnionNode):
         return [n for o in node.options for n in _node_kind_names(o)]
     return ["any value"]
+
+
+def _repeated_key(key: Any, first: int) -> str:
+    if isinstance(key, enum.Enum):
+        key = key.value
+    if isinstance(key, bool):
+        shown = "true" if key else "false"
+    else:
+        shown = _quote(key) if isinstance(key, str) else _brief(key)
+    return (
+        f"the key {shown} was already sent in entry [{first}]; a dict holds one value "
+        "per key, so send each key once"
+    )
 
 
 def _entry(entry: Any) -> tuple[Any, Any]:
@@ -1644,7 +1842,7 @@ def _find_tag(objects: list[ni.ObjectNode]) -> tuple[str, list[tuple[Any, ...]]]
             clash = False
             for values in per_option:
                 for value in values:
-                    if any(value == s for s in seen):
+                    if _among(value, tuple(seen)):
                         clash = True
                     seen.append(value)
             if not clash:
@@ -1709,6 +1907,9 @@ def _unknown(
         if hints.always_list or close is None:
             message += f" ({hints.accepted})"
         errs = _missing(errs, k, message)
+        if _full(errs):
+            _cut(errs)
+            break
     return errs
 
 
@@ -1790,6 +1991,8 @@ class _Decoder:
 
     fn: Structure
     hooked: tuple[tuple[Any, Any], ...] = ()
+    #: JSON text -> value or ``FALLBACK``, where msgspec mirrors the type (``_fast``).
+    fast: Callable[[Any], Any] | None = None
     #: A Decimal is in the tree: JSON text is read with exact numbers.
     exact: bool = False
 
@@ -1809,9 +2012,15 @@ def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder
             raise TypeError(msg)
         stamp = current_stamp()
         node = ni.type_info(tp, registry)
-        found = _Decoder(_Compiler().compile(node).fn, (), needs_exact(node))
+        exact = needs_exact(node)
+        # The msgspec mirror predates the Decimal/Flag/TypedDict/NamedTuple/InitVar
+        # rules: trees holding them take the normal path.
+        fast = None if _has_newer_types(node) else fast_decoder_for(tp, node)
+        found = _Decoder(_compile(node, tp), fast=fast, exact=exact)
         _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
         return found
+    import cattrs  # here, not at the top: only a caller with a converter needs it
+
     if not isinstance(converter, cattrs.BaseConverter):
         msg = (
             f"converter must be a cattrs Converter (cattrs.Converter()), got "
@@ -1831,7 +2040,10 @@ def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder
             return hit[1]
     stamp = current_stamp()
     node = ni.type_info(tp, registry)
-    decoder = _hooked_decoder(node, converter)
+    try:
+        decoder = _hooked_decoder(node, converter)
+    except RecursionError:
+        raise ni._too_deep(tp, "compile a decoder for") from None
     table = dict(table)
     table[id(converter)] = (converter, decoder)
     while len(table) > _HOOKED_PER_TYPE:
@@ -1840,11 +2052,18 @@ def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder
     return decoder
 
 
+def _compile(node: ni.Node, tp: Any) -> Structure:
+    try:
+        return _Compiler().compile(node).fn
+    except RecursionError:
+        raise ni._too_deep(tp, "compile a decoder for") from None
+
+
 def _hooked_decoder(node: ni.Node, converter: Any) -> _Decoder:
     compiler = _Compiler(_HookSource(converter))
     fn = compiler.compile(node).fn
     seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
-    return _Decoder(fn, seen, needs_exact(node))
+    return _Decoder(fn, seen, exact=needs_exact(node))
 
 
 def _current_hook(converter: Any, tp: Any) -> Any:
@@ -1858,49 +2077,146 @@ def _still_current(decoder: _Decoder, converter: Any) -> bool:
     return all(_current_hook(converter, t) is hook for t, hook in decoder.hooked)
 
 
+# -- for make_converter and decode_batch ---------------------------------------------
+
+
+def structure_value(tp: Any, value: Any, converter: Any, registry: Registry = annotate) -> Any:
+    """``value`` (already parsed) decoded into ``tp`` over ``converter``'s own hooks.
+
+    For ``make_converter``/``register_hooks``: text is a string value, not JSON to parse;
+    the rules and the ``DecodeError`` are ``decode``'s, and the compiled decoder is the
+    cached one, rebuilt when a registration or the converter's hooks change.
+    """
+    return _run(_decoder(tp, converter, registry).fn, value)
+
+
+def check_decodable(tp: Any, registry: Registry = annotate) -> None:
+    """Compile (and cache) the decoder of ``tp`` now; raises ``SchemaError`` if there is none."""
+    _decoder(tp, None, registry)
+
+
+def users_own_hook(converter: Any, baseline: Any, getter: str, tp: Any) -> Any:
+    """The hook ``converter`` has for ``tp`` that a fresh converter would not, or None.
+
+    ``getter`` is ``"get_structure_hook"`` or ``"get_unstructure_hook"``; ``baseline`` is
+    ``baseline_converter(converter)``. The library's own hooks (``make_converter``) are
+    never the user's.
+    """
+    try:
+        hook = getattr(converter, getter)(tp)
+    except Exception:
+        return None
+    if getattr(hook, "_describedtypes_hook", False):
+        return None
+    try:
+        base = getattr(baseline, getter)(tp)
+    except Exception:
+        return hook
+    return None if _hook_identity(hook) == _hook_identity(base) else hook
+
+
+def baseline_converter(converter: Any) -> Any:
+    """A fresh converter of ``converter``'s class: what it would do without its own hooks."""
+    return _baseline_converter(converter)
+
+
 def _too_deep() -> DecodeError:
     return DecodeError([("$", "the value is nested too deeply to decode; send a flatter value")])
 
 
-def _parse(data: str | bytes | bytearray | memoryview) -> Any:
+def _loaded(
+    data: str | bytes | bytearray | memoryview, *, fenced: bool = True
+) -> tuple[Any, DecodeError | None]:
+    """(the parsed reply, None), or (None, the DecodeError to raise) for text that is no JSON.
+
+    The error comes back rather than raised so the caller can drop its reference to the
+    text first; it is cut loose from the parser's exception (whose ``doc`` is the whole
+    text) and from the frames that held it.
+    """
     try:
-        return orjson.loads(data)
+        return orjson.loads(data), None
     except orjson.JSONDecodeError as exc:
-        raise json_error(exc, data) from None
+        failure = exc
+    if fenced:
+        try:
+            return parse_fenced(data, failure), None
+        except DecodeError as exc:
+            error = exc
+    else:
+        error = json_error(failure, data)
+    del failure
+    error.__context__ = None
+    return None, error.with_traceback(None)
 
 
 def _run(fn: Structure, value: Any) -> Any:
     try:
         return fn(value)
     except _Invalid as exc:
-        raise _decode_error(exc.errors) from None
+        problems: list[list[Any]] | None = exc.errors
     except RecursionError:
-        raise _too_deep() from None
+        problems = None
+    # Raised outside the except clause and with the input dropped: a DecodeError kept
+    # by the caller must not keep the reply alive (through this frame or through the
+    # traceback of an exception in its context).
+    del value, fn
+    error = _too_deep() if problems is None else _decode_error(problems)
+    del problems
+    raise error
 
 
 def _decode_error(items: list[list[Any]]) -> DecodeError:
-    errors = [(_path(item[1:]), item[0]) for item in items]
-    if len(errors) <= _MAX_SHOWN:
+    """The DecodeError for these problems: plain strings only, bounded in number and size."""
+    kept = [item for item in items if item[0] is not _MORE]
+    truncated = len(kept) < len(items) or len(kept) > _MAX_PROBLEMS
+    errors = [(_kept_path(item[1:]), _kept(item[0])) for item in kept[:_MAX_PROBLEMS]]
+    if len(errors) <= _MAX_SHOWN and not truncated:
         if all(len(p) <= _MAX_PATH_SHOWN for p, _ in errors):
             return DecodeError(errors)
         return DecodeError(errors, message=render_errors([(_short_path(p), m) for p, m in errors]))
+    count = f"more than {len(errors)}" if truncated else str(len(errors))
+    shown = f"; the first {_MAX_SHOWN}" if len(errors) > _MAX_SHOWN else ""
     message = (
-        f"The reply does not match the schema ({len(errors)} problems; the first "
-        f"{_MAX_SHOWN}):\n" + "\n".join(_problem_lines(errors))
+        f"The reply does not match the schema ({count} problems{shown}):\n"
+        + "\n".join(_problem_lines(errors, truncated=truncated))
     )
-    return DecodeError(errors, message=message)
+    return DecodeError(errors, message=message, truncated=truncated)
 
 
-def _problem_lines(errors: list[tuple[str, str]]) -> list[str]:
-    """``- path: message`` lines for a report: the first few, very deep paths shortened."""
+def _problem_lines(errors: list[tuple[str, str]], *, truncated: bool = False) -> list[str]:
+    """``- path: message`` lines for a report: the first few, very deep paths shortened.
+
+    ``truncated``: decoding stopped collecting after ``errors``, so there are more.
+    """
     lines = [f"- {_short_path(p)}: {m}" for p, m in errors[:_MAX_SHOWN]]
-    if len(errors) > _MAX_SHOWN:
-        lines.append(f"- … and {len(errors) - _MAX_SHOWN} more")
+    hidden = len(errors) - _MAX_SHOWN
+    if truncated:
+        lines.append(
+            f"- … and {'at least ' + str(hidden + 1) if hidden > 0 else 'more'} more problems "
+            f"(checking stopped after {len(errors)}); fix these and send the whole reply again"
+        )
+    elif hidden > 0:
+        lines.append(f"- … and {hidden} more")
     return lines
 
 
+def _kept_path(segments: list[Any]) -> str:
+    return _middle_cut(_path(segments), _MAX_PATH_KEPT)
+
+
+def _kept(message: Any) -> str:
+    return _middle_cut(str(message), _MAX_MESSAGE_KEPT)
+
+
+def _middle_cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2 - 20
+    return f"{text[:half]}…({len(text)} characters)…{text[-half:]}"
+
+
 def _short_path(path: str) -> str:
-    """A path cut in the middle when a deep value makes it long (``.errors`` keeps it whole)."""
+    """A path cut in the middle when a deep value makes it long, for a message."""
     if len(path) <= _MAX_PATH_SHOWN:
         return path
     return f"{path[:40]}…({len(path)} characters)…{path[-60:]}"
@@ -1962,26 +2278,37 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
         except TypeError:
             entry = None
         if entry is not None and entry.stamp == current_stamp():
-            decoder: _Decoder = entry.value
+            decoder = entry.value
         else:
             decoder = _decoder(tp, None, registry)
+        fn = decoder.fn
+        if decoder.fast is not None and isinstance(data, (str, bytes)):  # msgspec's check
+            value = decoder.fast(data)
+            if value is not FALLBACK:
+                return value
     else:
         decoder = _decoder(tp, converter, registry)
     fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = data
-        try:
-            data = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            data = parse_fenced(text, exc)
+        data, unreadable = _loaded(data)
+        if unreadable is not None:
+            raise unreadable
         if decoder.exact:
             data = exact_loads(text, data)
+        del text
     try:
         return fn(data)
     except _Invalid as exc:
-        raise _decode_error(exc.errors) from None
+        problems: list[list[Any]] | None = exc.errors
     except RecursionError:
-        raise _too_deep() from None
+        problems = None
+    # As in _run: raised outside the except clause with the reply dropped, so the
+    # DecodeError keeps no reference to it.
+    del data, fn
+    error = _too_deep() if problems is None else _decode_error(problems)
+    del problems
+    raise error
 
 
 def _arguments_decoder(node: ni.ObjectNode) -> _Decoder:
@@ -1990,7 +2317,10 @@ def _arguments_decoder(node: ni.ObjectNode) -> _Decoder:
     if entry is None:
         # Stored with the function (or partial) the node describes, keyed by the node:
         # a new node (after a registration) compiles anew.
-        decoder = _Decoder(_Compiler().arguments(node), (), needs_exact(node))
+        try:
+            decoder = _Decoder(_Compiler().arguments(node), exact=needs_exact(node))
+        except RecursionError:
+            raise ni._too_deep(owner, "compile a decoder for") from None
         entry = _cache.put(owner, ("arguments", node), _cache.Entry(decoder, annotate, 0))
     found: _Decoder = entry.value
     return found
@@ -2047,9 +2377,12 @@ def decode_arguments(
     fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = bytes(data) if isinstance(data, memoryview) else data
-        data = {} if not text.strip() else _parse(text)
+        data, unreadable = ({}, None) if not text.strip() else _loaded(text, fenced=False)
+        if unreadable is not None:
+            raise unreadable
         if decoder.exact and text.strip():
             data = exact_loads(text, data)
+        del text
     if not isinstance(data, Mapping):
         accepted = ", ".join(f.key for f in node.fields) or "(none)"
         raise DecodeError(

@@ -34,12 +34,27 @@ Unstructure = Callable[[Any], Any]
 class _EncodeCompiler:
     """Strictly private: turns a node tree into functions producing JSON values."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        entries: bool = False,
+        keep_null: bool = False,
+        hooks: Callable[[Any], Unstructure | None] | None = None,
+    ) -> None:
         self._objects: dict[ni.ObjectNode, Unstructure] = {}
+        #: Strict adapters: dicts as ``[{"key", "value"}]`` arrays, every field present.
+        self.entries = entries
+        self.keep_null = keep_null
+        #: A cattrs converter's own unstructure hooks (``make_converter``), by type.
+        self.hooks = hooks
 
     def compile(self, node: ni.Node) -> Unstructure:
         if isinstance(node, ni.UseNode):
             node = node.target
+        if self.hooks is not None:
+            hooked = self._hooked(node)
+            if hooked is not None:
+                return hooked
         if isinstance(node, ni.ObjectNode):
             return self.object(node)
         if isinstance(node, ni.ScalarNode):
@@ -66,11 +81,27 @@ class _EncodeCompiler:
             return lambda v: [f(x) for f, x in zip(items, v, strict=False)]
         if isinstance(node, ni.DictNode):
             value = self.compile(node.values)
+            if self.entries:
+                return lambda v: [{"key": _enum_value(k), "value": value(x)} for k, x in v.items()]
             return lambda v: {_enum_value(k): value(x) for k, x in v.items()}
         if isinstance(node, ni.UnionNode):
             return self.union(node)
         msg = f"unknown node {node!r}"
         raise AssertionError(msg)
+
+    def _hooked(self, node: ni.Node) -> Unstructure | None:
+        assert self.hooks is not None
+        if isinstance(node, ni.ObjectNode):
+            if node in self._objects:
+                return None  # being compiled (or done): object() returns it
+            tp: Any = node.python_type
+        elif isinstance(node, ni.EnumNode):
+            tp = node.cls
+        elif isinstance(node, ni.ScalarNode):
+            tp = node.python_type
+        else:
+            return None
+        return self.hooks(tp)
 
     def union(self, node: ni.UnionNode) -> Unstructure:
         options = [(_matcher(o), self.compile(o)) for o in node.options]
@@ -95,7 +126,7 @@ class _EncodeCompiler:
         self._objects[node] = fn
         for f in node.fields:
             # Leaving a None out is only right when reading it back gives None again.
-            omit = f.nullable and (not f.has_default or (
+            omit = not self.keep_null and f.nullable and (not f.has_default or (
                 f.default_factory is None and f.default is None))
             plan.append((f.name, f.key, omit, self.compile(f.node)))
         return fn
@@ -275,9 +306,54 @@ def _encoder_for(tp: Any) -> Unstructure:
         return found
     stamp = current_stamp()
     node = ni.type_info(tp)
-    found = _EncodeCompiler().compile(node)
+    found = _compile(node, tp)
     _cache.put(tp, key, _cache.Entry(found, annotate, stamp, node=node))
     return found
+
+
+def _compile(node: ni.Node, tp: Any) -> Unstructure:
+    try:
+        return _EncodeCompiler().compile(node)
+    except RecursionError:
+        raise ni._too_deep(tp, "compile an encoder for") from None
+
+
+#: The deepest nesting orjson writes (it refuses more, whatever the recursion limit).
+_MAX_OUTPUT_DEPTH = 254
+
+
+def _too_deep(obj: Any) -> ValueError:
+    return ValueError(
+        f"cannot encode {type(obj).__name__}: the value is nested too deeply (or contains "
+        f"itself); JSON output is written at most {_MAX_OUTPUT_DEPTH} levels deep. Keep "
+        "long chains (a linked list) in a list instead"
+    )
+
+
+# -- for make_converter and the decode command -----------------------------------------
+
+
+def compile_encoder(
+    node: ni.Node,
+    *,
+    entries: bool = False,
+    keep_null: bool = False,
+    hooks: Callable[[Any], Unstructure | None] | None = None,
+) -> Unstructure:
+    """An encoder for ``node``: dicts as ``[{"key", "value"}]`` arrays with ``entries``,
+    ``None`` fields written as ``null`` with ``keep_null``, ``hooks(tp)`` giving a user's
+    own unstructure hook for a class, enum or scalar type (or None)."""
+    return _EncodeCompiler(entries=entries, keep_null=keep_null, hooks=hooks).compile(node)
+
+
+def encoder_for(tp: Any) -> Unstructure:
+    """The cached encoder of ``tp``, as ``encode`` uses it."""
+    return _encoder_for(tp)
+
+
+def json_value(obj: Any) -> Any:
+    """``obj`` as the JSON value ``encode`` would write (not yet serialized)."""
+    return _encode_any(obj)
 
 
 def encode(obj: Any) -> bytes:
@@ -297,13 +373,23 @@ def encode(obj: Any) -> bytes:
 
     Raises:
         TypeError: A value has no JSON form (or an int is beyond 64 bits).
-        ValueError: A float is NaN or infinite.
+        ValueError: A float is NaN or infinite, or the value nests more than 254
+            levels deep (a linked list thousands of nodes long, a value containing
+            itself).
 
     .. versionadded:: 0.1.0
     """
-    value = _encode_any(obj)
+    try:
+        value = _encode_any(obj)
+    except RecursionError:
+        value = _M
+    if value is _M:  # raised here, not in the handler, so no RecursionError is chained
+        raise _too_deep(obj)
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError as exc:
-        msg = f"cannot encode {type(obj).__name__} as JSON: {exc}"
-        raise TypeError(msg) from None
+        problem = str(exc)
+    if "Recursion limit" in problem:
+        raise _too_deep(obj)
+    msg = f"cannot encode {type(obj).__name__} as JSON: {problem}"
+    raise TypeError(msg)

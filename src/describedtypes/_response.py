@@ -21,13 +21,13 @@ from .errors import DecodeError, IncompleteReplyError, RefusalError
 __all__ = ["decode_response"]
 
 #: Chat Completions finish reasons that mean the reply stopped before it was complete.
-_CHAT_CUT_OFF = frozenset({"length", "content_filter"})
+CHAT_CUT_OFF = frozenset({"length", "content_filter"})
 #: Anthropic stop reasons that mean the same.
-_ANTHROPIC_CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
+ANTHROPIC_CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 def _get(obj: Any, name: str) -> Any:
-    if isinstance(obj, Mapping):
+    if obj.__class__ is dict or isinstance(obj, Mapping):
         return obj.get(name)
     return getattr(obj, name, None)
 
@@ -143,7 +143,7 @@ def _chat_message(tp: Any, message: Any, finish_reason: Any, opts: dict[str, Any
     refusal = _get(message, "refusal")
     if refusal:
         raise RefusalError(str(refusal))
-    if isinstance(finish_reason, str) and finish_reason in _CHAT_CUT_OFF:
+    if isinstance(finish_reason, str) and finish_reason in CHAT_CUT_OFF:
         raise IncompleteReplyError(finish_reason)
     content = _get(message, "content")
     if isinstance(content, list):  # content parts
@@ -203,7 +203,7 @@ def _anthropic(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
     stop = _get(response, "stop_reason")
     if stop == "refusal":
         raise RefusalError("".join(texts).strip() or "(no explanation given)")
-    if isinstance(stop, str) and stop in _ANTHROPIC_CUT_OFF:
+    if isinstance(stop, str) and stop in ANTHROPIC_CUT_OFF:
         raise IncompleteReplyError(stop)
     calls = [b for b in blocks if _get(b, "type") == "tool_use"]
     if calls:

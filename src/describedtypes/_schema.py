@@ -208,11 +208,26 @@ class _Builder:
         return allowed is None or all(_enum_kind(v) & allowed for v in values)
 
     def enum_or_text(self, out: Json, values: tuple[Any, ...], pointer: str) -> Json:
-        """``out`` with ``enum`` (or ``const``) set, or the values as text where not accepted."""
+        """``out`` with ``enum`` (or ``const``) set, or the values as text where not accepted.
+
+        Where the provider takes no ``null`` in an ``enum`` (Gemini: strings and numbers
+        only) but takes the other values, ``None`` becomes an ``anyOf`` option of its own
+        so the model stays constrained.
+        """
         if len(values) == 1 and "const" in self.adapter.keywords:
             out["const"] = values[0]
         elif self.enum_ok(values):
             out["enum"] = list(values)
+        elif (rest := tuple(v for v in values if v is not None)) != values and (
+            rest and self.enum_ok(rest)
+        ):
+            inner = self.enum_or_text(self.typed(ni._json_types(rest)), rest, pointer)
+            self.rewrites.append(Rewrite(
+                pointer or "/", "rewritten",
+                f"enum {list(values)!r} as anyOf [enum, null] ({self.adapter.name} takes "
+                "no null in an enum)",
+            ))
+            return {"anyOf": [inner, {"type": "null"}]}
         else:
             self.say_instead(out, _one_of_text(values))
             self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
@@ -660,7 +675,10 @@ def build_definition(
     another name); the one path for ``schema()`` and for tool definitions.
     """
     builder = _Builder(node, adapter, use_references, obj)
-    body = builder.body()
+    try:
+        body = builder.body()
+    except RecursionError:
+        raise ni._too_deep(obj, "build the schema of") from None
     root = ni.object_of(node)
     own_name = root.name if root is not None else _fallback_name(obj)
     own_description = root.description if root is not None else node.description
@@ -672,7 +690,10 @@ def build_definition(
         adapter.strict,
     )
     # The same rules check() applies: never hand out a schema the provider rejects.
-    problems = check(wrapped, adapter)
+    try:
+        problems = check(wrapped, adapter)
+    except RecursionError:
+        raise ni._too_deep(obj, "check the schema of") from None
     if problems:
         raise rejection(adapter, problems, final_name, obj)
     return wrapped, builder.rewrites

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import concurrent.futures
 import contextlib
@@ -28,7 +27,13 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._lazy import LazyModule as _LazyModule
 from .errors import ArgumentError
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when a tool first runs asynchronously: it is slow to import
+    asyncio = _LazyModule("asyncio", globals())
 
 if TYPE_CHECKING:
     from ._tools import ToolCall, ToolResult

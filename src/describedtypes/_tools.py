@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import enum
 import inspect as _pyinspect
@@ -12,7 +11,7 @@ import time
 import traceback as _traceback
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 import orjson
@@ -22,6 +21,7 @@ from ._annotate import Registry, annotate, current_stamp
 from ._decode import _brief, _decode_error, _Invalid, _problem_lines, exact_loads
 from ._encode import encode
 from ._jsontext import json_problem
+from ._lazy import LazyModule as _LazyModule
 from ._toolplan import Plan, plan_for
 from ._toolrun import (
     DEFAULT_MAX_RESULT_CHARS,
@@ -57,6 +57,11 @@ from ._toolrun import (
 from .adapters import request_problems
 from .errors import ArgumentError, SchemaError
 from .inspect import ObjectNode
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when a tool first runs asynchronously: it is slow to import
+    asyncio = _LazyModule("asyncio", globals())
 
 __all__ = ["ParseArgs", "Tool", "ToolCall", "ToolResult", "Toolbox"]
 
@@ -335,8 +340,9 @@ class Tool:
             try:
                 kwargs = plan.decode(raw)
             except _Invalid as exc:
-                errors = _decode_error(exc.errors).errors
-                return _failure(self._argument_message(plan, errors), call_id, name)
+                error = _decode_error(exc.errors)
+                message = self._argument_message(plan, error.errors, truncated=error.truncated)
+                return _failure(message, call_id, name)
             except RecursionError:
                 errors = [("$", "the arguments are nested too deeply; send flatter values")]
                 return _failure(self._argument_message(plan, errors), call_id, name)
@@ -366,8 +372,11 @@ class Tool:
                 kwargs[param] = context
         return kwargs
 
-    def _argument_message(self, plan: Plan, errors: Sequence[tuple[str, str]]) -> str:
-        lines = _problem_lines(list(errors))  # the first twenty; long paths shortened
+    def _argument_message(
+        self, plan: Plan, errors: Sequence[tuple[str, str]], *, truncated: bool = False
+    ) -> str:
+        # The first twenty problems, long paths shortened, "at least" when cut short.
+        lines = _problem_lines(list(errors), truncated=truncated)
         return (
             f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
             f"Required parameters: {_listing(plan.required)}. "
@@ -988,3 +997,64 @@ class Toolbox:
                 task.cancel()
             raise
         return results
+
+    def run(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, **request: Any,
+    ) -> Any:
+        """The tool loop: ask, run the model's tool calls, send the results back, until
+        the model answers without calling a tool.
+
+        Each request carries ``definitions()`` in the client's shape; the calls of one
+        turn run concurrently (``acall_many``) and their results go back matched by id.
+
+        Args:
+            client: An ``openai.OpenAI`` (Chat Completions; ``api="responses"`` for the
+                Responses API), ``anthropic.Anthropic`` or ``google.genai.Client``.
+            messages: The conversation, in the provider's shape, or one str; copied.
+            model: The model name.
+            max_turns: The most requests to send.
+            output_type: A type for the final answer: sent as structured output on every
+                turn and decoded, with ``extract()``'s retry rules; ``None`` for text.
+            retries: Retries of a final answer that does not decode into ``output_type``.
+            api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
+            context: Passed to the tools' ``Context`` parameters.
+            registry: Where annotations of ``output_type`` are looked up (default: the
+                toolbox's own ``registry``).
+            **request: Passed on to the SDK call (``temperature``, ``system``, ...).
+
+        Returns:
+            The final answer's text, or the decoded ``output_type``.
+
+        Raises:
+            MaxTurnsError: ``max_turns`` requests were sent and the model still called
+                tools; ``.transcript`` holds the conversation.
+            DecodeError: As ``extract()`` raises, for ``output_type``.
+
+        .. versionadded:: 0.2.0
+        """
+        from . import _loop
+
+        return _loop.run(
+            self, client, messages=messages, model=model, max_turns=max_turns,
+            output_type=output_type, retries=retries, api=api, context=context,
+            registry=self._registry if registry is None else registry, request=request,
+        )
+
+    async def arun(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, **request: Any,
+    ) -> Any:
+        """``run`` for async clients (``AsyncOpenAI``, ``AsyncAnthropic``, genai ``.aio``).
+
+        .. versionadded:: 0.2.0
+        """
+        from . import _loop
+
+        return await _loop.arun(
+            self, client, messages=messages, model=model, max_turns=max_turns,
+            output_type=output_type, retries=retries, api=api, context=context,
+            registry=self._registry if registry is None else registry, request=request,
+        )

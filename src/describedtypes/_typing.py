@@ -76,7 +76,9 @@ def is_type_alias_type(tp: Any) -> bool:
 
 
 def is_typevar(tp: Any) -> bool:
-    return isinstance(tp, (typing.TypeVar, typing_extensions.TypeVar))
+    # typing_extensions.TypeVar makes typing.TypeVar objects (or a subclass's), and its
+    # own isinstance check is a slow metaclass hook: typing.TypeVar alone says it all.
+    return isinstance(tp, typing.TypeVar)
 
 
 def type_repr(tp: Any) -> str:

@@ -3,19 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "ArgumentError",
     "DecodeError",
     "DescribedTypesError",
     "IncompleteReplyError",
+    "MalformedLineError",
+    "MaxTurnsError",
     "RefusalError",
+    "RequestError",
     "SchemaError",
 ]
 
 
 class DescribedTypesError(Exception):
-    """Base class of every error *describedtypes* raises on purpose."""
+    """Base class of every error *describedtypes* raises on purpose.
+
+    Every one pickles with its attributes (for process pools, Dask and Ray).
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (type(self), self.args), self.__dict__)
+
+
+def _restore(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
+    """Rebuild an error without calling ``__init__`` (its signature differs per class)."""
+    error = cls.__new__(cls)
+    error.args = args
+    return error
 
 
 class SchemaError(DescribedTypesError, TypeError):
@@ -50,12 +67,28 @@ class DecodeError(DescribedTypesError, ValueError):
     correct itself; ``errors`` holds the same problems as data.
 
     Attributes:
-        errors: Every problem found, as ``(json_path, message)`` pairs such as
-            ``("$.address.city", "missing required field")``.
+        errors: The problems found, as ``(json_path, message)`` pairs such as
+            ``("$.address.city", "missing required field")``: every one, up to a
+            bound (100 for ``decode()``), so that a hostile reply costs bounded time
+            and memory.
+        truncated: True when decoding stopped at that bound: there were more problems
+            than ``errors`` lists.
+        attempts: Set by ``extract()`` and ``Toolbox.run()`` on the error they raise:
+            one ``(response, error)`` pair per reply that failed, in order, the raised
+            error's own reply last. Empty otherwise.
     """
 
-    def __init__(self, errors: Iterable[tuple[str, str]], *, message: str | None = None) -> None:
+    attempts: Sequence[tuple[object, DecodeError]] = ()
+
+    def __init__(
+        self,
+        errors: Iterable[tuple[str, str]],
+        *,
+        message: str | None = None,
+        truncated: bool = False,
+    ) -> None:
         self.errors: list[tuple[str, str]] = list(errors)
+        self.truncated = truncated
         super().__init__(message if message is not None else render_errors(self.errors))
 
 
@@ -93,3 +126,50 @@ class IncompleteReplyError(DecodeError):
 
 class ArgumentError(DescribedTypesError, ValueError):
     """A tool call's arguments were rejected; the message goes to the model unchanged."""
+
+
+class RequestError(DescribedTypesError):
+    """A batch line reports that the request itself failed: there is no reply to decode.
+
+    Attributes:
+        reason: The provider's word for it: an OpenAI error ``code`` or ``"status 429"``
+            for a non-200 response, Anthropic's ``"errored"``, ``"canceled"`` or
+            ``"expired"`` (with the error type when there is one).
+        message: The provider's message, if it sent one.
+    """
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        self.reason = reason
+        self.message = message
+        text = f"the request failed ({reason})"
+        super().__init__(f"{text}: {message}" if message else text)
+
+
+class MalformedLineError(DescribedTypesError, ValueError):
+    """A batch line could not be read: not JSON, cut off, too long, or of no known shape.
+
+    Attributes:
+        reason: What is wrong with the line and what was expected.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+class MaxTurnsError(DescribedTypesError, RuntimeError):
+    """``Toolbox.run()`` reached ``max_turns`` model turns without a final answer.
+
+    Attributes:
+        turns: How many requests were sent.
+        transcript: The conversation so far, in the provider's shape: the caller's
+            messages, every reply of the model and every tool result sent back.
+
+    .. versionadded:: 0.2.0
+    """
+
+    def __init__(self, turns: int, transcript: Sequence[object]) -> None:
+        self.turns = turns
+        self.transcript = list(transcript)
+        super().__init__(
+            f"the model was still calling tools after {turns} turns; raise max_turns=, "
+            "or look at .transcript to see which calls it kept making"
+        )

@@ -16,6 +16,8 @@ import enum
 import functools
 import inspect as _pyinspect
 import re
+import sys
+import types
 import typing
 import uuid
 from collections.abc import Callable, Iterator
@@ -33,6 +35,8 @@ from ._annotate import (
     default_annotation,
     iter_annotation_metadata,
     object_name,
+    remembering_hints,
+    type_hints,
 )
 from ._annotate import (
     current_stamp as _current_stamp,
@@ -360,6 +364,15 @@ _SUGGESTIONS: dict[Any, str] = {
 }
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are the same JSON value: equal *and* of the same kind.
+
+    Python has ``1 == True == 1.0`` and ``0 == False``; JSON and ``Literal`` do not mix
+    booleans with numbers, so enum and literal values are compared with this.
+    """
+    return (a is b) or (a == b and isinstance(a, bool) == isinstance(b, bool))
+
+
 def _json_type_of(value: Any) -> JsonType:
     if value is None:
         return "null"
@@ -402,11 +415,28 @@ def is_decimal(node: Node) -> bool:
     return isinstance(node, ScalarNode) and node.python_type is decimal.Decimal
 
 
+#: Types nested deeper than this (a class in a class in a list in ...) are refused with
+#: a SchemaError. Every provider limits nesting far below it (OpenAI: 10 levels of
+#: objects), and it leaves room below Python's recursion limit for everything that
+#: walks the tree recursively (rendering, compiling a decoder). A recursive class is
+#: one level however deep its values go.
+_MAX_NESTING = 100
+
+# Type expressions that are never Annotated, an alias, a NewType or Final: list[int],
+# dict[str, int], X | None, Optional[X], and Enum classes.
+_NOTHING_TO_UNWRAP = frozenset(
+    {types.GenericAlias, types.UnionType, type(typing.Optional[int]), enum.EnumMeta}  # noqa: UP045
+)
+
+_NO_ANNOTATION = Annotation()  # frozen: one shared "nothing said" for every field
+
+
 class _Inspector:
     """Strictly private: turns typing objects into nodes, once per object."""
 
     def __init__(self, registry: Registry = annotate) -> None:
         self._objects: dict[Any, ObjectNode] = {}
+        self._depth = 0
         self.registry = registry
         #: Every object whose registered annotation was consulted, with its version.
         self.deps: dict[Any, tuple[int, ...]] = {}
@@ -435,6 +465,22 @@ class _Inspector:
 
     # The path is a list of names from the root, for error messages.
     def node(self, tp: Any, path: str, owner: Any) -> Node:
+        self._depth += 1
+        try:
+            if self._depth > _MAX_NESTING:
+                raise SchemaError(
+                    f"the type nests more than {_MAX_NESTING} levels deep here; no provider "
+                    "takes a schema this deep (OpenAI takes 10 levels of objects) and no "
+                    "model fills one in reliably: flatten it, or let a class refer to "
+                    "itself (a recursive class is described once, by reference)",
+                    path=_short(path),
+                    type_=owner,
+                )
+            return self._node(tp, path, owner)
+        finally:
+            self._depth -= 1
+
+    def _node(self, tp: Any, path: str, owner: Any) -> Node:
         if tp.__class__ is type:
             # A plain class (str, int, an attrs class, an Enum is EnumMeta's): no
             # Annotated, alias or NewType to unwrap. Most nodes take this path.
@@ -443,6 +489,8 @@ class _Inspector:
                 return scalar
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
+        elif tp.__class__ in _NOTHING_TO_UNWRAP:
+            return self._bare(tp, path, owner)
         meta: list[Annotation] = []
         bounds: list[tuple[str, Any, str]] = []
         while True:
@@ -631,7 +679,8 @@ class _Inspector:
     def _literal(self, tp: Any, path: str, owner: Any) -> Node:
         python_values: list[Any] = []
         for arg in _flatten_literal(tp):
-            if arg not in python_values:
+            # By type and value: 1 == True, yet Literal[1, True] allows both.
+            if not any(_same_value(arg, seen) for seen in python_values):
                 python_values.append(arg)
         values = []
         for v in python_values:
@@ -686,7 +735,7 @@ class _Inspector:
         _check_parameter_names(ann, [name for name, *_ in raw_fields], root, tp)
         fields = []
         for name, init_name, default, factory, validator in raw_fields:
-            field_ann = ann.parameters.get(name, Annotation())
+            field_ann = ann.parameters.get(name, _NO_ANNOTATION)
             field_path = f"{root}.{name}"
             if name not in hints:
                 raise SchemaError(
@@ -889,7 +938,7 @@ def _make_field(
 
 def _with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
     """``ann`` with the name an ``Annotated[T, Annotation(name=...)]`` gives, if it has none."""
-    if ann.name is not None:
+    if ann.name is not None or hint.__class__ is type or hint.__class__ in _NOTHING_TO_UNWRAP:
         return ann
     name = None
     while t.is_annotated(hint):
@@ -1121,9 +1170,7 @@ def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
         if klass is object:
             continue
         try:
-            own = typing.get_type_hints(klass, include_extras=True)
-        except NameError:
-            raise
+            own = type_hints(klass)
         except TypeError:
             # Python 3.10 refuses a string annotation that evaluates to InitVar[T]
             # ("Forward references must evaluate to types"): evaluate those by hand.
@@ -1276,6 +1323,8 @@ def _iter_validators(validator: Any) -> Iterator[Any]:
 
 
 def _apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
+    if validator is None:
+        return node
     enum_values: tuple[Any, ...] | None = None
     found = Constraints()
     for v in _iter_validators(validator):
@@ -1400,9 +1449,32 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
         msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
         raise TypeError(msg)
     inspector = _Inspector(registry)
-    node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+    try:
+        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+    except RecursionError:
+        # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
+        raise _too_deep(obj) from None
+
+    with remembering_hints():
+        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
     _cache.put(obj, key, _cache.Entry(node, registry, stamp, deps=inspector.deps))
     return node
+
+
+def _too_deep(obj: Any, action: str = "inspect") -> SchemaError:
+    """The SchemaError for a type Python's recursion limit stops us from walking."""
+    return SchemaError(
+        f"cannot {action} {object_name(obj)}: it is nested too deeply for Python's "
+        f"recursion limit ({sys.getrecursionlimit()}) here; flatten the type, or let a "
+        "class refer to itself (a recursive class is described once, by reference)",
+        path=object_name(obj),
+        type_=obj,
+    )
+
+
+def _short(path: str) -> str:
+    """A dotted path cut in the middle when a deep type makes it long."""
+    return path if len(path) <= 200 else f"{path[:80]}…{path[-100:]}"
 
 
 def iter_objects(node: Node) -> Iterator[ObjectNode]:

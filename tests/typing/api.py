@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import attrs
 
 from describedtypes import (
@@ -12,13 +14,16 @@ from describedtypes import (
     Annotation,
     Context,
     DecodeError,
+    Partial,
     Problem,
     Rewrite,
     Toolbox,
     ToolResult,
+    adecode_stream,
     annotate,
     check,
     decode,
+    decode_stream,
     encode,
     schema,
 )
@@ -63,3 +68,42 @@ def get_weather(city: str, ctx: Context[dict[str, str]]) -> Weather:
 result: ToolResult = toolbox.call("get_weather", {"city": "Paris"}, context={})
 text: str = result.content
 failed: bool = result.is_error
+
+
+def _asking(client: object, toolbox: Toolbox) -> None:
+    from typing_extensions import assert_type
+
+    from describedtypes import MaxTurnsError, extract
+
+    assert_type(extract(Weather, client, messages="Weather in Paris?", model="m"), Weather)
+    answer = toolbox.run(client, messages=[{"role": "user", "content": "hi"}], model="m")
+    try:
+        toolbox.run(client, messages="hi", model="m", max_turns=3, temperature=0)
+    except MaxTurnsError as err:
+        turns: int = err.turns
+        transcript: list[object] = err.transcript
+        print(answer, turns, transcript)
+
+
+async def _asking_async(client: object) -> None:
+    from typing_extensions import assert_type
+
+    from describedtypes import aextract
+
+    assert_type(await aextract(Weather, client, messages="hi", model="m", retries=1), Weather)
+
+
+for streamed in decode_stream(Weather, ['{"location": "Pa', 'ris", "temperature": 21.5}']):
+    if isinstance(streamed, Partial):
+        so_far: Partial[Weather] = streamed
+        arrived: list[str] = list(streamed.fields)
+        still: str | None = streamed.growing
+    else:
+        finished: Weather = streamed
+
+
+async def follow(chunks: AsyncIterator[str]) -> Weather | None:
+    async for value in adecode_stream(Weather, chunks):
+        if not isinstance(value, Partial):
+            return value
+    return None

@@ -1,0 +1,182 @@
+"""Run every benchmark in this folder and print all the ratios in one table.
+
+Run: python benchmarks/run_all.py [--quick] [--only NAME ...] [--baseline SRC] [--json FILE]
+
+Every ``bench_*.py`` module next to this file that defines ``run(quick: bool) -> list[Row]``
+(``Row`` is in ``_common.py``) is run in a fresh interpreter of its own, so one benchmark's
+caches, imports and garbage never slow another's. Each row is one case: describedtypes'
+time and a peer's time measured in the same process, and their ratio (below 1: ahead).
+
+- ``--quick``: few repetitions; the figures are noisy and only show that everything runs
+  (CI runs this; it never fails on timings).
+- ``--only NAME``: just these modules (``bench_decode`` or ``decode``).
+- ``--baseline SRC``: also run each benchmark against another copy of the package
+  (a ``src`` folder, e.g. from ``git archive``), interleaved with this one, and print
+  before/after columns side by side: a before/after table from one run.
+- ``--json FILE``: also write the rows as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+
+
+def discover(only: list[str] | None = None) -> list[str]:
+    """The benchmark module names, in file-name order."""
+    names = sorted(p.stem for p in HERE.glob("bench_*.py"))
+    if only:
+        wanted = {n if n.startswith("bench_") else f"bench_{n}" for n in only}
+        unknown = wanted - set(names)
+        if unknown:
+            msg = f"no such benchmark: {', '.join(sorted(unknown))}; there are {', '.join(names)}"
+            raise SystemExit(msg)
+        names = [n for n in names if n in wanted]
+    return names
+
+
+def child(name: str, quick: bool, out: str) -> None:
+    """Run one module's ``run()`` in this process and write its rows to ``out``."""
+    sys.path.insert(0, str(HERE))
+    module = importlib.import_module(name)
+    run = getattr(module, "run", None)
+    if run is None:
+        rows: Any = {"skipped": "defines no run(quick) -> list[Row]"}
+    else:
+        rows = [dataclasses.asdict(row) for row in run(quick)]
+    Path(out).write_text(json.dumps(rows))
+
+
+def run_module(name: str, quick: bool, src: Path) -> tuple[list[dict[str, Any]] | str, float]:
+    """Rows of one module run in a child interpreter importing the package from ``src``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH")) if p)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = str(Path(tmp) / "rows.json")
+        command = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--out", out]
+        if quick:
+            command.append("--quick")
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                command,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600 if quick else 3600,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return "timed out", time.perf_counter() - started
+        took = time.perf_counter() - started
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+            return f"failed: {last}", took
+        rows = json.loads(Path(out).read_text())
+    if isinstance(rows, dict):
+        return str(rows["skipped"]), took
+    return rows, took
+
+
+def _us(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds >= 0.1:
+        return f"{seconds * 1e3:,.0f} ms"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.2f} µs"
+
+
+def _ratio(row: dict[str, Any] | None) -> str:
+    if row is None or not row.get("theirs"):
+        return ""
+    return f"{row['ours'] / row['theirs']:.2f}x"
+
+
+def table(results: dict[str, Any], baseline: dict[str, Any] | None) -> str:
+    """The one table: a line per row, grouped by benchmark."""
+    header = ["benchmark", "case", "peer", "peer time"]
+    header += ["before", "before/peer", "after", "after/peer"] if baseline else ["ours", "/peer"]
+    lines: list[list[str]] = []
+    notes: list[str] = []
+    for name, rows in results.items():
+        before = baseline.get(name) if baseline else None
+        if isinstance(rows, str):
+            notes.append(f"{name}: {rows}")
+            continue
+        if isinstance(before, str):
+            notes.append(f"{name} (baseline): {before}")
+            before = None
+        old = {(r["case"], r["peer"]): r for r in before or []}
+        for row in rows:
+            peer = row["peer"] or "-"
+            cells = [name.removeprefix("bench_"), row["case"], peer, _us(row["theirs"])]
+            if baseline is not None:
+                prior = old.get((row["case"], row["peer"]))
+                cells += [_us(prior["ours"]) if prior else "-", _ratio(prior)]
+            cells += [_us(row["ours"]), _ratio(row)]
+            lines.append(cells)
+    widths = [max(len(c) for c in col) for col in zip(header, *lines, strict=True)]
+    left = {0, 1, 2}
+
+    def fmt(cells: list[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in pairs).rstrip()
+
+    out = [fmt(header), fmt(["-" * w for w in widths])]
+    out += [fmt(cells) for cells in lines]
+    out += notes
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few repetitions (CI)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="just these benchmarks")
+    parser.add_argument("--baseline", type=Path, metavar="SRC", help="a src folder to compare")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows here")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, args.quick, args.out)
+        return 0
+    if args.baseline and not (args.baseline / "describedtypes").is_dir():
+        parser.error(f"--baseline {args.baseline} holds no describedtypes package")
+
+    results: dict[str, Any] = {}
+    baseline: dict[str, Any] | None = {} if args.baseline else None
+    failed = False
+    for name in discover(args.only):
+        if baseline is not None:
+            baseline[name], took = run_module(name, args.quick, args.baseline)
+            print(f"{name} (baseline): {took:.1f} s", file=sys.stderr, flush=True)
+        results[name], took = run_module(name, args.quick, SRC)
+        print(f"{name}: {took:.1f} s", file=sys.stderr, flush=True)
+        outcome = results[name]
+        failed = failed or (isinstance(outcome, str) and outcome.startswith(("failed", "timed")))
+    mode = "quick mode: noisy figures, for checking that every benchmark runs" if args.quick else (
+        "same-run ratios: describedtypes' time / the peer's (below 1: describedtypes is faster)"
+    )
+    print(f"describedtypes benchmarks, Python {sys.version.split()[0]}; {mode}")
+    print(table(results, baseline))
+    if args.json:
+        args.json.write_text(json.dumps({"after": results, "before": baseline}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

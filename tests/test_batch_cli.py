@@ -1,0 +1,194 @@
+"""describedtypes decode TARGET FILE: outputs, summary, exit status, --jobs, progress bar."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from unittest.mock import patch
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from describedtypes import _batch_cli
+from describedtypes._cli import main
+
+from .batch_lines import anthropic_line, mixed_openai_file
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = str(ROOT / "tests" / "batch_lines.py") + ":Weather"
+
+
+def batch_file(tmp_path: Path, n: int = 50, extra: list[bytes] | None = None) -> Path:
+    lines = mixed_openai_file(n) + (extra or [])
+    path = tmp_path / "batch.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def test_every_line_lands_in_exactly_one_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = [b"garbage", anthropic_line("late", {"type": "expired"}), b'{"custom_id": "cut"']
+    path = batch_file(tmp_path, 50, extra)
+    ok, err = tmp_path / "ok.jsonl", tmp_path / "err.jsonl"
+    assert main(["decode", TARGET, str(path), "--out", str(ok), "--errors", str(err)]) == 1
+    good, bad = read_jsonl(ok), read_jsonl(err)
+    assert sorted(r["line"] for r in good + bad) == list(range(1, 54))
+    assert good[0] == {
+        "line": 1, "custom_id": "request-0", "outcome": "ok",
+        "value": {"city": "City 0", "temperature": 10, "unit": "celsius"},
+    }
+    assert [r["outcome"] for r in bad] == ["invalid"] * 5 + ["malformed", "failed", "malformed"]
+    assert bad[0]["errors"] == [["$.unit", "'kelvin' is not one of ['celsius', 'fahrenheit']"]]
+    assert bad[5]["input"] == "garbage"
+    assert bad[7]["message"].startswith("the line ends before its JSON does")
+    summary = capsys.readouterr().err
+    assert summary.splitlines()[1:] == [
+        "outcome            lines    share",
+        "ok                    45    84.9%",
+        "invalid                5     9.4%",
+        "failed                 1     1.9%",
+        "malformed              2     3.8%",
+        "total                 53",
+        "",
+        "most frequent error paths (of 5)",
+        "       lines  path",
+        "           5  $.unit",
+    ]
+
+
+def test_all_decoded_exits_0_and_stdout_is_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = batch_file(tmp_path, 9)  # one in ten is bad: nine lines are all good
+    assert main(["decode", TARGET, str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "total                  9" in captured.err
+
+
+def test_jobs_2_gives_the_same_output_in_order(tmp_path: Path) -> None:
+    path = batch_file(tmp_path, 5000, [b"oops"])
+    outputs = []
+    for jobs in ("1", "2"):
+        ok, err = tmp_path / f"ok{jobs}.jsonl", tmp_path / f"err{jobs}.jsonl"
+        done = subprocess.run(
+            [sys.executable, "-m", "describedtypes", "decode", TARGET, str(path),
+             "--out", str(ok), "--errors", str(err), "--jobs", jobs],
+            capture_output=True, timeout=120, check=False, cwd=ROOT,
+            env={**_env(), "PYTHONPATH": str(ROOT / "src")},
+        )
+        assert done.returncode == 1, done.stderr
+        outputs.append((ok.read_bytes(), err.read_bytes(), done.stderr))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0].count(b"\n") + outputs[0][1].count(b"\n") == 5001
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return dict(os.environ)
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = batch_file(tmp_path, 3)
+    for argv, message in [
+        (["decode", "nope:Thing", str(path)], "cannot import"),
+        (["decode", TARGET, str(tmp_path / "missing.jsonl")], "cannot read"),
+        (["decode", TARGET, str(path), "--jobs", "0"], "--jobs must be 1 or more"),
+        (["decode", "tests.batch_lines:anthropic_line", str(path)], "cannot be decoded into"),
+        (["decode", TARGET, str(path), "--errors", str(path)], "is the input file"),
+        (["decode", TARGET, str(path), "--out", str(tmp_path / "no" / "dir.jsonl")],
+         "cannot write"),
+    ]:
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_standard_input(tmp_path: Path, jobs: str) -> None:
+    """FILE ``-`` reads standard input; with --jobs the parent hands lines to the workers."""
+    path = batch_file(tmp_path, 10)
+    done = subprocess.run(
+        [sys.executable, "-m", "describedtypes", "decode", TARGET, "-", "--jobs", jobs],
+        input=path.read_bytes(), capture_output=True, timeout=120, check=False,
+        env={**_env(), "PYTHONPATH": str(ROOT / "src")},
+    )
+    assert done.returncode == 1
+    assert [orjson.loads(line)["line"] for line in done.stdout.splitlines()] == list(
+        range(1, 11)
+    )
+    assert b"total                 10" in done.stderr
+
+
+# -- the progress bar ------------------------------------------------------------------------
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_bar_on_a_terminal_only() -> None:
+    pytest.importorskip("tqdm", reason="the bar needs the optional tqdm (a test dependency)")
+    bar = _batch_cli._progress(1000, FakeTerminal())
+    assert bar is not None
+    bar.update(1000)
+    bar.close()
+    assert _batch_cli._progress(1000, io.StringIO()) is None
+
+
+def test_no_bar_without_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm raises ImportError
+    assert _batch_cli._progress(1000, FakeTerminal()) is None
+
+
+def test_the_run_shows_a_bar_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("tqdm", reason="the bar needs the optional tqdm (a test dependency)")
+    path = batch_file(tmp_path, 20)
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    main(["decode", TARGET, str(path), "--out", str(tmp_path / "o"), "--errors",
+          str(tmp_path / "e")])
+    shown = terminal.getvalue()
+    assert "decoding" in shown  # the bar's label, drawn on the terminal
+    assert "total                 20" in shown
+
+
+@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+       st.booleans(), st.integers(1, 16))
+def test_worker_ranges_cover_the_file_with_the_right_line_numbers(
+    lines: list[bytes], trailing: bool, block: int
+) -> None:
+    """The tasks of --jobs N tile the file at line ends and number their lines right."""
+    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
+    with patch.object(_batch_cli, "RANGE_BYTES", block):
+        tasks = list(_batch_cli._ranges(io.BytesIO(data), "f"))
+    assert b"".join(data[o:o + n] for _, o, n, _ in tasks) == data
+    numbered = []
+    for _, offset, length, first in tasks:
+        chunk = list(_batch_cli._lines_within(io.BytesIO(data[offset:]), length))
+        numbered += [(first + i, line) for i, line in enumerate(chunk)]
+    expected = io.BytesIO(data).readlines()
+    assert numbered == list(enumerate(expected, 1))
+
+
+def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
+    path = batch_file(tmp_path, 20000)
+    command = (f"{sys.executable} -m describedtypes decode {TARGET} {path} | head -n 1")
+    done = subprocess.run(["sh", "-c", command], capture_output=True, timeout=120, check=False,
+                          env={**_env(), "PYTHONPATH": str(ROOT / "src")})
+    assert done.stdout.count(b"\n") == 1
+    assert b"Traceback" not in done.stderr

@@ -1,0 +1,747 @@
+"""decode_stream() / adecode_stream(): typed partials as a reply streams, then decode()'s value."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import enum
+import gc
+import importlib
+import itertools
+import json
+import sys
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+import anthropic
+import attrs
+import cattrs
+import openai
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from describedtypes import (
+    Annotation,
+    DecodeError,
+    IncompleteReplyError,
+    Partial,
+    RefusalError,
+    Registry,
+    SchemaError,
+    _stream,
+    adecode_stream,
+    decode,
+    decode_stream,
+    encode,
+)
+
+from .strategies import classes
+
+
+class Kind(enum.Enum):
+    CAT = "cat"
+    DOG = "dog"
+
+
+@attrs.define
+class Pet:
+    name: str
+    kind: Kind
+
+
+@attrs.define
+class Person:
+    name: str
+    age: int
+    bio: str
+    pets: list[Pet]
+    tags: frozenset[str] = frozenset()
+
+
+PERSON = (
+    '{"name": "Ada", "age": 36, "bio": "Writes \\"notes\\" on engines.", '
+    '"pets": [{"name": "Rex", "kind": "dog"}, {"name": "Tom", "kind": "cat"}], '
+    '"tags": ["math"]}'
+)
+
+
+@contextmanager
+def every_chunk() -> Iterator[None]:
+    """Parse after every chunk (the default spaces parses out to keep the cost linear)."""
+    with mock.patch.object(_stream, "_MIN_STEP", 1), mock.patch.object(_stream, "_GROWTH", 0):
+        yield
+
+
+def decode_error(tp: Any, text: Any) -> DecodeError:
+    """The error decode() raises for ``text``."""
+    with pytest.raises(DecodeError) as raised:
+        decode(tp, text)
+    return raised.value
+
+
+def drain(stream: Iterator[Any], seen: list[Any]) -> None:
+    """Consume ``stream`` into ``seen``; everything before the end must be a Partial."""
+    for value in stream:
+        assert not seen or isinstance(seen[-1], Partial)
+        seen.append(value)
+
+
+def pieces(text: str, size: int = 3) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+# -- growing ------------------------------------------------------------------------
+
+
+def grows(old: Any, new: Any) -> None:
+    """``new`` keeps everything ``old`` showed; only ``old``'s growing part may extend."""
+    if isinstance(old, Partial) and not is_class(old.type_):  # a list, dict, ... at the top
+        grows(old.value, new.value if isinstance(new, Partial) else new)
+    elif isinstance(old, Partial):
+        for name, value in old.fields.items():
+            later = new.fields[name] if isinstance(new, Partial) else getattr(new, name)
+            if name == old.growing:
+                grows(value, later)
+            else:
+                assert later == value, (name, value, later)
+    elif isinstance(old, str):
+        assert isinstance(new, str)
+        assert new.startswith(old), (old, new)
+    elif isinstance(old, list):
+        if isinstance(new, (set, frozenset)):
+            assert all(item in new for item in old[:-1])
+            return
+        new = list(new)
+        assert len(new) >= len(old)
+        for a, b in zip(old[:-1], new, strict=False):
+            assert a == b
+        if old:
+            grows(old[-1], new[len(old) - 1])
+    elif isinstance(old, dict):
+        assert set(old) <= set(new)
+        keys = list(old)
+        for key in keys[:-1]:
+            assert old[key] == new[key]
+        if keys:
+            grows(old[keys[-1]], new[keys[-1]])
+    else:
+        assert old == new
+
+
+def is_class(tp: Any) -> bool:
+    return attrs.has(tp) or dataclasses.is_dataclass(tp)
+
+
+def check_stream(values: list[Any], expected: Any) -> None:
+    *partials, last = values
+    assert last == expected
+    assert not isinstance(last, Partial)
+    for partial in partials:
+        assert isinstance(partial, Partial)
+    for old, new in itertools.pairwise(values):
+        grows(old, new)
+
+
+def test_a_reply_grows_field_by_field() -> None:
+    """Each partial shows the fields so far, nested objects as their class once finished."""
+    with every_chunk():
+        values = list(decode_stream(Person, pieces(PERSON, 7)))
+    check_stream(values, decode(Person, PERSON))
+    shown = [v for v in values[:-1] if "pets" in v.fields and len(v.pets) == 2]
+    assert shown
+    assert shown[-1].pets[0] == Pet("Rex", Kind.DOG)
+    growing_bios = [v.bio for v in values[:-1] if v.growing == "bio"]
+    assert len(growing_bios) > 2
+    assert all('Writes "notes" on engines.'.startswith(b) for b in growing_bios)
+    ages = {v.age for v in values[:-1] if "age" in v.fields}
+    assert ages == {36}  # a number is shown only once it is finished
+    assert any(isinstance(v.fields.get("pets", [None])[-1], Partial) for v in values[:-1])
+
+
+def test_partial_reads_like_the_instance() -> None:
+    """Attribute access, a read-only fields mapping, and clear errors for missing fields."""
+    with every_chunk():
+        partial = next(v for v in decode_stream(Person, pieces(PERSON, 7)) if "age" in v.fields)
+    assert partial.name == "Ada"
+    assert partial.type_ is Person
+    assert dict(partial.value) == dict(partial.fields)
+    assert not isinstance(partial, Person)
+    with pytest.raises(AttributeError, match=r"Person\.pets has not arrived yet"):
+        _ = partial.pets
+    with pytest.raises(AttributeError, match="no field 'colour'"):
+        _ = partial.colour
+    with pytest.raises(AttributeError, match="read-only"):
+        partial.name = "Bob"
+    with pytest.raises(TypeError):
+        partial.fields["name"] = "Bob"  # type: ignore[index]
+    assert repr(partial).startswith("Partial[Person](name='Ada', age=36")
+    assert partial == Partial(Person, dict(partial.fields), growing=partial.growing)
+    assert "name" in dir(partial)
+
+
+def test_typed_strings_wait_until_finished() -> None:
+    """An enum or date string is shown once it is finished, as the member."""
+    text = '{"name": "Rex", "kind": "dog"}'
+    with every_chunk():
+        values = list(decode_stream(Pet, pieces(text, 1)))
+    kinds = [v.fields["kind"] for v in values[:-1] if "kind" in v.fields]
+    assert set(kinds) <= {Kind.DOG}
+
+
+def test_top_level_list_and_text_fence() -> None:
+    """A list at the top is a Partial whose value grows; a markdown fence is read through."""
+    text = '```json\n[{"name": "Rex", "kind": "dog"}, {"name": "Tom", "kind": "cat"}]\n```'
+    with every_chunk():
+        values = list(decode_stream(list[Pet], pieces(text, 4)))
+    check_stream(values, decode(list[Pet], text))
+    assert values[-2].value[0] == Pet("Rex", Kind.DOG)
+    assert repr(values[-2]).startswith("Partial[list[")
+
+
+def test_default_spacing_still_ends_with_the_instance() -> None:
+    """Without the test hook, partials come less often but the end is the same."""
+    body = orjson.dumps({"name": "A", "age": 1, "bio": "x" * 5000, "pets": []}).decode()
+    values = list(decode_stream(Person, pieces(body, 10)))
+    assert 2 < len(values) < 60
+    assert values[-1] == decode(Person, body)
+
+
+def test_bytes_chunks_split_inside_characters() -> None:
+    """Bytes cut in the middle of a UTF-8 character decode like the whole text."""
+    text = '{"name": "Zoë 🐈", "kind": "cat"}'.encode()
+    with every_chunk():
+        values = list(decode_stream(Pet, [text[i : i + 1] for i in range(len(text))]))
+    check_stream(values, decode(Pet, text))
+
+
+@given(st.data())
+def test_any_valid_reply_in_any_chunks_grows_to_decode(data: st.DataObject) -> None:
+    """Random classes, instances and cuts: monotone partials ending equal to decode()."""
+    cls, instances = data.draw(classes())
+    text = encode(data.draw(instances)).decode()
+    if data.draw(st.booleans()):  # non-ASCII as \\u escapes, surrogate pairs cut in two
+        text = json.dumps(json.loads(text), indent=data.draw(st.sampled_from([None, 1])))
+    # Cut points drawn independently of the text's length (the generated enums' values,
+    # and so the text, differ between runs of one example).
+    drawn = data.draw(st.lists(st.integers(0, 9999), max_size=12))
+    cuts = sorted(c % (len(text) + 1) for c in drawn)
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    with every_chunk():
+        values = list(decode_stream(cls, chunks))
+    check_stream(values, decode(cls, text))
+
+
+def _broken(text: str, how: int) -> str:
+    value = orjson.loads(text)
+    if how == 0:
+        return text[: max(1, len(text) // 2)]
+    if how == 1:
+        return text + " trailing words"
+    if how == 2 and isinstance(value, dict) and value:
+        value.pop(next(iter(value)))
+        return orjson.dumps(value).decode()
+    if how == 3 and isinstance(value, dict):
+        value["unexpected"] = [1, {"x": None}]
+        return orjson.dumps(value).decode()
+    if isinstance(value, dict) and value:
+        value[next(iter(value))] = {"wrong": [True]}
+        return orjson.dumps(value).decode()
+    return "{" + text
+
+
+@given(st.data())
+def test_invalid_replies_raise_what_decode_raises(data: st.DataObject) -> None:
+    """A broken reply streams its partials, then raises decode()'s own error at the end."""
+    cls, instances = data.draw(classes())
+    text = _broken(encode(data.draw(instances)).decode(), data.draw(st.integers(0, 4)))
+    try:
+        expected: Any = decode(cls, text)
+    except DecodeError as err:
+        expected = err
+    size = data.draw(st.integers(1, 20))
+    as_bytes = data.draw(st.booleans())
+    chunks: list[Any] = [text[i : i + size] for i in range(0, len(text), size)]
+    if as_bytes:
+        chunks = [c.encode() for c in chunks]
+    with every_chunk():
+        stream = decode_stream(cls, chunks)
+        if not isinstance(expected, DecodeError):
+            assert list(stream)[-1] == expected
+            return
+        seen: list[Any] = []
+        with pytest.raises(DecodeError) as raised:
+            drain(stream, seen)
+    assert all(isinstance(v, Partial) for v in seen)
+    assert raised.value.errors == expected.errors
+    assert str(raised.value) == str(expected)
+
+
+def test_invalid_finished_parts_are_shown_by_their_valid_fields() -> None:
+    """A finished nested object that breaks the rules shows what is valid, then raises."""
+    text = '{"name": "A", "age": 1, "bio": "", "pets": [{"name": "Rex", "kind": "cow"}], "x": 1}'
+    seen: list[Any] = []
+    with every_chunk(), pytest.raises(DecodeError) as raised:
+        drain(decode_stream(Person, pieces(text, 5)), seen)
+    assert raised.value.errors == decode_error(Person, text).errors
+    assert seen[-1].pets == [Partial(Pet, {"name": "Rex"})]
+
+
+# -- async ------------------------------------------------------------------------
+
+
+async def _agen(chunks: list[Any]) -> AsyncIterator[Any]:
+    for chunk in chunks:
+        await asyncio.sleep(0)
+        yield chunk
+
+
+def test_adecode_stream_matches_decode_stream() -> None:
+    """The async stream yields exactly what the sync one does."""
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Person, _agen(pieces(PERSON, 5)))]
+
+    with every_chunk():
+        assert asyncio.run(collect()) == list(decode_stream(Person, pieces(PERSON, 5)))
+
+
+# -- provider events as dicts -------------------------------------------------------
+
+
+def chat_chunks(deltas: list[dict[str, Any]], finish: str = "stop") -> list[dict[str, Any]]:
+    out = [
+        {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+         "choices": [{"index": 0, "delta": d, "finish_reason": None}]}
+        for d in deltas
+    ]
+    out.append({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return out
+
+
+def test_chat_chunks_text_and_tool_arguments() -> None:
+    """Chat Completions: delta.content, or the tool call's argument deltas."""
+    text = chat_chunks([{"role": "assistant", "content": ""}]
+                       + [{"content": p} for p in pieces(PERSON)])
+    with every_chunk():
+        check_stream(list(decode_stream(Person, text)), decode(Person, PERSON))
+    calls = chat_chunks(
+        [{"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                          "function": {"name": "Person", "arguments": ""}}]}]
+        + [{"tool_calls": [{"index": 0, "function": {"arguments": p}}]} for p in pieces(PERSON)],
+        finish="tool_calls",
+    )
+    with every_chunk():
+        values = list(decode_stream(Person, calls))
+    check_stream(values, decode(Person, PERSON))
+    assert len(values) > 5
+
+
+def test_chat_refusal_and_cut_off() -> None:
+    """A refusal delta raises RefusalError; finish_reason length raises IncompleteReplyError."""
+    with pytest.raises(RefusalError, match="cannot help"):
+        list(decode_stream(Person, chat_chunks([{"refusal": "I cannot "}, {"refusal": "help"}])))
+    cut = chat_chunks([{"content": p} for p in pieces(PERSON[:40])], finish="length")
+    with pytest.raises(IncompleteReplyError) as raised:
+        list(decode_stream(Person, cut))
+    assert raised.value.reason == "length"
+
+
+def test_responses_events() -> None:
+    """Responses events: output_text deltas, function-call argument deltas, incomplete, refusal."""
+    text = [{"type": "response.created", "response": {"status": "in_progress"}}]
+    text += [{"type": "response.output_text.delta", "output_index": 0, "delta": p}
+             for p in pieces(PERSON)]
+    text += [{"type": "response.completed", "response": {"status": "completed"}}]
+    with every_chunk():
+        check_stream(list(decode_stream(Person, text)), decode(Person, PERSON))
+    call = [{"type": "response.output_item.added", "output_index": 1,
+             "item": {"type": "function_call", "name": "Person", "arguments": ""}}]
+    call += [{"type": "response.function_call_arguments.delta", "output_index": 1, "delta": p}
+             for p in pieces(PERSON)]
+    with every_chunk():
+        check_stream(list(decode_stream(Person, call)), decode(Person, PERSON))
+    cut = [*text[:5], {"type": "response.incomplete", "response": {
+        "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}}]
+    with pytest.raises(IncompleteReplyError, match="max_output_tokens"):
+        list(decode_stream(Person, cut))
+    refusal = [{"type": "response.refusal.delta", "delta": "No."},
+               {"type": "response.refusal.done", "refusal": "No."}]
+    with pytest.raises(RefusalError, match="No"):
+        list(decode_stream(Person, refusal))
+    failed = [{"type": "error", "message": "server overloaded"}]
+    with pytest.raises(DecodeError, match="server overloaded"):
+        list(decode_stream(Person, failed))
+
+
+def anthropic_events(blocks: list[tuple[str, list[str]]], stop: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "content": [], "model": "c",
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}}]
+    for index, (kind, parts) in enumerate(blocks):
+        if kind == "text":
+            start = {"type": "text", "text": ""}
+        else:
+            start = {"type": "tool_use", "id": "t", "name": kind, "input": {}}
+        out.append({"type": "content_block_start", "index": index, "content_block": start})
+        for part in parts:
+            delta = ({"type": "text_delta", "text": part} if kind == "text"
+                     else {"type": "input_json_delta", "partial_json": part})
+            out.append({"type": "content_block_delta", "index": index, "delta": delta})
+        out.append({"type": "content_block_stop", "index": index})
+    out.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 9}})
+    out.append({"type": "message_stop"})
+    return out
+
+
+def test_anthropic_events() -> None:
+    """Anthropic: text deltas, tool input deltas, max_tokens and refusal stops."""
+    with every_chunk():
+        values = list(decode_stream(Person, anthropic_events([("text", pieces(PERSON))],
+                                                             "end_turn")))
+    check_stream(values, decode(Person, PERSON))
+    tool = anthropic_events([("text", ["Let me fill that in."]), ("Person", pieces(PERSON))],
+                            "tool_use")
+    with every_chunk():
+        values = list(decode_stream(Person, tool))
+    check_stream(values, decode(Person, PERSON))
+    with pytest.raises(IncompleteReplyError, match="max_tokens"):
+        list(decode_stream(Person, anthropic_events([("text", pieces(PERSON[:30]))],
+                                                    "max_tokens")))
+    with pytest.raises(RefusalError):
+        list(decode_stream(Person, anthropic_events([("text", ["I won't."])], "refusal")))
+    with pytest.raises(DecodeError, match="Overloaded"):
+        list(decode_stream(Person, [{"type": "error", "error": {"type": "overloaded_error",
+                                                                 "message": "Overloaded"}}]))
+
+
+def test_no_reply_at_all() -> None:
+    """An empty stream is decode()'s empty-reply error; an event stream without text says so."""
+    with pytest.raises(DecodeError) as raised:
+        list(decode_stream(Person, []))
+    assert raised.value.errors == decode_error(Person, "").errors
+    with pytest.raises(DecodeError, match="no reply"):
+        list(decode_stream(Person, chat_chunks([])))
+
+
+# -- hostile input --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunks", [5, None, object(), "{}", b"{}", {"type": "x"}])
+def test_not_a_stream(chunks: Any) -> None:
+    """A value that is not an iterable of chunks is a TypeError that says what to pass."""
+    with pytest.raises(TypeError, match="iterable of chunks"):
+        decode_stream(Person, chunks)
+
+
+def test_sync_and_async_mixed_up() -> None:
+    """Each entry point names the other when given the wrong kind of iterable."""
+    with pytest.raises(TypeError, match="adecode_stream"):
+        decode_stream(Person, _agen([]))
+    with pytest.raises(TypeError, match="decode_stream"):
+        adecode_stream(Person, [PERSON])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="iterable of chunks"):
+        adecode_stream(Person, 5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("junk", [5, None, 1.5, ["{"], {"no": "type"}, object()])
+def test_junk_chunks(junk: Any) -> None:
+    """A chunk that is neither text nor a provider event is a TypeError naming its position."""
+    with pytest.raises(TypeError, match="chunk 2 is a"):
+        list(decode_stream(Person, ['{"name": ', junk]))
+
+
+def test_text_and_events_mixed() -> None:
+    """Text chunks and provider events, or two providers' events, in one stream: TypeError."""
+    with pytest.raises(TypeError, match=r"chunk 2 is an OpenAI Chat .* began with text"):
+        list(decode_stream(Person, ["{", chat_chunks([])[0]]))
+    with pytest.raises(TypeError, match="chunk 2 is text, but the stream began with an OpenAI"):
+        list(decode_stream(Person, [chat_chunks([])[0], "{"]))
+    mixed = [chat_chunks([])[0], {"type": "message_stop"}]
+    with pytest.raises(TypeError, match="chunk 2 is an Anthropic Messages event, but"):
+        list(decode_stream(Person, mixed))
+
+
+def test_unknown_event_types_are_skipped() -> None:
+    """Event kinds with nothing to decode (pings, SDK helper events) do not break a stream."""
+    events = anthropic_events([("text", pieces(PERSON))], "end_turn")
+    events.insert(2, {"type": "ping"})
+    events.insert(3, {"type": "text", "text": "{", "snapshot": "{"})  # the SDK helper's event
+    assert list(decode_stream(Person, events))[-1] == decode(Person, PERSON)
+
+
+def test_huge_replies_are_bounded() -> None:
+    """A reply past the size limit is a DecodeError, not unbounded memory."""
+    with mock.patch.object(_stream, "_MAX_REPLY", 1000), pytest.raises(
+        DecodeError, match="longer than"
+    ):
+        list(decode_stream(Person, ["[" * 600, "[" * 600]))
+    one = "x" * 2_000_000
+    with pytest.raises(DecodeError):
+        list(decode_stream(Person, ['{"name": "' + one, '"}']))
+
+
+def test_deep_nesting_ends_in_decodes_error() -> None:
+    """Arrays nested past the parsers' limits stop the partials and end in decode()'s error."""
+    text = "[" * 5000
+    seen: list[Any] = []
+    with every_chunk(), pytest.raises(DecodeError) as raised:
+        drain(decode_stream(list[Any], [text[i : i + 100] for i in range(0, 5000, 100)]), seen)
+    assert all(isinstance(v, Partial) for v in seen)
+    assert len(seen) < 5  # jiter stops at its depth limit; no partials past it
+    assert raised.value.errors == decode_error(list[Any], text).errors
+
+
+def test_without_jiter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without jiter, the error names the extra to install."""
+    monkeypatch.setitem(sys.modules, "jiter", None)
+    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+        decode_stream(Person, [PERSON])
+    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+        adecode_stream(Person, _agen([PERSON]))
+    assert decode(Person, PERSON).name == "Ada"  # the rest of the library does not need it
+
+
+# -- the real SDKs, over a mock transport serving server-sent events -----------------
+
+
+def sse(events: list[dict[str, Any]], *, named: bool, done: bool = False) -> bytes:
+    lines = []
+    for event in events:
+        head = f"event: {event['type']}\n" if named else ""
+        lines.append(f"{head}data: {json.dumps(event)}\n\n")
+    if done:
+        lines.append("data: [DONE]\n\n")
+    return "".join(lines).encode()
+
+
+def http_module(client: Any) -> Any:
+    """The httpx-compatible module the SDK's own HTTP client comes from (httpx or httpx2)."""
+    for cls in type(client._client).__mro__:
+        if cls.__name__ == "Client" and cls.__module__.split(".")[0].startswith("httpx"):
+            return importlib.import_module(cls.__module__.split(".")[0])
+    msg = f"cannot find the HTTP library of {type(client).__name__}"
+    raise AssertionError(msg)
+
+
+def sdk_client(cls: Any, body: bytes) -> Any:
+    """``cls`` (an SDK client class) whose every request is answered with ``body`` as SSE."""
+    asynchronous = cls.__name__.startswith("Async")
+    package = sys.modules[cls.__module__.split(".")[0]]
+    http = http_module(getattr(package, cls.__name__.removeprefix("Async"))(api_key="k"))
+
+    def reply(request: Any) -> Any:
+        return http.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    async def areply(request: Any) -> Any:
+        return reply(request)
+
+    transport = http.MockTransport(areply if asynchronous else reply)
+    client = (http.AsyncClient if asynchronous else http.Client)(transport=transport)
+    return cls(api_key="k", base_url="https://api.example.test/v1", http_client=client,
+               max_retries=0)
+
+
+def _openai_chat(client: Any) -> Any:
+    return client.chat.completions.create(
+        model="gpt-test", messages=[{"role": "user", "content": "Who?"}], stream=True
+    )
+
+
+def _openai_responses(client: Any) -> Any:
+    return client.responses.create(model="gpt-test", input="Who?", stream=True)
+
+
+def _anthropic(client: Any) -> Any:
+    return client.messages.create(
+        model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "Who?"}],
+        stream=True,
+    )
+
+
+def _responses_text(parts: list[str]) -> list[dict[str, Any]]:
+    response = {"id": "r", "object": "response", "created_at": 0, "model": "gpt-test",
+                "output": [], "status": "in_progress", "parallel_tool_calls": True,
+                "tool_choice": "auto", "tools": []}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "sequence_number": 0, "response": response},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+         "item": {"type": "message", "id": "msg", "role": "assistant", "status": "in_progress",
+                  "content": []}},
+    ]
+    events += [
+        {"type": "response.output_text.delta", "sequence_number": 2 + i, "item_id": "msg",
+         "output_index": 0, "content_index": 0, "delta": p, "logprobs": []}
+        for i, p in enumerate(parts)
+    ]
+    events.append({"type": "response.completed", "sequence_number": 2 + len(parts),
+                   "response": {**response, "status": "completed"}})
+    return events
+
+
+SDK_CASES = {
+    "openai-chat": (openai.OpenAI, openai.AsyncOpenAI, _openai_chat,
+                    lambda parts: sse(chat_chunks([{"content": p} for p in parts]),
+                                      named=False, done=True)),
+    "openai-chat-tool": (openai.OpenAI, openai.AsyncOpenAI, _openai_chat, lambda parts: sse(
+        chat_chunks([{"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                      "function": {"name": "Person", "arguments": ""}}]}]
+                    + [{"tool_calls": [{"index": 0, "function": {"arguments": p}}]}
+                       for p in parts], finish="tool_calls"),
+        named=False, done=True)),
+    "openai-responses": (openai.OpenAI, openai.AsyncOpenAI, _openai_responses,
+                         lambda parts: sse(_responses_text(parts), named=True)),
+    "anthropic": (anthropic.Anthropic, anthropic.AsyncAnthropic, _anthropic,
+                  lambda parts: sse(anthropic_events([("text", parts)], "end_turn"), named=True)),
+    "anthropic-tool": (anthropic.Anthropic, anthropic.AsyncAnthropic, _anthropic,
+                       lambda parts: sse(anthropic_events([("Person", parts)], "tool_use"),
+                                         named=True)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SDK_CASES))
+def test_sdk_streams(case: str) -> None:
+    """The SDKs' own stream objects (stream=True), sync and async, decode like the text."""
+    sync_cls, async_cls, request, body = SDK_CASES[case]
+    payload = body(pieces(PERSON, 6))
+    with every_chunk():
+        values = list(decode_stream(Person, request(sdk_client(sync_cls, payload))))
+    check_stream(values, decode(Person, PERSON))
+    assert len(values) > 10
+
+    async def collect() -> list[Any]:
+        stream = await request(sdk_client(async_cls, payload))
+        return [v async for v in adecode_stream(Person, stream)]
+
+    with every_chunk():
+        assert asyncio.run(collect()) == values
+
+
+def test_sdk_stream_cut_off() -> None:
+    """A stream stopped by the token limit raises IncompleteReplyError through the SDK too."""
+    payload = sse(anthropic_events([("text", pieces(PERSON[:50]))], "max_tokens"), named=True)
+    client = sdk_client(anthropic.Anthropic, payload)
+    seen: list[Any] = []
+    with pytest.raises(IncompleteReplyError, match="max_tokens"):
+        drain(decode_stream(Person, _anthropic(client)), seen)
+    assert seen  # the partials came before the error
+    chat = sse(chat_chunks([{"content": p} for p in pieces(PERSON[:50])], finish="length"),
+               named=False, done=True)
+    with pytest.raises(IncompleteReplyError, match="length"):
+        list(decode_stream(Person, _openai_chat(sdk_client(openai.OpenAI, chat))))
+
+
+def test_converter_hooks_decode_the_partials_too() -> None:
+    """A cattrs hook for a class decodes its finished values in the partials and at the end."""
+    converter = cattrs.Converter()
+    converter.register_structure_hook(Pet, lambda v, _: Pet(v["name"].upper(), Kind(v["kind"])))
+    with every_chunk():
+        values = list(decode_stream(Person, pieces(PERSON, 7), converter=converter))
+    assert values[-1] == decode(Person, PERSON, converter=converter)
+    assert values[-1].pets[0].name == "REX"
+    assert any(
+        isinstance(v, Partial) and v.fields.get("pets") and v.pets[0] == Pet("REX", Kind.DOG)
+        for v in values
+    )
+
+
+def test_bad_type_or_converter_fails_at_the_call() -> None:
+    """A type that cannot be described, or a converter that is not one, fails before any chunk."""
+    with pytest.raises(SchemaError):
+        decode_stream(complex, [])
+    with pytest.raises(TypeError, match="cattrs Converter"):
+        decode_stream(Person, [], converter=object())
+
+
+class Source:
+    """A stream with a close() that records being called, like an SDK stream."""
+
+    def __init__(self, chunks: list[Any]) -> None:
+        self.chunks = chunks
+        self.closed = False
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.chunks)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_stream_left_early_is_closed() -> None:
+    """Stopping after a partial, or a bad chunk, closes the source; a full read does not."""
+    source = Source(pieces(PERSON, 5))
+    with every_chunk():
+        stream = decode_stream(Person, source)
+        assert isinstance(next(stream), Partial)
+        stream.close()
+    assert source.closed
+    junk = Source(['{"name": ', 5])
+    with pytest.raises(TypeError):
+        list(decode_stream(Person, junk))
+    assert junk.closed
+    whole = Source(pieces(PERSON, 5))
+    assert list(decode_stream(Person, whole))[-1] == decode(Person, PERSON)
+    assert not whole.closed
+
+
+def test_scalar_replies_have_no_partials() -> None:
+    """A number or null at the top shows nothing before the end, and then the value."""
+    assert list(decode_stream(int, ["12", "34"])) == [1234]
+    assert list(decode_stream(Person | None, ["nu", "ll"])) == [None]
+
+
+@attrs.define
+class Point:
+    x: int
+    y: float
+
+
+def test_a_number_cut_at_its_point_keeps_the_one_before() -> None:
+    """Text ending in "1." drops the unfinished number, not the finished one before it."""
+    with every_chunk():
+        values = list(decode_stream(Point, ['{"x": 7, "y": 1.', "5}"]))
+    assert values[0] == Partial(Point, {"x": 7})
+    assert values[-1] == Point(7, 1.5)
+    with every_chunk():
+        values = list(decode_stream(Point, ['{"x": 7', '0, "y": 2}']))
+    assert values[0] == Partial(Point, {})  # "7" may still grow: not shown yet
+    assert all(v.fields.get("x", 70) == 70 for v in values[:-1])
+    assert values[-1] == Point(70, 2.0)
+
+
+def test_registry_renames_the_keys_the_stream_reads() -> None:
+    """registry= is passed on: a key renamed there is read in the partials and at the end."""
+    mine = Registry()
+    mine.register(Point, Annotation(parameters={"x": Annotation(name="across")}))
+    text = '{"across": 3, "y": 4.5}'
+    with every_chunk():
+        values = list(decode_stream(Point, pieces(text, 4), registry=mine))
+    assert values[-1] == decode(Point, text, registry=mine) == Point(3, 4.5)
+    assert any(isinstance(v, Partial) and v.fields.get("x") == 3 for v in values)
+    with pytest.raises(DecodeError, match="across"):
+        list(decode_stream(Point, pieces(text, 4)))  # the default registry knows only "x"
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Point, _agen(pieces(text, 4)), registry=mine)]
+
+    assert asyncio.run(collect())[-1] == Point(3, 4.5)
+
+
+def test_streaming_keeps_no_type_alive() -> None:
+    """What a stream compiles for a type goes when the type goes."""
+    def make() -> weakref.ref[type]:
+        cls = attrs.make_class("Temporary", {"a": attrs.field(type=int),
+                                             "b": attrs.field(type=str)})
+        assert list(decode_stream(cls, ['{"a": 1, "b": "x', 'y"}']))[-1] == cls(1, "xy")
+        return weakref.ref(cls)
+
+    ref = make()
+    gc.collect()
+    assert ref() is None
