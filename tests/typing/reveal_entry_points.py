@@ -14,7 +14,14 @@ from typing import Any, NamedTuple
 import attrs
 from typing_extensions import TypedDict, reveal_type
 
-from describedtypes import decode, decode_arguments, decode_response, schema
+from describedtypes import (
+    decode,
+    decode_arguments,
+    decode_response,
+    decode_stream,
+    extract,
+    schema,
+)
 
 
 @attrs.define
@@ -68,6 +75,12 @@ reveal_type(decode_arguments(get_weather, '{"city": "Paris"}'))  # expect: dict[
 reveal_type(schema(Weather))  # expect: typing.Mapping[str, Any]  pyright: Mapping[str, Any]
 reveal_type(schema(Weather, dict_type=OrderedDict))  # expect: typing.Mapping[str, Any]  pyright: Mapping[str, Any]
 reveal_type(schema(Weather, dict_type=fresh_mapping))  # expect: typing.Mapping[str, Any]  pyright: Mapping[str, Any]
+
+
+client: Any = None
+reveal_type(extract(Weather, client, messages=[], model="m"))  # expect: Weather
+reveal_type(extract(list[Weather], client, messages=[], model="m"))  # expect: list[Weather]
+reveal_type(decode_stream(Weather, ["{}"]))  # expect: typing.Iterator[Weather | describedtypes._partial.Partial[Weather]]  pyright: Iterator[Weather | Partial[Weather]]
 
 
 def typed_result(text: str) -> Weather:
