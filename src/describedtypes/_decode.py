@@ -2293,6 +2293,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
         text = data
         data, unreadable = _loaded(data)
         if unreadable is not None:
+            del text  # the error must not keep the reply alive through this frame
             raise unreadable
         if decoder.exact:
             data = exact_loads(text, data)
@@ -2379,6 +2380,7 @@ def decode_arguments(
         text = bytes(data) if isinstance(data, memoryview) else data
         data, unreadable = ({}, None) if not text.strip() else _loaded(text, fenced=False)
         if unreadable is not None:
+            del text  # the error must not keep the reply alive through this frame
             raise unreadable
         if decoder.exact and text.strip():
             data = exact_loads(text, data)
