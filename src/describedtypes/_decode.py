@@ -503,7 +503,7 @@ def _pattern_check(pattern: str) -> Callable[[Any], str | None]:
 
 def _among(value: Any, values: tuple[Any, ...]) -> bool:
     """``value`` is one of ``values``, with ``True`` never equal to ``1``."""
-    return any(ni._same_value(value, v) for v in values)
+    return any(ni.same_value(value, v) for v in values)
 
 
 def _enum_check(values: tuple[Any, ...]) -> Callable[[Any], str | None]:
@@ -1864,7 +1864,7 @@ def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder
     try:
         decoder = _hooked_decoder(node, converter)
     except RecursionError:
-        raise ni._too_deep(tp, "compile a decoder for") from None
+        raise ni.too_deep_error(tp, "compile a decoder for") from None
     table = dict(table)
     table[id(converter)] = (converter, decoder)
     while len(table) > _HOOKED_PER_TYPE:
@@ -1877,7 +1877,7 @@ def _compile(node: ni.Node, tp: Any) -> Structure:
     try:
         return _Compiler().compile(node).fn
     except RecursionError:
-        raise ni._too_deep(tp, "compile a decoder for") from None
+        raise ni.too_deep_error(tp, "compile a decoder for") from None
 
 
 def _hooked_decoder(node: ni.Node, converter: Any) -> _Decoder:
@@ -2144,7 +2144,7 @@ def decode_arguments(
         try:
             fn = _Compiler().arguments(node)
         except RecursionError:
-            raise ni._too_deep(owner, "compile a decoder for") from None
+            raise ni.too_deep_error(owner, "compile a decoder for") from None
         entry = _cache.put(owner, ("arguments", node), _cache.Entry(fn, annotate, 0))
     fn = entry.value
     if isinstance(data, (str, bytes, bytearray, memoryview)):
