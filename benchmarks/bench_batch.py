@@ -13,6 +13,8 @@ Run: python benchmarks/bench_batch.py [--lines 200000] [--rss-lines 1000000] [--
 2. Memory. A file of ``--rss-lines`` lines is read with ``decode_batch`` in a fresh
    process that records its resident set size every tenth of the way; the figures stay
    flat (nothing is kept between lines).
+
+``run(quick)`` gives ``run_all.py`` part 1 as rows (2,000 lines with ``quick``).
 """
 
 from __future__ import annotations
@@ -29,11 +31,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))
 
+from _common import Row  # noqa: E402
 from tests.batch_lines import chat_completion, openai_line, weather_reply  # noqa: E402
 
 TARGET = str(ROOT / "tests" / "batch_lines.py") + ":Weather"
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+
+
+def environment(src: Path) -> dict[str, str]:
+    """The environment of the measured processes: ``describedtypes`` from ``src``."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(ROOT)])}
+
+
+#: As a script: this checkout's package. ``run()`` uses the one ``run_all.py`` chose.
+ENV = environment(ROOT / "src")
 
 
 def write_file(path: Path, n: int) -> int:
@@ -72,18 +84,28 @@ with open(sys.argv[1], "rb") as f, open(sys.argv[2], "wb") as ok, open(sys.argv[
 """
 
 
-def timed(argv: list[str]) -> tuple[float, float]:
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and CPU seconds (the process and all its workers) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, env=ENV, check=False, capture_output=True, timeout=3600)
+    done = subprocess.run(argv, env=env, check=False, capture_output=True, timeout=3600)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode not in (0, 1):  # 1: some lines did not decode, as intended
+        last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{argv[1:4]} exited with {done.returncode}: {last}")
     return wall, cpu
 
 
-def throughput(path: Path, n: int, repeat: int, tmp: Path) -> None:
+def lines_in(path: str) -> int:
+    with open(path, "rb") as f:
+        return sum(1 for _ in f)
+
+
+def measure(path: Path, n: int, repeat: int, tmp: Path,
+            env: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """Best wall seconds (and that run's CPU seconds) of each way to decode the file."""
     out, err = str(tmp / "ok.jsonl"), str(tmp / "err.jsonl")
     runs = {
         "hand-written loop": [sys.executable, "-c", HAND_LOOP, str(path), out, err],
@@ -95,9 +117,17 @@ def throughput(path: Path, n: int, repeat: int, tmp: Path) -> None:
     best: dict[str, tuple[float, float]] = {}
     for _ in range(repeat):  # interleaved, so a noisy neighbour hits every variant
         for name, argv in runs.items():
-            wall, cpu = timed(argv)
+            wall, cpu = timed(argv, env)
+            counts = lines_in(out), lines_in(err)
+            if counts != (n - n // 10, n // 10):  # every tenth line does not match
+                raise RuntimeError(f"{name}: {counts} lines decoded and failed, of {n}")
             if name not in best or wall < best[name][0]:
                 best[name] = (wall, cpu)
+    return best
+
+
+def throughput(path: Path, n: int, repeat: int, tmp: Path) -> None:
+    best = measure(path, n, repeat, tmp, ENV)
     print(f"{n:,} lines, best of {repeat}; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
     print(f"{'':<20}{'lines/s':>12}{'wall s':>9}{'CPU s':>8}")
@@ -142,6 +172,39 @@ def memory(path: Path, n: int) -> None:
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(RSS_PROBE), str(path), str(n)],
                           env=ENV, check=True, capture_output=True, text=True, timeout=3600)
     sys.stdout.write(done.stdout)
+
+
+def run(quick: bool) -> list[Row]:
+    """The rows for ``run_all.py``: seconds per line (1 / lines/s) of the command line with
+    ``--jobs 1`` and ``--jobs 2`` against the hand-written loop.
+
+    These are wall-clock times of whole processes (start-up included): ``--jobs 2`` only
+    pays off in wall time, and on a busy machine its figure is mostly the neighbours'.
+    The CPU rows add up the process and its workers.
+    """
+    import describedtypes
+
+    env = environment(Path(describedtypes.__file__).resolve().parent.parent)
+    n, repeat = (2_000, 2) if quick else (200_000, 3)
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        path = tmp / "batch.jsonl"
+        write_file(path, n)
+        best = measure(path, n, repeat, tmp, env)
+    hand, one, two = best["hand-written loop"], best["decode --jobs 1"], best["decode --jobs 2"]
+    lines = f"{n:,} lines"
+    return [
+        Row(f"CLI decode --jobs 1, {lines}, wall s/line incl. start-up", one[0] / n,
+            "hand-written loop (wall)", hand[0] / n),
+        Row(f"CLI decode --jobs 2, {lines}, wall s/line incl. start-up", two[0] / n,
+            "hand-written loop (wall)", hand[0] / n),
+        Row(f"CLI decode --jobs 2, {lines}, wall s/line incl. start-up", two[0] / n,
+            "decode --jobs 1 (wall)", one[0] / n),
+        Row(f"CLI decode --jobs 1, {lines}, CPU s/line", one[1] / n,
+            "hand-written loop (CPU)", hand[1] / n),
+        Row(f"CLI decode --jobs 2, {lines}, CPU s/line, all processes", two[1] / n,
+            "decode --jobs 1 (CPU)", one[1] / n),
+    ]
 
 
 def main() -> None:

@@ -14,6 +14,8 @@ A reply of about 20 KB arrives in 400 chunks, and one of about 40 KB in 800 chun
 
 The ratios to check: 40 KB / 20 KB streaming cost (linear means about 2, quadratic 4),
 and streaming cost / one-shot decode.
+``run(quick)`` gives ``run_all.py`` the same figures as rows (CPU time, garbage
+collector on).
 """
 
 from __future__ import annotations
@@ -24,14 +26,18 @@ import datetime
 import enum
 import pstats
 import sys
-import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import attrs
 import jiter
 import orjson
 import pydantic
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _common import TIMER, Row
 
 from describedtypes import decode, decode_stream
 
@@ -137,12 +143,12 @@ NUMBER = {"decode_stream": 1, "decode (one shot)": 1, "jiter every chunk": 1,
 
 
 def _timed(fn: Callable[[], object], number: int) -> float:
-    """Seconds per call, with the garbage collector on as in use (``timeit`` turns it off,
-    which here makes the longer reply slower per byte than it is in a real program)."""
-    start = time.perf_counter()
+    """CPU seconds per call, with the garbage collector on as in use (``timeit`` turns it
+    off, which here makes the longer reply slower per byte than it is in a real program)."""
+    start = TIMER()
     for _ in range(number):
         fn()
-    return (time.perf_counter() - start) / number
+    return (TIMER() - start) / number
 
 
 def measure(runs: dict[str, dict[str, Callable[[], object]]], rounds: int) -> dict[str, Any]:
@@ -160,12 +166,37 @@ def measure(runs: dict[str, dict[str, Callable[[], object]]], rounds: int) -> di
     return best
 
 
-def main() -> None:
+def replies(rounds: int) -> dict[str, dict[str, float]]:
+    """The best time of each contender on the 20 KB and the 40 KB reply."""
     small, large = reply(20_000), reply(40_000)
-    runs = measure({
+    return measure({
         f"{len(small) // 1000} KB in 400 chunks": timings(small, chunked(small, 400)),
         f"{len(large) // 1000} KB in 800 chunks": timings(large, chunked(large, 800)),
-    }, rounds=25)
+    }, rounds=rounds)
+
+
+#: The name of each peer in ``run_all.py``'s table.
+PEERS = {"decode (one shot)": "decode() one shot", "jiter every chunk": "jiter every chunk",
+         "pydantic every chunk": "pydantic partial every chunk"}
+
+
+def run(quick: bool) -> list[Row]:
+    """The rows for ``run_all.py``: each reply streamed against the peers, and the growth."""
+    runs = replies(rounds=3 if quick else 25)
+    rows = []
+    for name, best in runs.items():
+        case = f"decode_stream {name}"
+        rows += [Row(case, best["decode_stream"], PEERS[key], best[key]) for key in PEERS]
+    (name_s, s), (name_l, l_) = runs.items()
+    rows.append(Row(f"decode_stream growth {name_l.split(' in ')[0]} / {name_s.split(' in ')[0]} "
+                    "(linear: 2)", l_["decode_stream"], f"decode_stream {name_s}",
+                    s["decode_stream"]))
+    return rows
+
+
+def main() -> None:
+    large = reply(40_000)
+    runs = replies(rounds=25)
     (name_s, s), (name_l, l_) = runs.items()
     print(f"{'':24}{name_s:>24}{name_l:>24}{'ratio':>10}")
     for key in s:

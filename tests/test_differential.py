@@ -237,7 +237,7 @@ def has_field_kind(node: ni.Node, predicate: Any, seen: set[int] | None = None) 
             return False
         seen.add(id(node))
         return any(has_field_kind(f.node, predicate, seen) for f in node.fields)
-    return any(has_field_kind(c, predicate, seen) for c in ni._children(node))
+    return any(has_field_kind(c, predicate, seen) for c in ni.children_of(node))
 
 
 @settings(max_examples=120)

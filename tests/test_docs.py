@@ -235,7 +235,8 @@ def test_the_guide_is_checked_not_just_parsed() -> None:
     assert total["ran"] >= 60
     assert total["compared"] >= 45
     assert total["commands"] >= 2
-    assert total["skipped"] <= 5
+    # Each skipped block says why: real provider calls (API keys) and the Ray recipe.
+    assert total["skipped"] <= 8
 
 
 class TestCollector:

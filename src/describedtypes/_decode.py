@@ -567,7 +567,7 @@ def _has_newer_types(node: ni.Node) -> bool:
                 return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)
-        stack.extend(ni._children(current))
+        stack.extend(ni.children_of(current))
     return False
 
 
@@ -584,7 +584,7 @@ def needs_exact(node: ni.Node) -> bool:
             return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)
-        stack.extend(ni._children(current))
+        stack.extend(ni.children_of(current))
     return False
 
 
@@ -614,7 +614,7 @@ def _pattern_check(pattern: str) -> Callable[[Any], str | None]:
 
 def _among(value: Any, values: tuple[Any, ...]) -> bool:
     """``value`` is one of ``values``, with ``True`` never equal to ``1``."""
-    return any(ni._same_value(value, v) for v in values)
+    return any(ni.same_value(value, v) for v in values)
 
 
 def _enum_check(values: tuple[Any, ...]) -> Callable[[Any], str | None]:
@@ -2043,7 +2043,7 @@ def _decoder(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder
     try:
         decoder = _hooked_decoder(node, converter)
     except RecursionError:
-        raise ni._too_deep(tp, "compile a decoder for") from None
+        raise ni.too_deep_error(tp, "compile a decoder for") from None
     table = dict(table)
     table[id(converter)] = (converter, decoder)
     while len(table) > _HOOKED_PER_TYPE:
@@ -2056,7 +2056,7 @@ def _compile(node: ni.Node, tp: Any) -> Structure:
     try:
         return _Compiler().compile(node).fn
     except RecursionError:
-        raise ni._too_deep(tp, "compile a decoder for") from None
+        raise ni.too_deep_error(tp, "compile a decoder for") from None
 
 
 def _hooked_decoder(node: ni.Node, converter: Any) -> _Decoder:
@@ -2321,7 +2321,7 @@ def _arguments_decoder(node: ni.ObjectNode) -> _Decoder:
         try:
             decoder = _Decoder(_Compiler().arguments(node), exact=needs_exact(node))
         except RecursionError:
-            raise ni._too_deep(owner, "compile a decoder for") from None
+            raise ni.too_deep_error(owner, "compile a decoder for") from None
         entry = _cache.put(owner, ("arguments", node), _cache.Entry(decoder, annotate, 0))
     found: _Decoder = entry.value
     return found

@@ -315,7 +315,7 @@ def _compile(node: ni.Node, tp: Any) -> Unstructure:
     try:
         return _EncodeCompiler().compile(node)
     except RecursionError:
-        raise ni._too_deep(tp, "compile an encoder for") from None
+        raise ni.too_deep_error(tp, "compile an encoder for") from None
 
 
 #: The deepest nesting orjson writes (it refuses more, whatever the recursion limit).

@@ -159,7 +159,7 @@ def _walk(node: ni.Node) -> list[ni.Node]:
                 continue
             seen.add(id(current))
         found.append(current)
-        stack.extend(reversed(list(ni._children(current))))
+        stack.extend(reversed(list(ni.children_of(current))))
     return found
 
 

@@ -221,7 +221,7 @@ class _Builder:
         elif (rest := tuple(v for v in values if v is not None)) != values and (
             rest and self.enum_ok(rest)
         ):
-            inner = self.enum_or_text(self.typed(ni._json_types(rest)), rest, pointer)
+            inner = self.enum_or_text(self.typed(ni.json_types(rest)), rest, pointer)
             self.rewrites.append(Rewrite(
                 pointer or "/", "rewritten",
                 f"enum {list(values)!r} as anyOf [enum, null] ({self.adapter.name} takes "
@@ -586,7 +586,7 @@ def recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
             stack.pop()
             done.add(id(node))
             return
-        for child in ni._children(node):
+        for child in ni.children_of(node):
             visit(child)
 
     visit(root)
@@ -678,7 +678,7 @@ def build_definition(
     try:
         body = builder.body()
     except RecursionError:
-        raise ni._too_deep(obj, "build the schema of") from None
+        raise ni.too_deep_error(obj, "build the schema of") from None
     root = ni.object_of(node)
     own_name = root.name if root is not None else _fallback_name(obj)
     own_description = root.description if root is not None else node.description
@@ -693,7 +693,7 @@ def build_definition(
     try:
         problems = check(wrapped, adapter)
     except RecursionError:
-        raise ni._too_deep(obj, "check the schema of") from None
+        raise ni.too_deep_error(obj, "check the schema of") from None
     if problems:
         raise rejection(adapter, problems, final_name, obj)
     return wrapped, builder.rewrites

@@ -364,7 +364,7 @@ _SUGGESTIONS: dict[Any, str] = {
 }
 
 
-def _same_value(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
     """``a`` and ``b`` are the same JSON value: equal *and* of the same kind.
 
     Python has ``1 == True == 1.0`` and ``0 == False``; JSON and ``Literal`` do not mix
@@ -387,7 +387,7 @@ def _json_type_of(value: Any) -> JsonType:
     raise TypeError(value)
 
 
-def _json_types(values: tuple[Any, ...]) -> tuple[JsonType, ...]:
+def json_types(values: tuple[Any, ...]) -> tuple[JsonType, ...]:
     kinds: list[JsonType] = []
     for v in values:
         kind = _json_type_of(v)
@@ -651,7 +651,7 @@ class _Inspector:
                 type_=owner,
             )
         try:
-            kinds = _json_types(values)
+            kinds = json_types(values)
         except TypeError:
             bad = next(v for v in values if not isinstance(v, (str, int, float, bool)))
             raise SchemaError(
@@ -680,7 +680,7 @@ class _Inspector:
         python_values: list[Any] = []
         for arg in _flatten_literal(tp):
             # By type and value: 1 == True, yet Literal[1, True] allows both.
-            if not any(_same_value(arg, seen) for seen in python_values):
+            if not any(same_value(arg, seen) for seen in python_values):
                 python_values.append(arg)
         values = []
         for v in python_values:
@@ -695,7 +695,7 @@ class _Inspector:
         return LiteralNode(
             values=tuple(values),
             python_values=tuple(python_values),
-            types=_json_types(tuple(values)),
+            types=json_types(tuple(values)),
         )
 
     # -- objects ---------------------------------------------------------------------
@@ -1453,7 +1453,7 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
         node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
     except RecursionError:
         # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
-        raise _too_deep(obj) from None
+        raise too_deep_error(obj) from None
 
     with remembering_hints():
         node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
@@ -1461,7 +1461,7 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
     return node
 
 
-def _too_deep(obj: Any, action: str = "inspect") -> SchemaError:
+def too_deep_error(obj: Any, action: str = "inspect") -> SchemaError:
     """The SchemaError for a type Python's recursion limit stops us from walking."""
     return SchemaError(
         f"cannot {action} {object_name(obj)}: it is nested too deeply for Python's "
@@ -1488,14 +1488,14 @@ def iter_objects(node: Node) -> Iterator[ObjectNode]:
                 return
             seen.add(id(current))
             order.append(current)
-        for child in _children(current):
+        for child in children_of(current):
             visit(child)
 
     visit(node)
     return iter(order)
 
 
-def _children(node: Node) -> Iterator[Node]:
+def children_of(node: Node) -> Iterator[Node]:
     if isinstance(node, ObjectNode):
         for f in node.fields:
             yield f.node
