@@ -75,14 +75,14 @@ def add_decode_command(commands: Any) -> None:
 
 def run_decode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``decode``; returns the exit status."""
-    from ._cli import _UsageError, load_target
+    from ._cli import UsageError, load_target
 
     if args.jobs < 1:
         parser.exit(2, f"error: --jobs must be 1 or more, got {args.jobs}\n")
     try:
         tp = load_target(args.target)
         check_type(tp)
-    except _UsageError as exc:
+    except UsageError as exc:
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(2, f"error: {args.target} cannot be decoded into: {exc}\n")

@@ -33,7 +33,7 @@ def _adapter_names() -> dict[str, _adapters.Adapter]:
     return found
 
 
-class _UsageError(Exception):
+class UsageError(Exception):
     """A TARGET the command line cannot load; exits 2 with the message."""
 
 
@@ -44,17 +44,17 @@ def load_target(target: str) -> Any:
         msg = (
             f"TARGET must look like package.module:Name or path/to/file.py:Name, got {target!r}"
         )
-        raise _UsageError(msg)
+        raise UsageError(msg)
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
         path = Path(module_part)
         if not path.is_file():
             msg = f"no such file: {module_part}"
-            raise _UsageError(msg)
+            raise UsageError(msg)
         name = f"_describedtypes_target_{path.stem}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             msg = f"cannot import {module_part} as a Python module"
-            raise _UsageError(msg)
+            raise UsageError(msg)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # so dataclasses and typing can find the module
         sys.path.insert(0, str(path.resolve().parent))
@@ -68,7 +68,7 @@ def load_target(target: str) -> Any:
             module = importlib.import_module(module_part)
         except ImportError as exc:
             msg = f"cannot import {module_part!r}: {exc}"
-            raise _UsageError(msg) from None
+            raise UsageError(msg) from None
         finally:
             sys.path.pop(0)
     obj: Any = module
@@ -82,7 +82,7 @@ def load_target(target: str) -> Any:
             close = difflib.get_close_matches(part, names, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             msg = f"{module_part} has no attribute {part!r}{hint}"
-            raise _UsageError(msg) from None
+            raise UsageError(msg) from None
     return obj
 
 
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)
-    except _UsageError as exc:
+    except UsageError as exc:
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")
@@ -159,7 +159,7 @@ def _add_graph_command(commands: Any) -> None:
 def _graph_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         text = graph(load_target(args.target), direction=args.direction)
-    except _UsageError as exc:
+    except UsageError as exc:
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")

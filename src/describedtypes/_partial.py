@@ -195,7 +195,7 @@ class _OpenState:
         self.tail_state: Any = None
 
 
-class _Plan:
+class PartialPlan:
     """The compiled structure functions of one type's nodes, made on first use."""
 
     def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
@@ -224,10 +224,10 @@ class _Plan:
         return found[1]
 
 
-class _Builder:
+class PartialBuilder:
     """Turns successive parses of the growing text into partial values."""
 
-    def __init__(self, plan: _Plan) -> None:
+    def __init__(self, plan: PartialPlan) -> None:
         self.plan = plan
         self.state: Any = None
         #: Set before each build: the text ends inside a string / right after a number.

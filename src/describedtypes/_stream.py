@@ -29,7 +29,7 @@ from . import _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
 from ._decode import _decoder, decode
-from ._partial import Partial, _Builder, _Plan
+from ._partial import Partial, PartialBuilder, PartialPlan
 from ._response import _anthropic, _chat_message, _get, _items, _responses, _tool_name
 from .errors import DecodeError
 
@@ -66,17 +66,17 @@ def _jiter() -> Any:
 # -- compiled plans, per type ---------------------------------------------------------
 
 
-def _plan(tp: Any, converter: Any, registry: Registry) -> _Plan:
+def _plan(tp: Any, converter: Any, registry: Registry) -> PartialPlan:
     """The partial builder's compiled functions for ``tp``, kept with the type itself."""
     if converter is not None:
-        return _Plan(tp, converter, registry)
+        return PartialPlan(tp, converter, registry)
     key: Any = ("stream plan", tp, registry)
     entry = _cache.get(tp, key)
     if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
-        found: _Plan = entry.value
+        found: PartialPlan = entry.value
         return found
     stamp = current_stamp()
-    plan = _Plan(tp, None, registry)
+    plan = PartialPlan(tp, None, registry)
     _cache.put(tp, key, _cache.Entry(plan, registry, stamp, node=plan.root))
     return plan
 
@@ -92,14 +92,14 @@ class _Text:
         "scanned", "size", "start",
     )
 
-    def __init__(self, plan: _Plan, from_json: Any, name: Any = None) -> None:
+    def __init__(self, plan: PartialPlan, from_json: Any, name: Any = None) -> None:
         self.name = name
         self.pending: list[Any] = []  # pieces not yet in buf (joined at the next parse)
         self.buf = bytearray()
         self.size = 0  # characters (str pieces) or bytes received, pending ones included
         self.due_at = _MIN_STEP  # the size at which the next parse runs
         self.only_str = True  # every piece was str: the whole reply is decoded as str
-        self.builder = _Builder(plan)
+        self.builder = PartialBuilder(plan)
         self.from_json = from_json
         self.scanned = 0  # how far the string-quote count has read
         self.quotes = 0
