@@ -34,6 +34,7 @@ from describedtypes import (
     Registry,
     _decode,
     _fast,
+    _problems,
     annotate,
     decode,
     encode,
@@ -51,8 +52,8 @@ def normal_outcome(cls: Any, text: bytes) -> Any:
     except orjson.JSONDecodeError:
         return REJECT
     try:
-        return _decode._decoder(cls, None).fn(parsed)
-    except (_decode._Invalid, RecursionError):
+        return _decode.decoder_for(cls, None).fn(parsed)
+    except (_problems.Invalid, RecursionError):
         return REJECT
 
 
@@ -75,7 +76,7 @@ def same(a: Any, b: Any) -> bool:
 
 def fast_for(cls: Any, registry: Registry = annotate) -> Any:
     """The fast decoder built (and cached) with ``cls``'s normal decoder, or None."""
-    return _decode._decoder(cls, None, registry).fast
+    return _decode.decoder_for(cls, None, registry).fast
 
 
 def check_agreement(cls: Any, text: bytes) -> Any:

@@ -23,7 +23,8 @@ from . import _cache
 from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import annotate, current_stamp
-from ._decode import _M, _brief, _constructor, _Members
+from ._problems import ABSENT, Members, brief
+from ._values import constructor_of
 
 __all__ = ["encode"]
 
@@ -110,7 +111,7 @@ class _EncodeCompiler:
             for matches, un in options:
                 if matches(v):
                     return un(v)
-            msg = f"cannot encode {_brief(v)}: it is none of the types the field allows"
+            msg = f"cannot encode {brief(v)}: it is none of the types the field allows"
             raise TypeError(msg)
 
         return fn
@@ -120,7 +121,7 @@ class _EncodeCompiler:
         if found is not None:
             return found
         plan: list[tuple[str, str, bool, Unstructure]] = []
-        cls = _constructor(node.python_type)
+        cls = constructor_of(node.python_type)
         typed_dict = mt.is_typeddict(cls)
         fn = self._typeddict(plan) if typed_dict else self._instance(plan, cls, node)
         self._objects[node] = fn
@@ -136,8 +137,8 @@ class _EncodeCompiler:
         def fn(obj: Any) -> Any:
             out: dict[str, Any] = {}
             for name, key, omit_none, un in plan:
-                value = obj.get(name, _M)
-                if value is _M or (value is None and omit_none):
+                value = obj.get(name, ABSENT)
+                if value is ABSENT or (value is None and omit_none):
                     continue  # a key left out decodes back to a key left out
                 out[key] = un(value)
             return out
@@ -163,8 +164,8 @@ class _EncodeCompiler:
             out: dict[str, Any] = {}
             for name, key, omit_none, un in plan:
                 if name in initvars:
-                    value = getattr(obj, "__dict__", {}).get(name, _M)
-                    if value is _M:
+                    value = getattr(obj, "__dict__", {}).get(name, ABSENT)
+                    if value is ABSENT:
                         msg = (
                             f"cannot encode {type(obj).__qualname__}: the InitVar {name!r} is "
                             "passed to __init__ and not kept on the instance; keep it "
@@ -229,8 +230,8 @@ def _matcher(node: ni.Node) -> Callable[[Any], bool]:
         cls = node.cls
         return lambda v: isinstance(v, cls)
     if isinstance(node, ni.LiteralNode):
-        members = _Members([(p, p) for p in node.python_values])
-        return lambda v: members.get(v, _M) is not _M
+        members = Members([(p, p) for p in node.python_values])
+        return lambda v: members.get(v, ABSENT) is not ABSENT
     if isinstance(node, ni.ArrayNode) and issubclass(node.container, enum.Flag):
         flag = node.container
         return lambda v: isinstance(v, flag)
@@ -246,7 +247,7 @@ def _matcher(node: ni.Node) -> Callable[[Any], bool]:
         return lambda v: isinstance(v, Mapping)
     obj = ni.object_of(node)
     if obj is not None:
-        cls = _constructor(obj.python_type)
+        cls = constructor_of(obj.python_type)
         if mt.is_typeddict(cls):
             return lambda v: isinstance(v, Mapping)
         return lambda v: isinstance(v, cls)
@@ -382,8 +383,8 @@ def encode(obj: Any) -> bytes:
     try:
         value = _encode_any(obj)
     except RecursionError:
-        value = _M
-    if value is _M:  # raised here, not in the handler, so no RecursionError is chained
+        value = ABSENT
+    if value is ABSENT:  # raised here, not in the handler, so no RecursionError is chained
         raise _too_deep(obj)
     try:
         return orjson.dumps(value)

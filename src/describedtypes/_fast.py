@@ -73,11 +73,11 @@ class _Mirror:
     """Strictly private: mirror Struct types and the code that turns them into values."""
 
     def __init__(self, msgspec: Any) -> None:
-        from . import _decode
+        from . import _codegen, _values
 
-        self.call_arguments = _decode._call_arguments
-        self.constructor = _decode._constructor
-        self.safe_name = _decode._safe_name
+        self.call_arguments = _codegen.call_arguments
+        self.constructor = _values.constructor_of
+        self.safe_name = _codegen.safe_name
         self.msgspec = msgspec
         self.ns: dict[str, Any] = {"_UNSET": msgspec.UNSET}
         self.lines: list[str] = []

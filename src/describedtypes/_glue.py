@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._decode import _brief
+from ._problems import brief
 from ._tools import ToolCall, ToolResult
 from .errors import DescribedTypesError
 
@@ -64,7 +64,7 @@ def _items(value: Any, what: str, where: str) -> list[Any]:
 
 def _text(value: Any, what: str, where: str) -> str:
     if not isinstance(value, str):
-        msg = f"{where}: the {what} must be a str, got {_brief(value)}"
+        msg = f"{where}: the {what} must be a str, got {brief(value)}"
         raise ShapeError(msg)
     return value
 

@@ -18,7 +18,9 @@ from typing import Any, Generic, TypeVar, get_origin
 
 from . import inspect as ni
 from ._annotate import Registry
-from ._decode import _Compiler, _HookSource, _Invalid
+from ._codegen import HookSource
+from ._compile import Compiler
+from ._problems import Invalid
 
 __all__ = ["Partial"]
 
@@ -201,7 +203,7 @@ class PartialPlan:
     def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
         self.root = ni.type_info(tp, registry)
         self.tp = tp
-        self._compiler = _Compiler(None if converter is None else _HookSource(converter))
+        self._compiler = Compiler(None if converter is None else HookSource(converter))
         self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}
         self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
         self._lock = threading.Lock()
@@ -250,7 +252,7 @@ class PartialBuilder:
     def _finished(self, node: ni.Node, value: Any) -> tuple[bool, Any]:
         try:
             return True, self.plan.fn(node)(value)
-        except _Invalid:
+        except Invalid:
             pass
         if isinstance(value, (dict, list)):
             present, shown, _, _ = self._open(node, value, None, closed=True)

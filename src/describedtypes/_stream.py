@@ -28,7 +28,7 @@ from typing import Any, TypeVar, overload
 from . import _cache
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
-from ._decode import _decoder, decode
+from ._decode import decode, decoder_for
 from ._partial import Partial, PartialBuilder, PartialPlan
 from ._response import _anthropic, _chat_message, _get, _items, _responses, _tool_name
 from .errors import DecodeError
@@ -216,7 +216,7 @@ class _Stream:
     def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
         self.tp = tp
         self.opts: dict[str, Any] = {"converter": converter, "registry": registry}
-        _decoder(tp, converter, registry)  # checks the type, converter and registry first
+        decoder_for(tp, converter, registry)  # checks the type, converter and registry first
         self.plan = _plan(tp, converter, registry)
         self.from_json = _jiter().from_json
         self.kind: str | None = None  # "text", "chat", "responses" or "anthropic"

@@ -22,10 +22,10 @@ import orjson
 
 from . import adapters as _adapters
 from ._annotate import Registry, annotate, current_stamp
-from ._decode import _decode_error, _Invalid, _problem_lines, exact_loads
 from ._encode import encode
 from ._jsontext import json_problem
 from ._lazy import LazyModule as _LazyModule
+from ._problems import Invalid, decode_error, problem_lines
 from ._toolplan import Plan, plan_for
 from ._toolrun import (
     DEFAULTS,
@@ -53,6 +53,7 @@ from ._toolrun import (
     run_coroutine,
     type_name,
 )
+from ._values import exact_loads
 from .errors import ArgumentError, SchemaError
 from .inspect import ObjectNode
 
@@ -338,8 +339,8 @@ class Tool:
         if self.parse_args is None:
             try:
                 kwargs = plan.decode(raw)
-            except _Invalid as exc:
-                error = _decode_error(exc.errors)
+            except Invalid as exc:
+                error = decode_error(exc.errors)
                 message = self._argument_message(plan, error.errors, truncated=error.truncated)
                 return failure(message, call_id, name)
             except RecursionError:
@@ -375,7 +376,7 @@ class Tool:
         self, plan: Plan, errors: Sequence[tuple[str, str]], *, truncated: bool = False
     ) -> str:
         # The first twenty problems, long paths shortened, "at least" when cut short.
-        lines = _problem_lines(list(errors), truncated=truncated)
+        lines = problem_lines(list(errors), truncated=truncated)
         return (
             f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
             f"Required parameters: {listing(plan.required)}. "

@@ -25,8 +25,9 @@ from typing import Any
 
 from . import adapters as _adapters
 from ._annotate import Registry, current_stamp
-from ._decode import _Compiler, needs_exact
+from ._compile import Compiler
 from ._schema import build_definition, freeze, thaw
+from ._values import needs_exact
 from .inspect import Field, ObjectNode, type_info
 
 
@@ -59,7 +60,7 @@ class Plan:
         self.required = [f.key for f in node.fields if f.required and not f.nullable]
         self.accepted = [f.key for f in node.fields]
         # Compiled from a copy that does not name the function (see the module docstring).
-        self.decode: Callable[[Any], dict[str, Any]] = _Compiler().arguments(self.node(None))
+        self.decode: Callable[[Any], dict[str, Any]] = Compiler().arguments(self.node(None))
         # A Decimal among the parameters: JSON text is read with exact numbers.
         self.exact: bool = needs_exact(node)
         self.bodies: dict[tuple[_adapters.Adapter, str, str | None], Any] = {}

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 from . import adapters as _adapters
 from ._annotate import Registry, annotate
-from ._decode import _brief
 from ._lazy import LazyModule as _LazyModule
+from ._problems import brief
 from ._toolrun import (
     DEFAULT_MAX_RESULT_CHARS,
     DEFAULT_MAX_WORKERS,
@@ -293,10 +293,10 @@ class Toolbox:
         return found
 
     def _unknown(self, name: Any, call_id: str | None) -> ToolResult:
-        shown = name if isinstance(name, str) else _brief(name)
+        shown = name if isinstance(name, str) else brief(name)
         hint = did_you_mean(shown, self._tools) if isinstance(name, str) else ""
-        # _brief: a huge name is cut short in the text for the model.
-        content = f"Unknown tool {_brief(shown)}. {hint}Available tools: {listing(self.names)}."
+        # brief: a huge name is cut short in the text for the model.
+        content = f"Unknown tool {brief(shown)}. {hint}Available tools: {listing(self.names)}."
         result = failure(content, call_id, shown)
         if logger.isEnabledFor(logging.INFO):
             logger.info("unknown tool %.200r called, call_id=%s", name, call_id)
