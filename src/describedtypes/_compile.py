@@ -9,6 +9,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
 from ._codegen import (
@@ -787,13 +788,13 @@ class Compiler:
                 continue
             plain_default = (
                 f.default_factory is None
-                and f.default is not ni._TAKES_SELF
-                and f.default is not ni._ABSENT
+                and f.default is not declared.TAKES_SELF
+                and f.default is not declared.ABSENT
                 and f.has_default
             )
             # null for a field that only has a default: say how to get the default.
             null_lines = []
-            if f.default is ni._ABSENT and not allows_null(f.node):
+            if f.default is declared.ABSENT and not allows_null(f.node):
                 # A TypedDict key that may be left out: null leaves it out (the strict
                 # adapters, where every key is sent, spell "left out" as null).
                 null_lines = [

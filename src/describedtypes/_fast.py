@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal, Union, cast
 
 import attrs
 
+from . import _hints as declared
 from . import inspect as ni
 
 __all__ = ["FALLBACK", "fast_decoder_for"]
@@ -237,7 +238,7 @@ class _Mirror:
         specs: list[tuple[str, Any, Any]] = []
         for i, f in enumerate(node.fields):
             ftype, _ = self.of(f.node, "_")
-            if f.default is ni._TAKES_SELF:
+            if f.default is declared.TAKES_SELF:
                 raise _CannotMirror
             if not f.has_default and not f.nullable:
                 field = msgspec.field(name=f.key)

@@ -12,6 +12,7 @@ import attrs
 import orjson
 
 from . import _annotate, _cache
+from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
@@ -431,7 +432,7 @@ class _Builder:
                         enum=node.enum if node.enum is not None else inner.enum,
                     ) if not isinstance(inner, ni.ObjectNode) else inner
                 node = inner
-            if f.default is ni._ABSENT and self.adapter.strict and not _node_allows_null(node):
+            if f.default is declared.ABSENT and self.adapter.strict and not _node_allows_null(node):
                 # Every key is sent under a strict adapter: null stands for "left out".
                 node = ni.UnionNode(options=(node, ni.NullNode()))
             prop = self.render(node, fpointer, fpath, f)

@@ -6,22 +6,18 @@ and the tool runtime all read the same nodes, so they cannot disagree.
 
 from __future__ import annotations
 
-import builtins
 import collections.abc
-import contextlib
 import dataclasses
 import datetime
 import decimal
 import enum
-import functools
 import inspect as _pyinspect
-import re
 import sys
 import types
 import typing
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import attrs
 
@@ -36,12 +32,40 @@ from ._annotate import (
     iter_annotation_metadata,
     object_name,
     remembering_hints,
-    type_hints,
 )
 from ._annotate import (
     current_stamp as _current_stamp,
 )
-from ._context import Context
+from ._hints import (
+    all_parameter_names,
+    apply_validator,
+    class_fields,
+    class_hints,
+    constrain,
+    function_hints,
+    is_context,
+    resolve_forward,
+    unwrap_callable,
+)
+from ._nodes import (
+    NOTHING,
+    AnyNode,
+    ArrayNode,
+    Constraints,
+    DictNode,
+    EnumNode,
+    Field,
+    JsonType,
+    LiteralNode,
+    Node,
+    NullNode,
+    ObjectNode,
+    ScalarNode,
+    TupleNode,
+    UnionNode,
+    UseNode,
+    object_of,
+)
 from .errors import SchemaError
 
 __all__ = (
@@ -59,267 +83,11 @@ __all__ = (
     "TupleNode",
     "UnionNode",
     "UseNode",
+    "iter_objects",
+    "object_of",
     "type_info",
 )
 
-JsonType = Literal["string", "integer", "number", "boolean", "null"]
-
-
-@attrs.frozen(kw_only=True)
-class Constraints:
-    """Value bounds from attrs validators, in JSON Schema's terms."""
-
-    minimum: float | None = None
-    exclusive_minimum: float | None = None
-    maximum: float | None = None
-    exclusive_maximum: float | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    pattern: str | None = None
-    multiple_of: float | None = None
-
-    def __bool__(self) -> bool:
-        # Asked for every node the builder renders: spelled out, not attrs.astuple.
-        return not (
-            self.minimum is None
-            and self.exclusive_minimum is None
-            and self.maximum is None
-            and self.exclusive_maximum is None
-            and self.min_length is None
-            and self.max_length is None
-            and self.pattern is None
-            and self.multiple_of is None
-        )
-
-    def merged(self, other: Constraints) -> Constraints:
-        changes = {
-            k: v for k, v in attrs.asdict(other, recurse=False).items() if v is not None
-        }
-        return attrs.evolve(self, **changes) if changes else self
-
-
-_NO_CONSTRAINTS = Constraints()
-
-
-@attrs.frozen(kw_only=True)
-class Node:
-    """Base of every node.
-
-    Attributes:
-        description: From ``Annotated[T, Annotation(description=...)]``.
-        enum: Allowed values from an annotation or an ``in_`` validator (the type's own
-            values, for Enum and Literal, live on those nodes).
-        constraints: Bounds from validators.
-    """
-
-    description: str | None = None
-    enum: tuple[Any, ...] | None = None
-    constraints: Constraints = _NO_CONSTRAINTS
-
-
-@attrs.frozen(kw_only=True)
-class ScalarNode(Node):
-    """``str``, ``int``, ``float``, ``bool``, and the string formats (datetime, UUID, ...)."""
-
-    type: JsonType
-    python_type: builtins.type
-    format: str | None = None
-
-
-@attrs.frozen(kw_only=True)
-class NullNode(Node):
-    """``None``."""
-
-
-@attrs.frozen(kw_only=True)
-class AnyNode(Node):
-    """``Any`` or ``object``: any JSON value."""
-
-
-@attrs.frozen(kw_only=True)
-class EnumNode(Node):
-    """An ``enum.Enum`` subclass, described by its member values."""
-
-    cls: type[enum.Enum]
-    values: tuple[Any, ...]
-    types: tuple[JsonType, ...]
-
-
-@attrs.frozen(kw_only=True)
-class LiteralNode(Node):
-    """``Literal[...]``; ``values`` are JSON values (Enum members by their value)."""
-
-    values: tuple[Any, ...]
-    python_values: tuple[Any, ...]
-    types: tuple[JsonType, ...]
-
-
-@attrs.frozen(kw_only=True)
-class ArrayNode(Node):
-    """A homogeneous collection: list, ``tuple[T, ...]``, set, frozenset, Sequence."""
-
-    items: Node
-    container: type
-    unique: bool = False
-
-
-@attrs.frozen(kw_only=True)
-class TupleNode(Node):
-    """A fixed-length tuple, ``tuple[A, B]``."""
-
-    items: tuple[Node, ...]
-
-
-@attrs.frozen(kw_only=True)
-class DictNode(Node):
-    """``dict[str, T]`` and ``Mapping[str, T]``."""
-
-    keys: Node
-    values: Node
-    container: type = dict
-
-
-@attrs.frozen(kw_only=True)
-class UnionNode(Node):
-    """``A | B | ...``; ``None`` among the options appears as a ``NullNode``."""
-
-    options: tuple[Node, ...]
-
-    @property
-    def nullable(self) -> bool:
-        return any(isinstance(o, NullNode) for o in self.options)
-
-    def without_null(self) -> Node:
-        """The node this union is when ``None`` is taken out."""
-        rest = tuple(o for o in self.options if not isinstance(o, NullNode))
-        if len(rest) == 1:
-            return rest[0]
-        return UnionNode(options=rest)
-
-
-@attrs.frozen(kw_only=True)
-class UseNode(Node):
-    """One use of a class, with what this use says about it.
-
-    An ``ObjectNode`` is shared by every field typed with its class (and is its own
-    descendant in a recursive type), so what one field says about it
-    (``Annotated[Address, Annotation(description="Where to deliver")]``) belongs to that
-    use: ``description`` and ``enum`` here, ``target`` the shared class node. Renderers and
-    compilers treat a use as its target, with the use's description.
-
-    .. versionadded:: 0.2.0
-    """
-
-    target: ObjectNode
-
-
-def object_of(node: Node) -> ObjectNode | None:
-    """The class node ``node`` stands for (itself, or a use's target); None for others."""
-    if isinstance(node, ObjectNode):
-        return node
-    if isinstance(node, UseNode):
-        return node.target
-    return None
-
-
-_NOTHING: Any = attrs.NOTHING
-
-
-@attrs.frozen(kw_only=True)
-class Field:
-    """One property of an object: a class field or a function parameter.
-
-    Attributes:
-        name: The Python name (attribute or parameter).
-        key: The JSON property key the model sees (the annotation's name, else ``name``).
-        init_name: The keyword the constructor or function takes it by.
-        node: Its type.
-        description: From the owner's annotation, the field metadata or the docstring.
-        required: True when it has no default.
-        default: The default value, or ``attrs.NOTHING``.
-        default_factory: A zero-argument callable making the default, or None.
-        absent_is_none: Leaving the field out means None when its type allows None
-            (True for class fields and parameters; False for TypedDict keys, where a
-            key left out is not a key holding None).
-    """
-
-    name: str
-    key: str
-    init_name: str
-    node: Node
-    description: str | None = None
-    required: bool = True
-    default: Any = _NOTHING
-    default_factory: Callable[[], Any] | None = None
-    absent_is_none: bool = True
-
-    @property
-    def nullable(self) -> bool:
-        """None is among its values, and leaving it out means None."""
-        return self.absent_is_none and isinstance(self.node, UnionNode) and self.node.nullable
-
-    @property
-    def has_default(self) -> bool:
-        return self.default is not _NOTHING or self.default_factory is not None
-
-
-@attrs.define(kw_only=True, eq=False, repr=False)
-class ObjectNode(Node):
-    """An attrs class, a dataclass or a function's parameters.
-
-    Compared by identity: a recursive type is one node whose fields lead back to itself.
-
-    Attributes:
-        python_type: The class (or ``Box[int]`` alias); for a function, the function.
-        name: The annotation name (schema or tool name).
-        fields: The properties, in declaration order.
-        is_function: True for a function's parameters.
-        context_params: Parameters typed with ``Context``, filled from the call's context.
-        hidden_args: For ``functools.partial``: the bound keyword arguments.
-        defs_key: The key under ``$defs`` (unique among the types of one schema run).
-    """
-
-    python_type: Any
-    name: str
-    fields: tuple[Field, ...] = ()
-    is_function: bool = False
-    context_params: tuple[str, ...] = ()
-    generic_args: tuple[Any, ...] = ()
-    _sealed: bool = attrs.field(default=False, init=False, repr=False)
-
-    # Identity, not the inherited field-wise equality: two classes with the same
-    # description are different objects, and a recursive node must not compare itself.
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-    __hash__ = object.__hash__
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if getattr(self, "_sealed", False):
-            msg = "ObjectNode is immutable"
-            raise attrs.exceptions.FrozenInstanceError(msg)
-        object.__setattr__(self, name, value)
-
-    def __repr__(self) -> str:
-        keys = ", ".join(f.key for f in self.fields)
-        return f"ObjectNode({self.name}: {keys})"
-
-    def field(self, key: str) -> Field:
-        for f in self.fields:
-            if f.key == key:
-                return f
-        raise KeyError(key)
-
-    def field_by_name(self, name: str) -> Field:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(name)
-
-    def _seal(self) -> None:
-        object.__setattr__(self, "_sealed", True)
-
-
-# -- inspection ------------------------------------------------------------------------
 
 _SCALARS: dict[Any, tuple[JsonType, str | None]] = {
     str: ("string", None),
@@ -332,6 +100,7 @@ _SCALARS: dict[Any, tuple[JsonType, str | None]] = {
     uuid.UUID: ("string", "uuid"),
 }
 
+
 _LIST_ORIGINS = {
     list: list,
     collections.abc.Sequence: list,
@@ -341,6 +110,8 @@ _LIST_ORIGINS = {
     typing.List: list,  # noqa: UP006 - the alias is a distinct object to recognise
     typing.Sequence: list,
 }
+
+
 _SET_ORIGINS = {
     set: set,
     frozenset: frozenset,
@@ -349,6 +120,8 @@ _SET_ORIGINS = {
     typing.Set: set,  # noqa: UP006
     typing.FrozenSet: frozenset,  # noqa: UP006
 }
+
+
 _DICT_ORIGINS = {
     dict: dict,
     collections.abc.Mapping: dict,
@@ -356,6 +129,7 @@ _DICT_ORIGINS = {
     typing.Dict: dict,  # noqa: UP006
     typing.Mapping: dict,
 }
+
 
 _SUGGESTIONS: dict[Any, str] = {
     bytes: "JSON has no bytes; use str (e.g. base64 text) instead",
@@ -402,6 +176,8 @@ def json_types(values: tuple[Any, ...]) -> tuple[JsonType, ...]:
 _SCALAR_NODES: dict[Any, ScalarNode] = {
     tp: ScalarNode(type=kind, python_type=tp, format=fmt) for tp, (kind, fmt) in _SCALARS.items()
 }
+
+
 # A Decimal is a string of decimal digits (see _moretypes for why not a JSON number).
 _SCALAR_NODES[decimal.Decimal] = ScalarNode(
     type="string",
@@ -422,11 +198,13 @@ def is_decimal(node: Node) -> bool:
 #: one level however deep its values go.
 _MAX_NESTING = 100
 
+
 # Type expressions that are never Annotated, an alias, a NewType or Final: list[int],
 # dict[str, int], X | None, Optional[X], and Enum classes.
 _NOTHING_TO_UNWRAP = frozenset(
     {types.GenericAlias, types.UnionType, type(typing.Optional[int]), enum.EnumMeta}  # noqa: UP045
 )
+
 
 _NO_ANNOTATION = Annotation()  # frozen: one shared "nothing said" for every field
 
@@ -547,7 +325,7 @@ class _Inspector:
             return AnyNode()
         if isinstance(tp, (str, typing.ForwardRef)):
             name = tp if isinstance(tp, str) else tp.__forward_arg__
-            resolved = _resolve_forward(name, owner)
+            resolved = resolve_forward(name, owner)
             if resolved is not None:
                 return self.node(resolved, path, owner)
             raise SchemaError(
@@ -722,8 +500,8 @@ class _Inspector:
         self._objects[tp] = node
         root = path or node.name
         try:
-            hints = _class_hints(cls, tp)
-            raw_fields = list(_class_fields(cls, hints))
+            hints = class_hints(cls, tp)
+            raw_fields = list(class_fields(cls, hints))
         except NameError as exc:
             del self._objects[tp]
             raise SchemaError(
@@ -744,7 +522,7 @@ class _Inspector:
                     type_=tp,
                 )
             fnode = self.node(hints[name], field_path, tp)
-            fnode = _apply_validator(fnode, validator, field_path, tp)
+            fnode = apply_validator(fnode, validator, field_path, tp)
             field_ann = _with_annotated_name(field_ann, hints[name])
             _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
             made = _make_field(
@@ -760,7 +538,7 @@ class _Inspector:
 
     def function(self, func: Any) -> ObjectNode:
         """The parameters of ``func`` as an object node."""
-        target, hidden, layers = _unwrap_callable(func)
+        target, hidden, layers = unwrap_callable(func)
         name = object_name(func)
         try:
             signature = _pyinspect.signature(func)
@@ -775,9 +553,9 @@ class _Inspector:
         # ones a partial binds; docstring entries for names that are not parameters
         # (``**kwargs``, say) are ignored.
         _check_parameter_names(
-            Annotation(parameters=override), _all_parameter_names(target, signature), name, func
+            Annotation(parameters=override), all_parameter_names(target, signature), name, func
         )
-        hints = _function_hints(target, name, func)
+        hints = function_hints(target, name, func)
         params = list(signature.parameters.values())
         if params and params[0].name in {"self", "cls"} and params[0].name not in hints:
             params = params[1:]
@@ -809,11 +587,11 @@ class _Inspector:
                     type_=func,
                 )
             hint = hints[p.name]
-            if _is_context(hint):
+            if is_context(hint):
                 context.append(p.name)
                 continue
             pnode = self.node(hint, ppath, func)
-            default = _NOTHING if p.default is p.empty else p.default
+            default = NOTHING if p.default is p.empty else p.default
             param_ann = _with_annotated_name(ann.parameters.get(p.name, Annotation()), hint)
             _refuse_fixed_enum(pnode, param_ann.enum, ppath, func)
             fields.append(
@@ -890,7 +668,7 @@ def _bounded(node: Node, bounds: list[tuple[str, Any, str]], path: str, owner: A
                     type_=owner,
                 )
         found = found.merged(Constraints(**{field: value}))
-    return _constrain(node, found, None)
+    return constrain(node, found, None)
 
 
 def _node_kind(node: Node) -> str:
@@ -930,7 +708,7 @@ def _make_field(
         init_name=init_name,
         node=node,
         description=description,
-        required=default is _NOTHING and factory is None,
+        required=default is NOTHING and factory is None,
         default=default,
         default_factory=factory,
     )
@@ -975,29 +753,6 @@ def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
     return attrs.evolve(node, enum=values)
 
 
-def _resolve_forward(name: str, owner: Any) -> Any:
-    """Evaluate a forward reference left inside a generic (``list["Tree"]``) by Python 3.10.
-
-    Python 3.11 evaluates these in ``get_type_hints``; 3.10 leaves the string. The names
-    visible are the owner's module globals and the owner itself.
-    """
-    import sys
-
-    target = getattr(owner, "__origin__", None) or owner
-    target = getattr(target, "__func__", target)
-    namespace: dict[str, Any] = {}
-    module = sys.modules.get(getattr(target, "__module__", "") or "")
-    if module is not None:
-        namespace.update(vars(module))
-    namespace.update(getattr(target, "__globals__", {}))
-    if isinstance(target, type):
-        namespace.setdefault(target.__name__, target)
-    try:
-        return eval(name, namespace)  # what get_type_hints itself does
-    except Exception:  # any failure: "cannot resolve", told by the caller
-        return None
-
-
 def _check_parameter_names(ann: Annotation, names: list[str], path: str, owner: Any) -> None:
     import difflib
 
@@ -1026,72 +781,6 @@ def _check_unique_keys(fields: list[Field], path: str, owner: Any) -> None:
                 type_=owner,
             )
         seen[f.key] = f.name
-
-
-def _is_context(hint: Any) -> bool:
-    """``Context``, ``Context[T]``, ``Context[T] | None`` (``Annotated`` seen through)."""
-    while t.is_annotated(hint):
-        hint = t.get_args(hint)[0]
-    if hint is Context or t.get_origin(hint) is Context:
-        return True
-    if t.is_union(hint):
-        options = [a for a in t.get_args(hint) if a is not t.NoneType and a is not None]
-        return bool(options) and all(_is_context(a) for a in options)
-    return False
-
-
-# ``Context[...]`` written as text, for annotations that cannot be evaluated (the context
-# type is often imported under ``if TYPE_CHECKING:`` only).
-_CONTEXT_TEXT = re.compile(r"\s*(?:[\w.]+\.)?Context\s*(?:\[.*\])?\s*(?:\|\s*None\s*)?")
-
-
-class _HintsOf:
-    """Strictly private: one annotation with the globals it is evaluated in."""
-
-    def __init__(self, name: str, annotation: Any, globalns: Any) -> None:
-        self.__annotations__ = {name: annotation}
-        self.__globals__ = globalns
-
-
-def _function_hints(target: Any, name: str, func: Any) -> dict[str, Any]:
-    """The evaluated parameter annotations of ``target``.
-
-    When some annotation cannot be evaluated, the parameters are evaluated one by one so
-    the error names the parameter; a ``Context[...]`` annotation that names a type
-    imported for type checking only is accepted as a context parameter.
-    """
-    with contextlib.suppress(Exception):  # NameError, or a TypeError: find which one
-        return typing.get_type_hints(target, include_extras=True)
-    raw = getattr(target, "__annotations__", None) or {}
-    globalns = getattr(target, "__globals__", {})
-    hints: dict[str, Any] = {}
-    for pname, annotation in raw.items():
-        if pname == "return":
-            continue
-        try:
-            hints[pname] = typing.get_type_hints(
-                _HintsOf(pname, annotation, globalns), include_extras=True
-            )[pname]
-        except Exception as exc:
-            if isinstance(annotation, str) and _CONTEXT_TEXT.fullmatch(annotation):
-                hints[pname] = Context
-                continue
-            raise SchemaError(
-                f"cannot resolve the type annotation {annotation!r}: {exc}; define or import "
-                "the missing name at module level so typing.get_type_hints can find it",
-                path=f"{name}.{pname}",
-                type_=func,
-            ) from None
-    return hints
-
-
-def _all_parameter_names(target: Any, signature: _pyinspect.Signature) -> list[str]:
-    names = list(signature.parameters)
-    try:
-        inner = _pyinspect.signature(target)
-    except (TypeError, ValueError):
-        return names
-    return names + [n for n in inner.parameters if n not in names]
 
 
 def _function_annotation(
@@ -1161,239 +850,6 @@ def _annotation_for_alias(alias: Any, cls: type, inspector: _Inspector) -> Annot
     if own is None:
         return base
     return own.merged_over(default_annotation(alias)).merged_over(base)
-
-
-def _class_hints(cls: type, tp: Any) -> dict[str, Any]:
-    hints: dict[str, Any] = {}
-    # Walk the MRO so generic parents are substituted with the arguments they got.
-    for klass in reversed(cls.__mro__):
-        if klass is object:
-            continue
-        try:
-            own = type_hints(klass)
-        except TypeError:
-            # Python 3.10 refuses a string annotation that evaluates to InitVar[T]
-            # ("Forward references must evaluate to types"): evaluate those by hand.
-            own = _hints_one_by_one(klass)
-        hints.update(own)
-    params = getattr(cls, "__parameters__", ())
-    args = t.get_args(tp)
-    if params and args:
-        mapping = dict(zip(params, args, strict=False))
-        hints = {k: _substitute(v, mapping) for k, v in hints.items()}
-    return hints
-
-
-def _hints_one_by_one(klass: type) -> dict[str, Any]:
-    import sys
-
-    module = sys.modules.get(klass.__module__)
-    globalns = dict(vars(module)) if module is not None else {}
-    own: dict[str, Any] = {}
-    for name, annotation in _pyinspect.get_annotations(klass).items():
-        try:
-            own[name] = typing.get_type_hints(
-                _HintsOf(name, annotation, globalns), include_extras=True
-            )[name]
-        except TypeError:
-            if not isinstance(annotation, str):
-                raise
-            own[name] = eval(annotation, globalns, dict(vars(klass)))  # as get_type_hints does
-    return own
-
-
-def _substitute(tp: Any, mapping: dict[Any, Any]) -> Any:
-    if t.is_typevar(tp):
-        return mapping.get(tp, tp)
-    params = getattr(tp, "__parameters__", ())
-    if params:
-        try:
-            return tp[tuple(mapping.get(p, p) for p in params)]
-        except TypeError:
-            return tp
-    return tp
-
-
-_FieldRow = tuple[str, str, Any, Callable[[], Any] | None, Any]
-
-
-def _class_fields(cls: type, hints: dict[str, Any]) -> Iterator[_FieldRow]:
-    if mt.is_typeddict(cls):
-        required_keys = getattr(cls, "__required_keys__", frozenset(hints))
-        for key in hints:
-            required = mt.qualified_required(hints[key])
-            if required is None:
-                required = key in required_keys
-            # A key that may be left out is left out of the dict when absent.
-            yield key, key, _NOTHING if required else _ABSENT, None, None
-        return
-    if mt.is_namedtuple(cls):
-        defaults = cls._field_defaults  # type: ignore[attr-defined]
-        for name in cls._fields:  # type: ignore[attr-defined]
-            yield name, name, defaults.get(name, _NOTHING), None, None
-        return
-    if attrs.has(cls):
-        for a in attrs.fields(cls):
-            if not a.init:
-                continue
-            default, factory = a.default, None
-            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-                if default.takes_self:
-                    default, factory = _NOTHING, None
-                    # A default computed from self can't be shown; the field stays optional.
-                    yield a.name, a.alias or a.name, _TAKES_SELF, None, a.validator
-                    continue
-                default, factory = _NOTHING, default.factory
-            yield a.name, a.alias or a.name, default, factory, a.validator
-    else:
-        # Every __init__ parameter, InitVar pseudo-fields included, in signature order.
-        own: dict[str, dataclasses.Field[Any]] = getattr(cls, "__dataclass_fields__", {})
-        for f in own.values():
-            if not f.init or f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
-                continue
-            default = _NOTHING if f.default is dataclasses.MISSING else f.default
-            factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
-            yield f.name, f.name, default, factory, None
-
-
-class _TakesSelf:
-    """A default computed from the instance: present, but not a JSON value."""
-
-    def __repr__(self) -> str:
-        return "<computed default>"
-
-
-_TAKES_SELF: Any = _TakesSelf()
-
-
-class _Absent:
-    """A TypedDict key that may be left out: absent from the dict when not sent."""
-
-    def __repr__(self) -> str:
-        return "<left out>"
-
-
-_ABSENT: Any = _Absent()
-
-
-def _unwrap_callable(func: Any) -> tuple[Any, set[str], list[Any]]:
-    """The plain function behind ``func``, the keywords partials bind, and the layers.
-
-    Sees through ``functools.partial`` (its bound keywords are hidden from the model; its
-    bound positional arguments are already gone from ``inspect.signature``), bound
-    methods, ``staticmethod`` objects, callable objects (their ``__call__``) and
-    ``functools.wraps`` decorators.
-
-    Returns:
-        ``(function, hidden keyword names, layers from func inwards)``.
-    """
-    hidden: set[str] = set()
-    layers: list[Any] = [func]
-    while isinstance(func, functools.partial):
-        hidden.update(func.keywords)
-        func = func.func
-        layers.append(func)
-    inner = getattr(func, "__func__", None)
-    if inner is not None and (_pyinspect.ismethod(func) or isinstance(func, staticmethod)):
-        func = inner
-        layers.append(func)
-    if not (_pyinspect.isfunction(func) or _pyinspect.isbuiltin(func)) and callable(func):
-        call = type(func).__call__
-        if _pyinspect.isfunction(call):
-            func = call
-            layers.append(func)
-    return _pyinspect.unwrap(func), hidden, layers
-
-
-# -- validators ------------------------------------------------------------------------
-
-
-def _iter_validators(validator: Any) -> Iterator[Any]:
-    if validator is None:
-        return
-    inner = getattr(validator, "_validators", None)
-    if inner is not None:  # and_() / a list of validators
-        for v in inner:
-            yield from _iter_validators(v)
-        return
-    if type(validator).__name__ == "_OptionalValidator":
-        yield from _iter_validators(validator.validator)
-        return
-    yield validator
-
-
-def _apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
-    if validator is None:
-        return node
-    enum_values: tuple[Any, ...] | None = None
-    found = Constraints()
-    for v in _iter_validators(validator):
-        kind = type(v).__name__
-        if kind == "_InValidator":
-            options = v.options
-            if isinstance(options, (str, bytes, dict)) or not isinstance(
-                options, collections.abc.Iterable
-            ):
-                continue
-            values = tuple(o.value if isinstance(o, enum.Enum) else o for o in options)
-            if all(isinstance(x, (str, int, float, bool)) for x in values):
-                enum_values = values
-        elif kind == "_NumberValidator":
-            bound = v.bound
-            if isinstance(bound, (int, float)) and not isinstance(bound, bool):
-                op = v.compare_op
-                if op == ">=":
-                    found = found.merged(Constraints(minimum=bound))
-                elif op == ">":
-                    found = found.merged(Constraints(exclusive_minimum=bound))
-                elif op == "<=":
-                    found = found.merged(Constraints(maximum=bound))
-                elif op == "<":
-                    found = found.merged(Constraints(exclusive_maximum=bound))
-        elif kind == "_MinLengthValidator":
-            found = found.merged(Constraints(min_length=v.min_length))
-        elif kind == "_MaxLengthValidator":
-            found = found.merged(Constraints(max_length=v.max_length))
-        elif kind == "_MatchesReValidator":
-            pattern = _json_pattern(v)
-            if pattern is not None:
-                found = found.merged(Constraints(pattern=pattern))
-    if not found and enum_values is None:
-        return node
-    return _constrain(node, found, enum_values)
-
-
-def _json_pattern(validator: Any) -> str | None:
-    """The JSON Schema ``pattern`` of an attrs ``matches_re`` validator.
-
-    attrs matches with ``re.fullmatch`` unless told otherwise, while a JSON Schema
-    ``pattern`` matches anywhere in the string, so the pattern is anchored to say the same.
-    """
-    compiled = validator.pattern
-    pattern = compiled.pattern if isinstance(compiled, re.Pattern) else compiled
-    if not isinstance(pattern, str):
-        return None
-    func = getattr(validator.match_func, "__name__", "fullmatch")
-    if func == "search":
-        return pattern
-    if func == "match":
-        return f"^(?:{pattern})"
-    return f"^(?:{pattern})$"
-
-
-def _constrain(node: Node, found: Constraints, enum_values: tuple[Any, ...] | None) -> Node:
-    if isinstance(node, UnionNode) and node.nullable:
-        inner = _constrain(node.without_null(), found, enum_values)
-        return UnionNode(options=(inner, NullNode()), description=node.description, enum=node.enum)
-    if isinstance(node, ObjectNode):
-        return node
-    changes: dict[str, Any] = {"constraints": node.constraints.merged(found)}
-    if enum_values is not None:
-        changes["enum"] = enum_values
-    return attrs.evolve(node, **changes)
-
-
-# -- the public entry point and its cache ----------------------------------------------
 
 
 def is_function_like(obj: Any) -> bool:
@@ -1509,4 +965,3 @@ def children_of(node: Node) -> Iterator[Node]:
         yield from node.options
     elif isinstance(node, UseNode):
         yield node.target
-

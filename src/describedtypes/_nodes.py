@@ -1,0 +1,270 @@
+"""The nodes ``describedtypes.inspect`` turns types into: a closed, immutable tree.
+
+They are public through ``describedtypes.inspect``; this module only holds them, so that
+the inspector and the modules that read nodes can import them without each other.
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+from collections.abc import Callable
+from typing import Any, Literal
+
+import attrs
+
+JsonType = Literal["string", "integer", "number", "boolean", "null"]
+
+
+@attrs.frozen(kw_only=True)
+class Constraints:
+    """Value bounds from attrs validators, in JSON Schema's terms."""
+
+    minimum: float | None = None
+    exclusive_minimum: float | None = None
+    maximum: float | None = None
+    exclusive_maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    multiple_of: float | None = None
+
+    def __bool__(self) -> bool:
+        # Asked for every node the builder renders: spelled out, not attrs.astuple.
+        return not (
+            self.minimum is None
+            and self.exclusive_minimum is None
+            and self.maximum is None
+            and self.exclusive_maximum is None
+            and self.min_length is None
+            and self.max_length is None
+            and self.pattern is None
+            and self.multiple_of is None
+        )
+
+    def merged(self, other: Constraints) -> Constraints:
+        changes = {
+            k: v for k, v in attrs.asdict(other, recurse=False).items() if v is not None
+        }
+        return attrs.evolve(self, **changes) if changes else self
+
+
+_NO_CONSTRAINTS = Constraints()
+
+
+@attrs.frozen(kw_only=True)
+class Node:
+    """Base of every node.
+
+    Attributes:
+        description: From ``Annotated[T, Annotation(description=...)]``.
+        enum: Allowed values from an annotation or an ``in_`` validator (the type's own
+            values, for Enum and Literal, live on those nodes).
+        constraints: Bounds from validators.
+    """
+
+    description: str | None = None
+    enum: tuple[Any, ...] | None = None
+    constraints: Constraints = _NO_CONSTRAINTS
+
+
+@attrs.frozen(kw_only=True)
+class ScalarNode(Node):
+    """``str``, ``int``, ``float``, ``bool``, and the string formats (datetime, UUID, ...)."""
+
+    type: JsonType
+    python_type: builtins.type
+    format: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class NullNode(Node):
+    """``None``."""
+
+
+@attrs.frozen(kw_only=True)
+class AnyNode(Node):
+    """``Any`` or ``object``: any JSON value."""
+
+
+@attrs.frozen(kw_only=True)
+class EnumNode(Node):
+    """An ``enum.Enum`` subclass, described by its member values."""
+
+    cls: type[enum.Enum]
+    values: tuple[Any, ...]
+    types: tuple[JsonType, ...]
+
+
+@attrs.frozen(kw_only=True)
+class LiteralNode(Node):
+    """``Literal[...]``; ``values`` are JSON values (Enum members by their value)."""
+
+    values: tuple[Any, ...]
+    python_values: tuple[Any, ...]
+    types: tuple[JsonType, ...]
+
+
+@attrs.frozen(kw_only=True)
+class ArrayNode(Node):
+    """A homogeneous collection: list, ``tuple[T, ...]``, set, frozenset, Sequence."""
+
+    items: Node
+    container: type
+    unique: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class TupleNode(Node):
+    """A fixed-length tuple, ``tuple[A, B]``."""
+
+    items: tuple[Node, ...]
+
+
+@attrs.frozen(kw_only=True)
+class DictNode(Node):
+    """``dict[str, T]`` and ``Mapping[str, T]``."""
+
+    keys: Node
+    values: Node
+    container: type = dict
+
+
+@attrs.frozen(kw_only=True)
+class UnionNode(Node):
+    """``A | B | ...``; ``None`` among the options appears as a ``NullNode``."""
+
+    options: tuple[Node, ...]
+
+    @property
+    def nullable(self) -> bool:
+        return any(isinstance(o, NullNode) for o in self.options)
+
+    def without_null(self) -> Node:
+        """The node this union is when ``None`` is taken out."""
+        rest = tuple(o for o in self.options if not isinstance(o, NullNode))
+        if len(rest) == 1:
+            return rest[0]
+        return UnionNode(options=rest)
+
+
+@attrs.frozen(kw_only=True)
+class UseNode(Node):
+    """One use of a class, with what this use says about it.
+
+    An ``ObjectNode`` is shared by every field typed with its class (and is its own
+    descendant in a recursive type), so what one field says about it
+    (``Annotated[Address, Annotation(description="Where to deliver")]``) belongs to that
+    use: ``description`` and ``enum`` here, ``target`` the shared class node. Renderers and
+    compilers treat a use as its target, with the use's description.
+
+    .. versionadded:: 0.2.0
+    """
+
+    target: ObjectNode
+
+
+def object_of(node: Node) -> ObjectNode | None:
+    """The class node ``node`` stands for (itself, or a use's target); None for others."""
+    if isinstance(node, ObjectNode):
+        return node
+    if isinstance(node, UseNode):
+        return node.target
+    return None
+
+
+NOTHING: Any = attrs.NOTHING
+
+
+@attrs.frozen(kw_only=True)
+class Field:
+    """One property of an object: a class field or a function parameter.
+
+    Attributes:
+        name: The Python name (attribute or parameter).
+        key: The JSON property key the model sees (the annotation's name, else ``name``).
+        init_name: The keyword the constructor or function takes it by.
+        node: Its type.
+        description: From the owner's annotation, the field metadata or the docstring.
+        required: True when it has no default.
+        default: The default value, or ``attrs.NOTHING``.
+        default_factory: A zero-argument callable making the default, or None.
+        absent_is_none: Leaving the field out means None when its type allows None
+            (True for class fields and parameters; False for TypedDict keys, where a
+            key left out is not a key holding None).
+    """
+
+    name: str
+    key: str
+    init_name: str
+    node: Node
+    description: str | None = None
+    required: bool = True
+    default: Any = NOTHING
+    default_factory: Callable[[], Any] | None = None
+    absent_is_none: bool = True
+
+    @property
+    def nullable(self) -> bool:
+        """None is among its values, and leaving it out means None."""
+        return self.absent_is_none and isinstance(self.node, UnionNode) and self.node.nullable
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NOTHING or self.default_factory is not None
+
+
+@attrs.define(kw_only=True, eq=False, repr=False)
+class ObjectNode(Node):
+    """An attrs class, a dataclass or a function's parameters.
+
+    Compared by identity: a recursive type is one node whose fields lead back to itself.
+
+    Attributes:
+        python_type: The class (or ``Box[int]`` alias); for a function, the function.
+        name: The annotation name (schema or tool name).
+        fields: The properties, in declaration order.
+        is_function: True for a function's parameters.
+        context_params: Parameters typed with ``Context``, filled from the call's context.
+        hidden_args: For ``functools.partial``: the bound keyword arguments.
+        defs_key: The key under ``$defs`` (unique among the types of one schema run).
+    """
+
+    python_type: Any
+    name: str
+    fields: tuple[Field, ...] = ()
+    is_function: bool = False
+    context_params: tuple[str, ...] = ()
+    generic_args: tuple[Any, ...] = ()
+    _sealed: bool = attrs.field(default=False, init=False, repr=False)
+
+    # Identity, not the inherited field-wise equality: two classes with the same
+    # description are different objects, and a recursive node must not compare itself.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_sealed", False):
+            msg = "ObjectNode is immutable"
+            raise attrs.exceptions.FrozenInstanceError(msg)
+        object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        keys = ", ".join(f.key for f in self.fields)
+        return f"ObjectNode({self.name}: {keys})"
+
+    def field(self, key: str) -> Field:
+        for f in self.fields:
+            if f.key == key:
+                return f
+        raise KeyError(key)
+
+    def field_by_name(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def _seal(self) -> None:
+        object.__setattr__(self, "_sealed", True)
