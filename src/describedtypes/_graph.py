@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from . import inspect as ni
 from ._annotate import Registry, annotate
-from ._schema import defs_keys, recursive_objects
+from ._render import defs_keys, recursive_objects
 
 __all__ = ["graph"]
 
