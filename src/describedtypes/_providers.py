@@ -35,7 +35,7 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
-from ._response import ANTHROPIC_CUT_OFF, CHAT_CUT_OFF, decode_response
+from ._response import ANTHROPIC_CUT_OFF, CHAT_CUT_OFF, decode_response, responses_output
 from ._schema import Rewrite, schema
 from ._tools import ToolCall, ToolResult
 from .errors import DecodeError, IncompleteReplyError, RefusalError
@@ -264,22 +264,7 @@ class OpenAIResponses(Provider):
         return {**extra, "text": text}
 
     def text(self, response: Any) -> str:
-        error = _get(response, "error")
-        if error:
-            text = _get(error, "message") or str(error)
-            raise DecodeError([("$", f"the response failed: {text}")])
-        if _get(response, "status") == "incomplete":
-            reason = _get(_get(response, "incomplete_details"), "reason") or "incomplete"
-            raise IncompleteReplyError(str(reason))
-        texts = []
-        for item in _items(_get(response, "output")):
-            if _get(item, "type") != "message":
-                continue
-            for part in _items(_get(item, "content")):
-                if _get(part, "type") == "refusal":
-                    raise RefusalError(str(_get(part, "refusal") or ""))
-                if _get(part, "type") == "output_text":
-                    texts.append(str(_get(part, "text") or ""))
+        texts, _ = responses_output(response)
         return "".join(texts)
 
     def calls(self, response: Any) -> list[ToolCall]:

@@ -164,7 +164,14 @@ def _chat_message(tp: Any, message: Any, finish_reason: Any, opts: dict[str, Any
 # -- OpenAI Responses -------------------------------------------------------------------
 
 
-def _responses(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
+def responses_output(response: Any) -> tuple[list[str], list[Any]]:
+    """The output texts and function-call items of an OpenAI Responses object.
+
+    Raises:
+        DecodeError: The response failed (its ``error``).
+        IncompleteReplyError: Its status is ``incomplete``.
+        RefusalError: A message part is a refusal.
+    """
     error = _get(response, "error")
     if error:
         text = _get(error, "message") or str(error)
@@ -185,6 +192,11 @@ def _responses(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
                     texts.append(str(_get(part, "text") or ""))
         elif kind == "function_call":
             calls.append(item)
+    return texts, calls
+
+
+def _responses(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
+    texts, calls = responses_output(response)
     if calls:
         call = _pick_call(tp, calls, lambda c: _get(c, "name"))
         if call is not None and (not texts or _get(call, "name") == _tool_name(tp)):
