@@ -138,6 +138,9 @@ class FakeProviders:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?", 1)[0]
+                # google-genai 2.x (the newest for Python 3.10) calls the v1beta API,
+                # 3.x the v1 API; the request is the same.
+                path = path.replace("/v1beta/models/", "/v1/models/")
                 owner.requests.append((path, body))
                 if not owner.replies or owner.replies[0][0] != path:
                     expected = owner.replies[0][0] if owner.replies else "no request"

@@ -393,7 +393,19 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
         raise TypeError(msg) from None
     target = tp
     origin = typing.get_origin(tp)
-    if origin is not None and not isinstance(tp, type):
+    # A generic alias has an origin; on Python 3.10 list[str] also passes isinstance(type).
+    if (
+        origin is None
+        and not isinstance(tp, type)
+        and type(tp).__module__ in ("typing", "typing_extensions")
+    ):
+        # Any, NoReturn, ... (callable objects of typing's own classes on Python 3.10)
+        msg = (
+            f"{label}.register() needs {what}; got the type expression {tp!r}, which has no "
+            "annotation of its own (use Annotated[T, Annotation(...)] on the field)."
+        )
+        raise TypeError(msg)
+    if origin is not None:
         if not isinstance(origin, type) or origin.__module__ in _NOT_REGISTRABLE_MODULES:
             msg = (
                 f"{label}.register() needs {what}; got the type expression {tp!r}, whose "
