@@ -745,3 +745,23 @@ def test_streaming_keeps_no_type_alive() -> None:
     ref = make()
     gc.collect()
     assert ref() is None
+
+
+def test_a_number_cut_in_its_exponent_does_not_repeat_the_item_before() -> None:
+    """jiter leaves out a number cut at 'e' or a sign: the item before is not shown twice."""
+
+    @attrs.define
+    class Readings:
+        values: list[float]
+        by_name: dict[str, float]
+
+    text = '{"values":[100.0,3.4945315985422844e+16],"by_name":{"a":1.5,"b":2.5e+10}}'
+    cuts = [text.index("e+16") + 1, text.index("e+16") + 2, text.index("e+10") + 1]
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    with every_chunk():
+        values = list(decode_stream(Readings, chunks))
+    shown = [v.fields.get("values") for v in values if isinstance(v, Partial)]
+    assert all(item == [100.0] or item == [100.0, 3.4945315985422844e16] for item in shown if item)
+    mappings = [v.fields.get("by_name") for v in values if isinstance(v, Partial)]
+    assert all(m in ({}, {"a": 1.5}, {"a": 1.5, "b": 2.5e10}) for m in mappings if m is not None)
+    check_stream(values, decode(Readings, text))

@@ -314,7 +314,9 @@ class PartialBuilder:
             state.count = finished
         fields = dict(state.out)
         growing = None
-        if finished < size:
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
             key, item = next(reversed(value.items()))
             field = by_key.get(key)
             if field is not None:
@@ -341,7 +343,9 @@ class PartialBuilder:
                         state.out[decoded_key] = shown
             state.count = finished
         out = dict(state.out)
-        if finished < size:
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
             key, item = next(reversed(value.items()))
             ok, decoded_key = self._finished(node.keys, key)
             if ok:
@@ -366,7 +370,9 @@ class PartialBuilder:
                     state.out.append(shown)
             state.count = finished
         out = list(state.out)
-        if finished < size:
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
             index = size - 1
             present, shown, _, _ = self._tail(state, index, self._item(node, index), value[index])
             if present:
