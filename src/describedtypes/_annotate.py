@@ -165,19 +165,19 @@ AnnotationSource = Annotation | Callable[[Any], Annotation]
 # without further checks; after one, it is current if none of the objects it consulted
 # got a new annotation (see ``Registry.version``).
 _STAMP_LOCK = threading.Lock()
-_stamp = 0
+stamp = 0
 
 
 def current_stamp() -> int:
     """The stamp of the latest registration in any registry (0 before the first)."""
-    return _stamp
+    return stamp
 
 
 def _next_stamp() -> int:
-    global _stamp
+    global stamp
     with _STAMP_LOCK:
-        _stamp += 1
-        return _stamp
+        stamp += 1
+        return stamp
 
 
 class Registry:
@@ -237,7 +237,7 @@ class Registry:
     @property
     def generation(self) -> int:
         """The stamp of the latest registration in any registry (for cache checks)."""
-        return _stamp
+        return stamp
 
     def __call__(self, obj: Any) -> Annotation:
         """The annotation of ``obj``: the registered override over what the code says."""

@@ -44,7 +44,7 @@ from .errors import (
 __all__ = ["BatchResult", "decode_batch"]
 
 Shape = Literal["auto", "openai", "anthropic", "reply"]
-_SHAPES = ("auto", "openai", "anthropic", "reply")
+SHAPES = ("auto", "openai", "anthropic", "reply")
 
 #: Lines longer than this are reported, not parsed (a Batch API line is far smaller).
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -140,8 +140,8 @@ def decode_batch(
 
     .. versionadded:: 0.2.0
     """
-    if shape not in _SHAPES:
-        msg = f"shape must be one of {', '.join(map(repr, _SHAPES))}, got {shape!r}"
+    if shape not in SHAPES:
+        msg = f"shape must be one of {', '.join(map(repr, SHAPES))}, got {shape!r}"
         raise TypeError(msg)
     if not isinstance(cast(Any, registry), Registry):
         msg = (

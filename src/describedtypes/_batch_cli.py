@@ -28,9 +28,9 @@ import attrs
 import orjson
 
 from ._batch import (
-    _SHAPES,
     MAX_LINE_BYTES,
     OUTCOMES,
+    SHAPES,
     BatchResult,
     check_type,
     decode_line,
@@ -69,7 +69,7 @@ def add_decode_command(commands: Any) -> None:
                      help="where lines that did not decode go (default: with --out)")
     cmd.add_argument("--jobs", metavar="N", type=int, default=1,
                      help="worker processes (default: 1, no workers)")
-    cmd.add_argument("--shape", default="auto", choices=_SHAPES,
+    cmd.add_argument("--shape", default="auto", choices=SHAPES,
                      help="the line shape (default: auto, decided per line)")
 
 

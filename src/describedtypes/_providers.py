@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect as _pyinspect
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from . import adapters as _adapters
@@ -35,7 +35,14 @@ from ._glue import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
-from ._response import ANTHROPIC_CUT_OFF, CHAT_CUT_OFF, decode_response, responses_output
+from ._response import (
+    ANTHROPIC_CUT_OFF,
+    CHAT_CUT_OFF,
+    decode_response,
+    field_of,
+    items_of,
+    responses_output,
+)
 from ._schema import Rewrite, schema
 from ._tools import ToolCall, ToolResult
 from .errors import DecodeError, IncompleteReplyError, RefusalError
@@ -48,23 +55,6 @@ log = logging.getLogger("describedtypes")
 
 #: Gemini finish reasons of a complete answer.
 _GEMINI_DONE = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
-
-
-def _get(obj: Any, name: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    try:
-        return getattr(obj, name, None)
-    except Exception:  # a hostile __getattr__
-        return None
-
-
-def _items(value: Any) -> list[Any]:
-    if value is None or isinstance(value, (str, bytes, Mapping)):
-        return []
-    if isinstance(value, Sequence):
-        return list(value)
-    return []
 
 
 def _method(obj: Any, path: str) -> Any:
@@ -168,7 +158,7 @@ class Provider:
         raise NotImplementedError
 
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
-        tools = list(_items(extra.get("tools")))
+        tools = list(items_of(extra.get("tools")))
         return {**extra, "tools": [*tools, *definitions]}
 
     # -- replies -----------------------------------------------------------------------
@@ -195,28 +185,28 @@ class OpenAIChat(Provider):
     tool_adapter = _adapters.OPENAI_CHAT_TOOLS
 
     def _message(self, response: Any) -> tuple[Any, Any]:
-        choices = _items(_get(response, "choices"))
+        choices = items_of(field_of(response, "choices"))
         if not choices:
             raise _no_reply("no choices")
-        return _get(choices[0], "message"), _get(choices[0], "finish_reason")
+        return field_of(choices[0], "message"), field_of(choices[0], "finish_reason")
 
     def reply_messages(self, response: Any) -> list[Any]:
-        choices = _items(_get(response, "choices"))
-        message = _get(choices[0], "message") if choices else None
+        choices = items_of(field_of(response, "choices"))
+        message = field_of(choices[0], "message") if choices else None
         if message is None:
             return []
-        out: dict[str, Any] = {"role": "assistant", "content": _get(message, "content")}
+        out: dict[str, Any] = {"role": "assistant", "content": field_of(message, "content")}
         calls = [
             {
-                "id": _get(call, "id"),
+                "id": field_of(call, "id"),
                 "type": "function",
                 "function": {
-                    "name": _get(_get(call, "function"), "name"),
-                    "arguments": _get(_get(call, "function"), "arguments"),
+                    "name": field_of(field_of(call, "function"), "name"),
+                    "arguments": field_of(field_of(call, "function"), "arguments"),
                 },
             }
-            for call in _items(_get(message, "tool_calls"))
-            if _get(call, "function") is not None
+            for call in items_of(field_of(message, "tool_calls"))
+            if field_of(call, "function") is not None
         ]
         if calls:
             out["tool_calls"] = calls
@@ -228,14 +218,14 @@ class OpenAIChat(Provider):
 
     def text(self, response: Any) -> str:
         message, finish = self._message(response)
-        refusal = _get(message, "refusal")
+        refusal = field_of(message, "refusal")
         if refusal:
             raise RefusalError(str(refusal))
         if isinstance(finish, str) and finish in CHAT_CUT_OFF:
             raise IncompleteReplyError(finish)
-        content = _get(message, "content")
+        content = field_of(message, "content")
         if isinstance(content, list):
-            content = "".join(str(_get(p, "text") or "") for p in content)
+            content = "".join(str(field_of(p, "text") or "") for p in content)
         return content if isinstance(content, str) else ""
 
     def calls(self, response: Any) -> list[ToolCall]:
@@ -256,7 +246,7 @@ class OpenAIResponses(Provider):
     def reply_messages(self, response: Any) -> list[Any]:
         # Every output item goes back as it came (reasoning items included), as the
         # Responses API expects when the conversation is sent again.
-        return list(_items(_get(response, "output")))
+        return list(items_of(field_of(response, "output")))
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         text = _as_dict(extra.get("text"), "text")
@@ -283,7 +273,7 @@ class Anthropic(Provider):
 
     def reply_messages(self, response: Any) -> list[Any]:
         # The content blocks go back as they came: thinking blocks keep their signature.
-        return [{"role": "assistant", "content": list(_items(_get(response, "content")))}]
+        return [{"role": "assistant", "content": list(items_of(field_of(response, "content")))}]
 
     def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         sent = super().request(model, transcript, extra)
@@ -296,9 +286,9 @@ class Anthropic(Provider):
         return {**extra, "output_config": config}
 
     def text(self, response: Any) -> str:
-        blocks = _items(_get(response, "content"))
-        texts = [str(_get(b, "text") or "") for b in blocks if _get(b, "type") == "text"]
-        stop = _get(response, "stop_reason")
+        blocks = items_of(field_of(response, "content"))
+        texts = [str(field_of(b, "text") or "") for b in blocks if field_of(b, "type") == "text"]
+        stop = field_of(response, "stop_reason")
         if stop == "refusal":
             raise RefusalError("".join(texts).strip() or "(no explanation given)")
         if isinstance(stop, str) and stop in ANTHROPIC_CUT_OFF:
@@ -329,21 +319,21 @@ class Gemini(Provider):
 
     def _content(self, response: Any) -> Any:
         """The first candidate's content, after the refusal and cut-off checks."""
-        candidates = _items(_get(response, "candidates"))
+        candidates = items_of(field_of(response, "candidates"))
         if not candidates:
-            blocked = _enum_value(_get(_get(response, "prompt_feedback"), "block_reason"))
+            blocked = _enum_value(field_of(field_of(response, "prompt_feedback"), "block_reason"))
             if blocked:
                 raise RefusalError(f"the prompt was blocked ({blocked})")
             raise _no_reply("no candidates")
-        finish = _enum_value(_get(candidates[0], "finish_reason"))
+        finish = _enum_value(field_of(candidates[0], "finish_reason"))
         if finish is not None and str(finish) not in _GEMINI_DONE:
             raise IncompleteReplyError(str(finish))
-        return _get(candidates[0], "content")
+        return field_of(candidates[0], "content")
 
     def reply_messages(self, response: Any) -> list[Any]:
         # The content goes back as it came: function calls keep their thought signature.
-        candidates = _items(_get(response, "candidates"))
-        content = _get(candidates[0], "content") if candidates else None
+        candidates = items_of(field_of(response, "candidates"))
+        content = field_of(candidates[0], "content") if candidates else None
         return [content] if content is not None else []
 
     def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -361,15 +351,15 @@ class Gemini(Provider):
 
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         config = _as_dict(extra.get("config"), "config")
-        tools = list(_items(config.get("tools")))
+        tools = list(items_of(config.get("tools")))
         config["tools"] = [*tools, {"function_declarations": definitions}]
         return {**extra, "config": config}
 
     def _texts(self, content: Any) -> str:
         return "".join(
-            str(_get(part, "text"))
-            for part in _items(_get(content, "parts"))
-            if _get(part, "text") is not None and not _get(part, "thought")
+            str(field_of(part, "text"))
+            for part in items_of(field_of(content, "parts"))
+            if field_of(part, "text") is not None and not field_of(part, "thought")
         )
 
     def decode(self, tp: Any, response: Any) -> Any:
@@ -382,18 +372,18 @@ class Gemini(Provider):
         return self._texts(self._content(response))
 
     def calls(self, response: Any) -> list[ToolCall]:
-        candidates = _items(_get(response, "candidates"))
-        content = _get(candidates[0], "content") if candidates else None
+        candidates = items_of(field_of(response, "candidates"))
+        content = field_of(candidates[0], "content") if candidates else None
         calls = []
-        for i, part in enumerate(_items(_get(content, "parts"))):
-            call = _get(part, "function_call")
+        for i, part in enumerate(items_of(field_of(content, "parts"))):
+            call = field_of(part, "function_call")
             if call is None:
                 continue
-            name = _get(call, "name")
+            name = field_of(call, "name")
             if not isinstance(name, str):
                 msg = f"candidates[0].content.parts[{i}].function_call.name must be a str"
                 raise ShapeError(msg)
-            calls.append(ToolCall(name, _get(call, "args") or {}, _get(call, "id")))
+            calls.append(ToolCall(name, field_of(call, "args") or {}, field_of(call, "id")))
         return calls
 
     def result_messages(self, results: list[ToolResult]) -> list[Any]:

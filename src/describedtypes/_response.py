@@ -26,14 +26,19 @@ CHAT_CUT_OFF = frozenset({"length", "content_filter"})
 ANTHROPIC_CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
-def _get(obj: Any, name: str) -> Any:
+def field_of(obj: Any, name: str) -> Any:
+    """``obj[name]`` for a mapping, ``obj.name`` for an SDK object; None if absent."""
     if obj.__class__ is dict or isinstance(obj, Mapping):
         return obj.get(name)
-    return getattr(obj, name, None)
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # a hostile __getattr__
+        return None
 
 
-def _items(value: Any) -> list[Any]:
-    if value is None or isinstance(value, (str, bytes)):
+def items_of(value: Any) -> list[Any]:
+    """The items of a JSON array (list, tuple, SDK list); [] for anything else."""
+    if value is None or isinstance(value, (str, bytes, Mapping)):
         return []
     if isinstance(value, Sequence):
         return list(value)
@@ -83,16 +88,19 @@ def decode_response(
     .. versionadded:: 0.1.0
     """
     opts: dict[str, Any] = {"converter": converter, "registry": registry}
-    if _get(response, "choices") is not None:
+    if field_of(response, "choices") is not None:
         return _chat_completion(tp, response, opts)
-    if _get(response, "output") is not None and _get(response, "object") in ("response", None):
-        return _responses(tp, response, opts)
-    if _get(response, "stop_reason") is not None or (
-        _get(response, "type") == "message" and isinstance(_get(response, "content"), list)
+    if field_of(response, "output") is not None and field_of(response, "object") in (
+        "response",
+        None,
     ):
-        return _anthropic(tp, response, opts)
-    if _get(response, "role") == "assistant":
-        return _chat_message(tp, response, None, opts)
+        return responses_reply(tp, response, opts)
+    if field_of(response, "stop_reason") is not None or (
+        field_of(response, "type") == "message" and isinstance(field_of(response, "content"), list)
+    ):
+        return anthropic_reply(tp, response, opts)
+    if field_of(response, "role") == "assistant":
+        return chat_message_reply(tp, response, None, opts)
     kind = type(response).__name__
     msg = (
         f"decode_response() reads an OpenAI Chat Completions or Responses response or an "
@@ -102,7 +110,7 @@ def decode_response(
     raise ShapeError(msg)
 
 
-def _tool_name(tp: Any) -> str | None:
+def tool_name_of(tp: Any) -> str | None:
     """The name ``tp`` has as a tool (its schema name), if it is an object."""
     try:
         node = ni.type_info(tp)
@@ -114,7 +122,7 @@ def _tool_name(tp: Any) -> str | None:
 
 def _pick_call(tp: Any, calls: list[Any], name_of: Any) -> Any:
     """The tool call meant for ``tp``: the one named like it, else the only one."""
-    wanted = _tool_name(tp)
+    wanted = tool_name_of(tp)
     for call in calls:
         if wanted is not None and name_of(call) == wanted:
             return call
@@ -129,33 +137,35 @@ def _no_reply(what: str) -> DecodeError:
 
 
 def _chat_completion(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
-    choices = _items(_get(response, "choices"))
+    choices = items_of(field_of(response, "choices"))
     if not choices:
         raise _no_reply("no choices")
     choice = choices[0]
-    message = _get(choice, "message")
+    message = field_of(choice, "message")
     if message is None:
         raise _no_reply("the first choice has no message")
-    return _chat_message(tp, message, _get(choice, "finish_reason"), opts)
+    return chat_message_reply(tp, message, field_of(choice, "finish_reason"), opts)
 
 
-def _chat_message(tp: Any, message: Any, finish_reason: Any, opts: dict[str, Any]) -> Any:
-    refusal = _get(message, "refusal")
+def chat_message_reply(tp: Any, message: Any, finish_reason: Any, opts: dict[str, Any]) -> Any:
+    refusal = field_of(message, "refusal")
     if refusal:
         raise RefusalError(str(refusal))
     if isinstance(finish_reason, str) and finish_reason in CHAT_CUT_OFF:
         raise IncompleteReplyError(finish_reason)
-    content = _get(message, "content")
+    content = field_of(message, "content")
     if isinstance(content, list):  # content parts
         content = "".join(
-            str(_get(part, "text") or "") for part in content if _get(part, "type") == "text"
+            str(field_of(part, "text") or "")
+            for part in content
+            if field_of(part, "type") == "text"
         )
-    calls = _items(_get(message, "tool_calls"))
+    calls = items_of(field_of(message, "tool_calls"))
     if calls:
-        call = _pick_call(tp, calls, lambda c: _get(_get(c, "function"), "name"))
-        named = _get(_get(call, "function"), "name") if call is not None else None
-        if call is not None and (not content or named == _tool_name(tp)):
-            return decode(tp, _get(_get(call, "function"), "arguments") or "", **opts)
+        call = _pick_call(tp, calls, lambda c: field_of(field_of(c, "function"), "name"))
+        named = field_of(field_of(call, "function"), "name") if call is not None else None
+        if call is not None and (not content or named == tool_name_of(tp)):
+            return decode(tp, field_of(field_of(call, "function"), "arguments") or "", **opts)
     if not content:
         raise _no_reply("the message has no content")
     return decode(tp, content, **opts)
@@ -172,35 +182,35 @@ def responses_output(response: Any) -> tuple[list[str], list[Any]]:
         IncompleteReplyError: Its status is ``incomplete``.
         RefusalError: A message part is a refusal.
     """
-    error = _get(response, "error")
+    error = field_of(response, "error")
     if error:
-        text = _get(error, "message") or str(error)
+        text = field_of(error, "message") or str(error)
         raise DecodeError([("$", f"the response failed: {text}")])
-    if _get(response, "status") == "incomplete":
-        reason = _get(_get(response, "incomplete_details"), "reason") or "incomplete"
+    if field_of(response, "status") == "incomplete":
+        reason = field_of(field_of(response, "incomplete_details"), "reason") or "incomplete"
         raise IncompleteReplyError(str(reason))
     texts: list[str] = []
     calls: list[Any] = []
-    for item in _items(_get(response, "output")):
-        kind = _get(item, "type")
+    for item in items_of(field_of(response, "output")):
+        kind = field_of(item, "type")
         if kind == "message":
-            for part in _items(_get(item, "content")):
-                part_kind = _get(part, "type")
+            for part in items_of(field_of(item, "content")):
+                part_kind = field_of(part, "type")
                 if part_kind == "refusal":
-                    raise RefusalError(str(_get(part, "refusal") or ""))
+                    raise RefusalError(str(field_of(part, "refusal") or ""))
                 if part_kind == "output_text":
-                    texts.append(str(_get(part, "text") or ""))
+                    texts.append(str(field_of(part, "text") or ""))
         elif kind == "function_call":
             calls.append(item)
     return texts, calls
 
 
-def _responses(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
+def responses_reply(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
     texts, calls = responses_output(response)
     if calls:
-        call = _pick_call(tp, calls, lambda c: _get(c, "name"))
-        if call is not None and (not texts or _get(call, "name") == _tool_name(tp)):
-            return decode(tp, _get(call, "arguments") or "", **opts)
+        call = _pick_call(tp, calls, lambda c: field_of(c, "name"))
+        if call is not None and (not texts or field_of(call, "name") == tool_name_of(tp)):
+            return decode(tp, field_of(call, "arguments") or "", **opts)
     if not texts:
         raise _no_reply("no output_text in the output")
     return decode(tp, "".join(texts), **opts)
@@ -209,19 +219,19 @@ def _responses(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
 # -- Anthropic Messages -----------------------------------------------------------------
 
 
-def _anthropic(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
-    blocks = _items(_get(response, "content"))
-    texts = [str(_get(b, "text") or "") for b in blocks if _get(b, "type") == "text"]
-    stop = _get(response, "stop_reason")
+def anthropic_reply(tp: Any, response: Any, opts: dict[str, Any]) -> Any:
+    blocks = items_of(field_of(response, "content"))
+    texts = [str(field_of(b, "text") or "") for b in blocks if field_of(b, "type") == "text"]
+    stop = field_of(response, "stop_reason")
     if stop == "refusal":
         raise RefusalError("".join(texts).strip() or "(no explanation given)")
     if isinstance(stop, str) and stop in ANTHROPIC_CUT_OFF:
         raise IncompleteReplyError(stop)
-    calls = [b for b in blocks if _get(b, "type") == "tool_use"]
+    calls = [b for b in blocks if field_of(b, "type") == "tool_use"]
     if calls:
-        call = _pick_call(tp, calls, lambda c: _get(c, "name"))
-        if call is not None and (not texts or _get(call, "name") == _tool_name(tp)):
-            return decode(tp, _get(call, "input"), **opts)
+        call = _pick_call(tp, calls, lambda c: field_of(c, "name"))
+        if call is not None and (not texts or field_of(call, "name") == tool_name_of(tp)):
+            return decode(tp, field_of(call, "input"), **opts)
     if not texts:
         raise _no_reply("no text block in the content")
     return decode(tp, "".join(texts), **opts)

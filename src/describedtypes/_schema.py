@@ -259,7 +259,7 @@ def schema(
             entry = obj.__dict__[_cache.ATTRIBUTE][
                 ("schema", obj, llm_adapter, use_references is True, registry)
             ]
-            if entry.stamp == _annotate._stamp:
+            if entry.stamp == _annotate.stamp:
                 frozen: Mapping[str, Any] = entry.value.frozen
                 return frozen
         except (KeyError, AttributeError, TypeError):
@@ -285,7 +285,7 @@ def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
         entry = obj.__dict__[_cache.ATTRIBUTE][
             ("schema", obj, adapter, use_references is True, registry)
         ]
-        if entry.stamp == _annotate._stamp:
+        if entry.stamp == _annotate.stamp:
             built: Built = entry.value
             return built
     except (KeyError, AttributeError, TypeError):

@@ -30,7 +30,14 @@ from . import inspect as ni
 from ._annotate import Registry, annotate, current_stamp
 from ._decode import decode, decoder_for
 from ._partial import Partial, PartialBuilder, PartialPlan
-from ._response import _anthropic, _chat_message, _get, _items, _responses, _tool_name
+from ._response import (
+    anthropic_reply,
+    chat_message_reply,
+    field_of,
+    items_of,
+    responses_reply,
+    tool_name_of,
+)
 from .errors import DecodeError
 
 __all__ = ["adecode_stream", "decode_stream"]
@@ -228,7 +235,7 @@ class _Stream:
         self.status: Any = None
         self.incomplete: Any = None
         self.failed: Any = None
-        self.wanted = _tool_name(tp)
+        self.wanted = tool_name_of(tp)
         self.last: Partial[Any] | None = None
 
     # Which text the partials follow, as decode_response would choose its reply: the
@@ -288,10 +295,10 @@ class _Stream:
         return tool
 
     def _event(self, event: Any) -> tuple[_Text | None, bool]:
-        kind = _get(event, "type")
-        if kind == "chunk" and _get(event, "chunk") is not None:  # openai's .stream() helper
-            event, kind = _get(event, "chunk"), None
-        if _get(event, "choices") is not None:
+        kind = field_of(event, "type")
+        if kind == "chunk" and field_of(event, "chunk") is not None:  # openai's .stream() helper
+            event, kind = field_of(event, "chunk"), None
+        if field_of(event, "choices") is not None:
             self._kind("chat", event)
             return self._chat(event)
         if not isinstance(kind, str):
@@ -302,8 +309,10 @@ class _Stream:
             )
             raise TypeError(msg)
         if kind == "error":
-            error = _get(event, "error")
-            message = _get(event, "message") or _get(error, "message") or str(error or event)
+            error = field_of(event, "error")
+            message = (
+                field_of(event, "message") or field_of(error, "message") or str(error or event)
+            )
             raise DecodeError([("$", f"the response failed: {message}")])
         if kind.startswith("response."):
             self._kind("responses", event)
@@ -314,73 +323,74 @@ class _Stream:
         return None, False  # an event kind with nothing to decode (ping, helpers' events)
 
     def _chat(self, chunk: Any) -> tuple[_Text | None, bool]:
-        choices = _items(_get(chunk, "choices"))
-        choice = next((c for c in choices if (_get(c, "index") or 0) == 0), None)
+        choices = items_of(field_of(chunk, "choices"))
+        choice = next((c for c in choices if (field_of(c, "index") or 0) == 0), None)
         if choice is None:
             return None, False
-        if _get(choice, "finish_reason"):
-            self.stop = _get(choice, "finish_reason")
-        delta = _get(choice, "delta")
+        if field_of(choice, "finish_reason"):
+            self.stop = field_of(choice, "finish_reason")
+        delta = field_of(choice, "delta")
         if delta is None:
             return None, False
-        refusal = _get(delta, "refusal")
+        refusal = field_of(delta, "refusal")
         if isinstance(refusal, str):
             self.refusal.append(refusal)
         result: tuple[_Text | None, bool] = (None, False)
-        for call in _items(_get(delta, "tool_calls")):
-            function = _get(call, "function")
-            index = _get(call, "index")
+        for call in items_of(field_of(delta, "tool_calls")):
+            function = field_of(call, "function")
+            index = field_of(call, "index")
             tool = self._tool(index if index is not None else len(self.tools),
-                              _get(function, "name"))
-            result = self._add(tool, _get(function, "arguments"))
-        content = _get(delta, "content")
+                              field_of(function, "name"))
+            result = self._add(tool, field_of(function, "arguments"))
+        content = field_of(delta, "content")
         if isinstance(content, str) and content:
             result = self._add(self.text, content)
         return result
 
     def _responses(self, kind: str, event: Any) -> tuple[_Text | None, bool]:
         if kind == "response.output_text.delta":
-            return self._add(self.text, _get(event, "delta"))
+            return self._add(self.text, field_of(event, "delta"))
         if kind == "response.function_call_arguments.delta":
-            return self._add(self._tool(_call_key(event)), _get(event, "delta"))
+            return self._add(self._tool(_call_key(event)), field_of(event, "delta"))
         if kind == "response.output_item.added":
-            item = _get(event, "item")
-            if _get(item, "type") == "function_call":
-                tool = self._tool(_call_key(event), _get(item, "name"))
-                return self._add(tool, _get(item, "arguments"))
+            item = field_of(event, "item")
+            if field_of(item, "type") == "function_call":
+                tool = self._tool(_call_key(event), field_of(item, "name"))
+                return self._add(tool, field_of(item, "arguments"))
         elif kind == "response.function_call_arguments.done":
-            tool = self._tool(_call_key(event), _get(event, "name"))
+            tool = self._tool(_call_key(event), field_of(event, "name"))
             if not tool.size:
-                return self._add(tool, _get(event, "arguments"))
+                return self._add(tool, field_of(event, "arguments"))
         elif kind == "response.refusal.delta":
-            delta = _get(event, "delta")
+            delta = field_of(event, "delta")
             if isinstance(delta, str):
                 self.refusal.append(delta)
         elif kind == "response.refusal.done" and not self.refusal:
-            self.refusal.append(str(_get(event, "refusal") or ""))
+            self.refusal.append(str(field_of(event, "refusal") or ""))
         elif kind in ("response.incomplete", "response.failed", "response.completed"):
-            response = _get(event, "response")
-            self.status = _get(response, "status") or kind.removeprefix("response.")
-            self.incomplete = _get(response, "incomplete_details")
-            self.failed = _get(response, "error")
+            response = field_of(event, "response")
+            self.status = field_of(response, "status") or kind.removeprefix("response.")
+            self.incomplete = field_of(response, "incomplete_details")
+            self.failed = field_of(response, "error")
         return None, False
 
     def _anthropic(self, kind: str, event: Any) -> tuple[_Text | None, bool]:
         if kind == "content_block_delta":
-            delta = _get(event, "delta")
-            delta_kind = _get(delta, "type")
+            delta = field_of(event, "delta")
+            delta_kind = field_of(delta, "type")
             if delta_kind == "text_delta":
-                return self._add(self.text, _get(delta, "text"))
+                return self._add(self.text, field_of(delta, "text"))
             if delta_kind == "input_json_delta":
-                return self._add(self._tool(_get(event, "index")), _get(delta, "partial_json"))
+                tool = self._tool(field_of(event, "index"))
+                return self._add(tool, field_of(delta, "partial_json"))
         elif kind == "content_block_start":
-            block = _get(event, "content_block")
-            if _get(block, "type") == "tool_use":
-                self._tool(_get(event, "index"), _get(block, "name"))
-            elif _get(block, "type") == "text":
-                return self._add(self.text, _get(block, "text"))
+            block = field_of(event, "content_block")
+            if field_of(block, "type") == "tool_use":
+                self._tool(field_of(event, "index"), field_of(block, "name"))
+            elif field_of(block, "type") == "text":
+                return self._add(self.text, field_of(block, "text"))
         elif kind == "message_delta":
-            stop = _get(_get(event, "delta"), "stop_reason")
+            stop = field_of(field_of(event, "delta"), "stop_reason")
             if stop:
                 self.stop = stop
         return None, False
@@ -402,7 +412,7 @@ class _Stream:
                 "refusal": "".join(self.refusal) or None,
                 "tool_calls": [{"function": {"name": n, "arguments": a}} for n, a in tools],
             }
-            return _chat_message(tp, message, self.stop, opts)
+            return chat_message_reply(tp, message, self.stop, opts)
         if self.kind == "responses":
             parts: list[dict[str, Any]] = [{"type": "output_text", "text": text}] if text else []
             if self.refusal:
@@ -416,11 +426,11 @@ class _Stream:
                 "error": self.failed,
                 "output": output,
             }
-            return _responses(tp, response, opts)
+            return responses_reply(tp, response, opts)
         blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         blocks += [{"type": "tool_use", "name": n, "input": a or "{}"} for n, a in tools]
         message = {"type": "message", "content": blocks, "stop_reason": self.stop}
-        return _anthropic(tp, message, opts)
+        return anthropic_reply(tp, message, opts)
 
 
 _KINDS = {
@@ -432,8 +442,8 @@ _KINDS = {
 
 
 def _call_key(event: Any) -> Any:
-    index = _get(event, "output_index")
-    return index if index is not None else _get(event, "item_id")
+    index = field_of(event, "output_index")
+    return index if index is not None else field_of(event, "item_id")
 
 
 # -- the entry points -----------------------------------------------------------------
