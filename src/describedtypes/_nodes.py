@@ -226,8 +226,7 @@ class ObjectNode(Node):
         fields: The properties, in declaration order.
         is_function: True for a function's parameters.
         context_params: Parameters typed with ``Context``, filled from the call's context.
-        hidden_args: For ``functools.partial``: the bound keyword arguments.
-        defs_key: The key under ``$defs`` (unique among the types of one schema run).
+        generic_args: For a generic alias such as ``Box[int]``: its arguments.
     """
 
     python_type: Any
