@@ -34,6 +34,7 @@ from ._codegen import (
     unknown,
     unknown_hints,
 )
+from ._nodes import hook_type
 from ._problems import (
     ABSENT,
     EXACT_FLOAT,
@@ -138,15 +139,10 @@ class Compiler:
         """The user's hook for the node's type, if the user's converter has its own."""
         if self.hooks is None:
             return None
-        if isinstance(node, ni.ObjectNode):
-            if node in self._done or node in self._objects:
-                return self._done.get(node)  # decided already (or being compiled)
-            tp: Any = node.python_type
-        elif isinstance(node, ni.EnumNode):
-            tp = node.cls
-        elif isinstance(node, ni.ScalarNode):
-            tp = node.python_type
-        else:
+        if isinstance(node, ni.ObjectNode) and (node in self._done or node in self._objects):
+            return self._done.get(node)  # decided already (or being compiled)
+        tp = hook_type(node)
+        if tp is None:
             return None
         hook = self.hooks.hook_for(tp)
         self.hooked_types.append(tp)

@@ -23,6 +23,7 @@ from . import _cache
 from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import annotate, current_stamp
+from ._nodes import hook_type
 from ._problems import ABSENT, Members, brief
 from ._values import constructor_of
 
@@ -92,17 +93,10 @@ class _EncodeCompiler:
 
     def _hooked(self, node: ni.Node) -> Unstructure | None:
         assert self.hooks is not None
-        if isinstance(node, ni.ObjectNode):
-            if node in self._objects:
-                return None  # being compiled (or done): object() returns it
-            tp: Any = node.python_type
-        elif isinstance(node, ni.EnumNode):
-            tp = node.cls
-        elif isinstance(node, ni.ScalarNode):
-            tp = node.python_type
-        else:
-            return None
-        return self.hooks(tp)
+        if isinstance(node, ni.ObjectNode) and node in self._objects:
+            return None  # being compiled (or done): object() returns it
+        tp = hook_type(node)
+        return None if tp is None else self.hooks(tp)
 
     def union(self, node: ni.UnionNode) -> Unstructure:
         options = [(_matcher(o), self.compile(o)) for o in node.options]

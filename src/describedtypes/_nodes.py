@@ -164,6 +164,19 @@ class UseNode(Node):
     target: ObjectNode
 
 
+def hook_type(node: Node) -> Any:
+    """The Python type a user's cattrs hook for ``node`` is registered on, or None.
+
+    Classes, enums and scalars can have hooks of their own; other nodes (lists, unions,
+    ...) are built from their parts.
+    """
+    if isinstance(node, (ObjectNode, ScalarNode)):
+        return node.python_type
+    if isinstance(node, EnumNode):
+        return node.cls
+    return None
+
+
 def object_of(node: Node) -> ObjectNode | None:
     """The class node ``node`` stands for (itself, or a use's target); None for others."""
     if isinstance(node, ObjectNode):

@@ -18,6 +18,7 @@ Google Gen AI          ``models.generate_content``          ``config.response_js
 
 from __future__ import annotations
 
+import abc
 import inspect as _pyinspect
 import logging
 from collections.abc import Mapping
@@ -120,8 +121,13 @@ def _as_dict(value: Any, what: str) -> dict[str, Any]:
     raise TypeError(msg)
 
 
-class Provider:
-    """What differs between providers; one instance per ``extract``/``run`` call."""
+class Provider(abc.ABC):
+    """What differs between providers; one instance per ``extract``/``run`` call.
+
+    Each provider class fills in the abstract methods: how its replies go back into the
+    conversation, how structured output is asked for, and how text, tool calls and tool
+    results are read and written.
+    """
 
     #: Shown in log records and messages.
     name = ""
@@ -140,9 +146,9 @@ class Provider:
     def user_message(self, text: str) -> Any:
         return {"role": "user", "content": text}
 
+    @abc.abstractmethod
     def reply_messages(self, response: Any) -> list[Any]:
         """The model's reply, as it goes back into the conversation."""
-        raise NotImplementedError
 
     def retry_messages(self, response: Any, error: DecodeError) -> list[Any]:
         """The reply that failed, then a user message carrying ``str(error)``."""
@@ -153,9 +159,9 @@ class Provider:
     def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         return {"model": model, self.messages_key: list(transcript), **extra}
 
+    @abc.abstractmethod
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         """``extra`` plus this provider's structured-output keyword for ``tp``."""
-        raise NotImplementedError
 
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         tools = list(items_of(extra.get("tools")))
@@ -166,15 +172,17 @@ class Provider:
     def decode(self, tp: Any, response: Any) -> Any:
         return decode_response(tp, response, registry=self.registry)
 
+    @abc.abstractmethod
     def text(self, response: Any) -> str:
         """The reply's text; RefusalError / IncompleteReplyError as ``decode`` would."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def calls(self, response: Any) -> list[ToolCall]:
-        raise NotImplementedError
+        """The tool calls in the reply, in order."""
 
+    @abc.abstractmethod
     def result_messages(self, results: list[ToolResult]) -> list[Any]:
-        raise NotImplementedError
+        """The messages that carry the tools' results back, ids matched."""
 
 
 # -- OpenAI Chat Completions ------------------------------------------------------------

@@ -253,17 +253,6 @@ def schema(
     .. versionchanged:: 0.2.0
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
     """
-    if dict_type is dict and report is None:
-        # The common case, inlined: see _built().
-        try:
-            entry = obj.__dict__[_cache.ATTRIBUTE][
-                ("schema", obj, llm_adapter, use_references is True, registry)
-            ]
-            if entry.stamp == _annotate.stamp:
-                frozen: Mapping[str, Any] = entry.value.frozen
-                return frozen
-        except (KeyError, AttributeError, TypeError):
-            pass
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:
         report.extend(built.rewrites)

@@ -150,7 +150,7 @@ def _parse_time(text: str) -> datetime.time:
         try:
             return datetime.time.fromisoformat(text)
         except ValueError:
-            pass
+            pass  # the long way says why
     return _rfc_time(m)
 
 
