@@ -906,13 +906,11 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
         raise TypeError(msg)
     inspector = _Inspector(registry)
     try:
-        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+        with remembering_hints():
+            node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
     except RecursionError:
         # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
         raise too_deep_error(obj) from None
-
-    with remembering_hints():
-        node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
     _cache.put(obj, key, _cache.Entry(node, registry, stamp, deps=inspector.deps))
     return node
 
