@@ -32,6 +32,13 @@ class _FrozenMap(Mapping[str, "Annotation"]):
     def __getitem__(self, key: str) -> Annotation:
         return self._data[key]
 
+    # The dict's own, not Mapping's generic ones: asked once per field per inspection.
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
 
@@ -618,7 +625,7 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
         return {}
     found: dict[str, Annotation] = {}
     for key, hint in hints.items():
-        if hint.__class__ is type:  # a plain class: no Annotated to look into
+        if not isinstance(hint, _ANNOTATED_ALIASES):  # nothing to look into
             continue
         merged: Annotation | None = None
         while typing_extensions.get_origin(hint) in (typing.Annotated, typing_extensions.Annotated):
@@ -630,6 +637,11 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
             found[key] = merged
     return found
 
+
+# The classes of Annotated[...] (typing's, and typing_extensions' where it has its own).
+_ANNOTATED_ALIASES = tuple(
+    {type(typing.Annotated[int, 0]), type(__import__("typing_extensions").Annotated[int, 0])}
+)
 
 _HINTS = threading.local()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import attrs
@@ -89,9 +89,9 @@ class Limits:
     max_union_params: int | None = None
 
 
-@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Visit:
-    """One subschema met while walking a document.
+    """One subschema met while walking a document (a plain slotted record: one is made
+    per subschema on every check, so it is kept cheap to build; nothing changes it).
 
     Attributes:
         pointer: Its JSON pointer within the schema body (``""`` is the body's root).
@@ -102,11 +102,21 @@ class Visit:
         key: The property name, definition name or list index under ``keyword``.
     """
 
-    pointer: str
-    schema: Mapping[str, Any]
-    parent: Visit | None
-    keyword: str
-    key: str | None
+    __slots__ = ("key", "keyword", "parent", "pointer", "schema")
+
+    def __init__(
+        self,
+        pointer: str,
+        schema: Mapping[str, Any],
+        parent: Visit | None,
+        keyword: str,
+        key: str | None,
+    ) -> None:
+        self.pointer = pointer
+        self.schema = schema
+        self.parent = parent
+        self.keyword = keyword
+        self.key = key
 
     def __repr__(self) -> str:
         return f"Visit({self.pointer or '/'})"
@@ -213,8 +223,17 @@ def _unescape(token: str) -> str:
 
 
 def is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    # JSON data is almost always plain dicts: test that first, it is much cheaper.
-    return type(value) is dict or isinstance(value, Mapping)
+    # JSON data is almost always plain dicts and JSON scalars: tell those apart by their
+    # exact type first, which is much cheaper than the Mapping ABC's isinstance.
+    kind = type(value)
+    if kind is dict:
+        return True
+    if kind in _NOT_MAPS:
+        return False
+    return isinstance(value, (dict, Mapping))
+
+
+_NOT_MAPS = frozenset({str, list, int, float, bool, type(None)})
 
 
 _MAP, _LIST, _ONE, _ITEMS = range(4)
@@ -226,47 +245,42 @@ _KINDS: dict[str, int] = {
 }
 
 
-def _children(
-    schema: Mapping[str, Any], keywords: frozenset[str] | None = None
-) -> Iterator[tuple[str, str | None, Mapping[str, Any]]]:
-    """The subschemas, in document order: (keyword, key or index or None, subschema).
+def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
+    """Every subschema of ``body`` in document order (depth first, keys in order).
 
-    ``keywords`` limits the keywords looked under (None: every keyword holding schemas).
+    A subschema is a JSON object under a keyword that holds schemas: one (``not``), a map
+    of them (``properties``, ``$defs``), a list (``anyOf``, ``prefixItems``) or either
+    (``items``). With a stack of its own, not recursion: a hand-written schema may nest
+    deeper than Python's recursion limit.
     """
-    for kw, value in schema.items():
-        kind = _KINDS.get(kw)
-        if kind is None or (keywords is not None and kw not in keywords):
-            continue
-        if kind == _MAP:
-            if is_map(value):
-                for key, sub in value.items():
-                    if is_map(sub):
-                        yield kw, str(key), sub
-        elif kind == _LIST or (kind == _ITEMS and type(value) is list):
-            if isinstance(value, list):
+    out: list[Visit] = []
+    stack: list[Visit] = [Visit("", body, None, "", None)]
+    kinds = _KINDS
+    while stack:
+        here = stack.pop()
+        out.append(here)
+        pointer = here.pointer
+        found: list[Visit] = []
+        for kw, value in here.schema.items():
+            kind = kinds.get(kw)
+            if kind is None:
+                continue
+            if kind == _MAP:
+                if is_map(value):
+                    for key, sub in value.items():
+                        if is_map(sub):
+                            key = str(key)
+                            child = f"{pointer}/{kw}/{escape(key)}"
+                            found.append(Visit(child, sub, here, kw, key))
+            elif isinstance(value, list) and kind in (_LIST, _ITEMS):
                 for i, sub in enumerate(value):
                     if is_map(sub):
-                        yield kw, str(i), sub
-        elif is_map(value):
-            yield kw, None, value
-
-
-def _child_pointer(pointer: str, kw: str, key: str | None) -> str:
-    return f"{pointer}/{kw}" if key is None else f"{pointer}/{kw}/{escape(key)}"
-
-
-def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
-    out: list[Visit] = []
-    stack: list[Visit] = [Visit(pointer="", schema=body, parent=None, keyword="", key=None)]
-    while stack:
-        visit = stack.pop()
-        out.append(visit)
-        found = [
-            Visit(pointer=_child_pointer(visit.pointer, kw, key), schema=sub, parent=visit,
-                  keyword=kw, key=key)
-            for kw, key, sub in _children(visit.schema)
-        ]
-        stack.extend(reversed(found))
+                        found.append(Visit(f"{pointer}/{kw}/{i}", sub, here, kw, str(i)))
+            elif kind != _LIST and is_map(value):
+                found.append(Visit(f"{pointer}/{kw}", value, here, kw, None))
+        if found:
+            found.reverse()
+            stack.extend(found)
     return tuple(out)
 
 
@@ -436,17 +450,17 @@ def compute_stats(doc: Document) -> Stats:
     large: list[tuple[str, int, int]] = []
     for v in doc.visits:
         s = v.schema
-        if v.keyword in ("$defs", "definitions") and v.key is not None:
+        if v.key is not None and v.keyword in _DEFINITIONS:
             chars += len(v.key)
         props = s.get("properties")
-        if is_map(props):
+        if props is not None and is_map(props):
             properties += len(props)
             chars += sum(len(str(k)) for k in props)
-            required = s.get("required", [])
-            required = required if isinstance(required, list) else []
+            required = s.get("required", ())
+            required = required if isinstance(required, list) else ()
             optional += sum(1 for k in props if k not in required)
         values = s.get("enum")
-        if isinstance(values, list):
+        if values is not None and isinstance(values, list):
             enum_values += len(values)
             length = sum(text_length(x) for x in values)
             chars += length
@@ -459,6 +473,9 @@ def compute_stats(doc: Document) -> Stats:
     return Stats(properties, chars, enum_values, optional, unions, tuple(large))
 
 
+_DEFINITIONS = frozenset({"$defs", "definitions"})
+
+
 def max_depth(doc: Document) -> tuple[int, str]:
     """The deepest object nesting (root object = 1) and where, following references.
 
@@ -466,20 +483,25 @@ def max_depth(doc: Document) -> tuple[int, str]:
     place inside it, plus, at a ``$ref``, the height of the definition it refers to.
     A reference back into a definition being measured (recursion) adds nothing.
     """
-    level: dict[int, int] = {}
-    container: dict[int, str] = {}
+    # Visits compare by identity: keyed by the visit itself.
+    level: dict[Visit, int] = {}
+    container: dict[Visit, str] = {}
     places: dict[str, list[tuple[int, str, str | None]]] = {}
     for v in doc.visits:
-        if v.parent is None or v.keyword in ("$defs", "definitions"):
+        parent = v.parent
+        if parent is None or v.keyword in _DEFINITIONS:
             base, home = 0, v.pointer
         else:
-            base, home = level[id(v.parent)], container[id(v.parent)]
-        here = base + 1 if is_object(v.schema) else base
-        level[id(v)] = here
-        container[id(v)] = home
-        ref = v.schema.get("$ref")
+            base, home = level[parent], container[parent]
+        schema = v.schema
+        here = base + 1 if is_object(schema) else base
+        level[v] = here
+        container[v] = home
+        ref = schema.get("$ref")
         target = None
-        if isinstance(ref, str) and ref.startswith("#") and doc.resolve(ref) is not None:
+        if ref is not None and isinstance(ref, str) and ref.startswith("#") and (
+            doc.resolve(ref) is not None
+        ):
             target = container_of(doc, ref[1:])
         if here or target is not None:
             places.setdefault(home, []).append((here, v.pointer, target))

@@ -206,7 +206,11 @@ _NOTHING_TO_UNWRAP = frozenset(
 )
 
 
+# The class of Optional[X] and Union[X, Y] (X | Y is a types.UnionType).
+_OPTIONAL_ALIAS = type(typing.Optional[int])  # noqa: UP045
+
 _NO_ANNOTATION = Annotation()  # frozen: one shared "nothing said" for every field
+_NO_HINT = object()
 
 
 class _Inspector:
@@ -219,6 +223,7 @@ class _Inspector:
         #: Every object whose registered annotation was consulted, with its version.
         self.deps: dict[Any, tuple[int, ...]] = {}
         self._overrides: dict[Any, Annotation | None] = {}
+        self._enums: dict[Any, Node] = {}
 
     def override(self, obj: Any) -> Annotation | None:
         """The registered annotation of ``obj``, remembered as a dependency."""
@@ -319,6 +324,15 @@ class _Inspector:
         return _function_annotation(func, layers, self.override)
 
     def _bare(self, tp: Any, path: str, owner: Any) -> Node:
+        # The common forms first, told apart by their class alone: list[str] and
+        # dict[str, X] (never a union, Literal or forward reference), X | None, Enums.
+        kind = tp.__class__
+        if kind is types.GenericAlias:
+            return self._generic(tp, tp.__origin__, tp.__args__, path, owner)
+        if kind is _OPTIONAL_ALIAS or kind is types.UnionType:
+            return self._union(tp, path, owner)
+        if kind is enum.EnumMeta:
+            return self._enum_or_flag(tp, path, owner)
         if tp is None or tp is t.NoneType:
             return NullNode()
         if tp is Any or tp is object:
@@ -343,27 +357,41 @@ class _Inspector:
             )
         if isinstance(tp, type) and tp in _SCALAR_NODES:
             return _SCALAR_NODES[tp]
-        if isinstance(tp, type) and issubclass(tp, enum.Flag):
-            return self._flag(tp, path, owner)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
-            return self._enum(tp, path, owner)
+            return self._enum_or_flag(tp, path, owner)
         if t.is_literal(tp):
             return self._literal(tp, path, owner)
         if t.is_union(tp):
-            options: list[Node] = []
-            for arg in t.get_args(tp):
-                sub = self.node(arg, path, owner)
-                if isinstance(sub, UnionNode) and sub.description is None and sub.enum is None:
-                    options.extend(o for o in sub.options if o not in options)
-                elif sub not in options:
-                    options.append(sub)
-            if any(isinstance(o, UnionNode) and o.nullable for o in options):
-                # Python 3.10 wraps a None-defaulted Annotated[X | None, ...] in Optional
-                # again; the described union already allows null.
-                options = [o for o in options if not isinstance(o, NullNode)]
-            return options[0] if len(options) == 1 else UnionNode(options=tuple(options))
-        origin = t.get_origin(tp)
-        args = t.get_args(tp)
+            return self._union(tp, path, owner)
+        return self._generic(tp, t.get_origin(tp), t.get_args(tp), path, owner)
+
+    def _union(self, tp: Any, path: str, owner: Any) -> Node:
+        options: list[Node] = []
+        for arg in t.get_args(tp):
+            sub = self.node(arg, path, owner)
+            if isinstance(sub, UnionNode) and sub.description is None and sub.enum is None:
+                options.extend(o for o in sub.options if o not in options)
+            elif sub not in options:
+                options.append(sub)
+        if any(isinstance(o, UnionNode) and o.nullable for o in options):
+            # Python 3.10 wraps a None-defaulted Annotated[X | None, ...] in Optional
+            # again; the described union already allows null.
+            options = [o for o in options if not isinstance(o, NullNode)]
+        return options[0] if len(options) == 1 else UnionNode(options=tuple(options))
+
+    def _enum_or_flag(self, cls: Any, path: str, owner: Any) -> Node:
+        # One node per Enum class and inspection: it holds nothing that depends on the use.
+        found = self._enums.get(cls)
+        if found is None:
+            if issubclass(cls, enum.Flag):
+                found = self._flag(cls, path, owner)
+            else:
+                found = self._enum(cls, path, owner)
+            self._enums[cls] = found
+        return found
+
+    def _generic(self, tp: Any, origin: Any, args: tuple[Any, ...], path: str, owner: Any) -> Node:
+        """Containers, generic classes, and the errors for what cannot be described."""
         if origin is tuple or tp is tuple or origin is typing.Tuple:  # noqa: UP006
             if not args or (len(args) == 2 and args[1] is Ellipsis):
                 item = self.node(args[0], f"{path}[]", owner) if args else AnyNode()
@@ -512,28 +540,33 @@ class _Inspector:
             ) from None
         _check_parameter_names(ann, [name for name, *_ in raw_fields], root, tp)
         fields = []
+        parameters = ann.parameters
+        # A TypedDict key left out is not a key holding None.
+        absent_is_none = not mt.is_typeddict(cls)
         for name, init_name, default, factory, validator in raw_fields:
-            field_ann = ann.parameters.get(name, _NO_ANNOTATION)
+            field_ann = parameters.get(name, _NO_ANNOTATION)
             field_path = f"{root}.{name}"
-            if name not in hints:
+            hint = hints.get(name, _NO_HINT)
+            if hint is _NO_HINT:
                 raise SchemaError(
                     "the field has no type annotation; annotate it (e.g. `x: int`)",
                     path=field_path,
                     type_=tp,
                 )
-            fnode = self.node(hints[name], field_path, tp)
-            fnode = apply_validator(fnode, validator, field_path, tp)
-            field_ann = _with_annotated_name(field_ann, hints[name])
-            _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
-            made = _make_field(
-                name, init_name, fnode, field_ann, override.get(name), default, factory
-            )
-            if mt.is_typeddict(cls):
-                made = attrs.evolve(made, absent_is_none=False)
-            fields.append(made)
+            fnode = self.node(hint, field_path, tp)
+            if validator is not None:
+                fnode = apply_validator(fnode, validator, field_path, tp)
+            field_ann = _with_annotated_name(field_ann, hint)
+            if field_ann.enum is not None:
+                _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
+            fields.append(_make_field(
+                name, init_name, fnode, field_ann, override.get(name), default, factory,
+                absent_is_none,
+            ))
         _check_unique_keys(fields, root, tp)
+        # Frozen from birth; its fields are set once, here, after the fields that lead
+        # back to it (a recursive type) have found it.
         object.__setattr__(node, "fields", tuple(fields))
-        node._seal()
         return node
 
     def function(self, func: Any) -> ObjectNode:
@@ -598,7 +631,7 @@ class _Inspector:
                 _make_field(p.name, p.name, pnode, param_ann, override.get(p.name), default, None)
             )
         _check_unique_keys(fields, name, func)
-        node = ObjectNode(
+        return ObjectNode(
             # A bound method's node is cached on its function: it must not hold the
             # instance (a service, a session) alive.
             python_type=func.__func__ if _pyinspect.ismethod(func) else func,
@@ -608,8 +641,6 @@ class _Inspector:
             is_function=True,
             context_params=tuple(context),
         )
-        node._seal()
-        return node
 
 
 _NUMERIC_BOUNDS = frozenset(
@@ -692,6 +723,7 @@ def _make_field(
     override: Annotation | None,
     default: Any,
     factory: Callable[[], Any] | None,
+    absent_is_none: bool = True,
 ) -> Field:
     if ann.enum is not None:
         node = _with_enum(node, ann.enum)
@@ -711,6 +743,7 @@ def _make_field(
         required=default is NOTHING and factory is None,
         default=default,
         default_factory=factory,
+        absent_is_none=absent_is_none,
     )
 
 
@@ -907,7 +940,10 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
     inspector = _Inspector(registry)
     try:
         with remembering_hints():
-            node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+            if is_function_like(obj):
+                node = inspector.function(obj)
+            else:
+                node = inspector.node(obj, "", obj)
     except RecursionError:
         # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
         raise too_deep_error(obj) from None
