@@ -595,30 +595,33 @@ def default_annotation(obj: Any) -> Annotation:
     summary, param_docs = _parse_docstring(_own_docstring(obj))
     target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
     descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
+    annotated = _annotated_parameters(obj)
+    if not (descriptions or annotated):  # most classes: nothing said of any field
+        return Annotation(name=object_name(obj), description=summary)
     parameters = {key: Annotation(description=value) for key, value in descriptions.items()}
-    for key, annotated in _annotated_parameters(obj).items():
-        parameters[key] = annotated.merged_over(parameters[key]) if key in parameters else annotated
+    for key, found in annotated.items():
+        parameters[key] = found.merged_over(parameters[key]) if key in parameters else found
     return Annotation(name=object_name(obj), description=summary, parameters=parameters)
 
 
 def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
     """What ``Annotated[T, Annotation(...)]`` says of each field or parameter of ``obj``."""
     import functools
-    import typing
 
     import typing_extensions
 
     target = obj
-    while isinstance(target, functools.partial):
-        target = target.func
-    origin = getattr(target, "__origin__", None)
-    if origin is not None and not isinstance(target, type):
-        target = origin
-    target = getattr(target, "__func__", target)
-    if not isinstance(target, type) and not callable(target):
-        return {}
-    if not isinstance(target, type) and not inspect.isroutine(target):
-        target = type(target).__call__  # a callable object: its __call__ method
+    if not isinstance(target, type):
+        while isinstance(target, functools.partial):
+            target = target.func
+        origin = getattr(target, "__origin__", None)
+        if origin is not None and not isinstance(target, type):
+            target = origin
+        target = getattr(target, "__func__", target)
+        if not isinstance(target, type) and not callable(target):
+            return {}
+        if not isinstance(target, type) and not inspect.isroutine(target):
+            target = type(target).__call__  # a callable object: its __call__ method
     try:
         hints = type_hints(target)
     except Exception:  # unresolvable annotations are reported when the type is inspected
@@ -686,7 +689,9 @@ def _evaluated_class_hints(cls: type) -> dict[str, Any] | None:
         if not isinstance(annotations, dict):
             return None
         for name, value in annotations.items():
-            if value is None:
+            if value.__class__ is type:  # str, int, a class: most annotations
+                pass
+            elif value is None:
                 value = type(None)
             elif not _evaluated(value, 0):
                 return None
@@ -706,9 +711,12 @@ def _evaluated(tp: Any, depth: int) -> bool:
         return True
     if depth > 20 or not isinstance(tp, _ALIASES):
         return False  # strings, ForwardRefs and anything unknown: let typing decide
-    if typing.get_origin(tp) is typing.Literal:  # values, never evaluated
+    if getattr(tp, "__origin__", None) is typing.Literal:  # values, never evaluated
         return True
-    return all(_evaluated(arg, depth + 1) for arg in tp.__args__)
+    for arg in tp.__args__:
+        if arg.__class__ is not type and not _evaluated(arg, depth + 1):
+            return False
+    return True
 
 
 @contextlib.contextmanager

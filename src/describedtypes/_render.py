@@ -84,15 +84,13 @@ class Builder:
         #: Text for the description of an output object, by id() of that object: what the
         #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
         self._moved_text: dict[int, str] = {}
-        self.recursive = recursive_objects(root)
+        objects, self.recursive = ni.object_graph(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
-            self.to_defs = [o for o in ni.iter_objects(root) if o is not root_obj]
+            self.to_defs = [o for o in objects if o is not root_obj]
         else:
-            self.to_defs = [
-                o for o in ni.iter_objects(root) if o in self.recursive and o is not root_obj
-            ]
+            self.to_defs = [o for o in objects if o in self.recursive and o is not root_obj]
         self.keys = defs_keys(self.to_defs)
         # Definitions are emitted only when something refers to them (a described use
         # may have been inlined instead).
@@ -572,32 +570,6 @@ def _kind(node: ni.Node) -> str:
         ni.NullNode: "None",
     }
     return names.get(type(node), type(node).__name__)
-
-
-def recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
-    """Object nodes that lie on a cycle."""
-    found: set[ni.ObjectNode] = set()
-    stack: list[ni.ObjectNode] = []
-    done: set[int] = set()
-
-    def visit(node: ni.Node) -> None:
-        if isinstance(node, ni.ObjectNode):
-            if node in stack:
-                found.update(stack[stack.index(node):])
-                return
-            if id(node) in done:
-                return
-            stack.append(node)
-            for f in node.fields:
-                visit(f.node)
-            stack.pop()
-            done.add(id(node))
-            return
-        for child in ni.children_of(node):
-            visit(child)
-
-    visit(root)
-    return found
 
 
 def defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:

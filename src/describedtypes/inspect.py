@@ -538,7 +538,8 @@ class _Inspector:
                 path=root,
                 type_=tp,
             ) from None
-        _check_parameter_names(ann, [name for name, *_ in raw_fields], root, tp)
+        if ann.parameters:
+            _check_parameter_names(ann, [row[0] for row in raw_fields], root, tp)
         fields = []
         parameters = ann.parameters
         # A TypedDict key left out is not a key holding None.
@@ -553,7 +554,9 @@ class _Inspector:
                     path=field_path,
                     type_=tp,
                 )
-            fnode = self.node(hint, field_path, tp)
+            # A plain str/int/float/... field: its shared node, without the walk.
+            scalar = _SCALAR_NODES.get(hint) if hint.__class__ is type else None
+            fnode = self.node(hint, field_path, tp) if scalar is None else scalar
             if validator is not None:
                 fnode = apply_validator(fnode, validator, field_path, tp)
             field_ann = _with_annotated_name(field_ann, hint)
@@ -787,11 +790,11 @@ def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
 
 
 def _check_parameter_names(ann: Annotation, names: list[str], path: str, owner: Any) -> None:
-    import difflib
-
     for key in ann.parameters:
         if key in names:
             continue
+        import difflib
+
         close = difflib.get_close_matches(key, names, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         listed = ", ".join(names) if names else "(none)"
@@ -969,20 +972,50 @@ def _short(path: str) -> str:
 
 def iter_objects(node: Node) -> Iterator[ObjectNode]:
     """Every object node reachable from ``node``, each once, in first-seen order."""
-    seen: set[int] = set()
+    return iter(object_graph(node)[0])
+
+
+# Nodes that hold no other node.
+_LEAVES = frozenset({ScalarNode, EnumNode, LiteralNode, NullNode, AnyNode})
+
+
+def object_graph(root: Node) -> tuple[list[ObjectNode], set[ObjectNode]]:
+    """The object nodes reachable from ``root`` in first-seen order, and those on a cycle.
+
+    One depth-first walk: an object met again while its own fields are being walked
+    closes a cycle, and every object on the path from it is recursive.
+    """
     order: list[ObjectNode] = []
+    recursive: set[ObjectNode] = set()
+    path: list[ObjectNode] = []
+    done: set[ObjectNode] = set()  # object nodes hash by identity
 
-    def visit(current: Node) -> None:
-        if isinstance(current, ObjectNode):
-            if id(current) in seen:
+    def visit(node: Node) -> None:
+        kind = node.__class__
+        if kind in _LEAVES:
+            return
+        if isinstance(node, ObjectNode):
+            if node in done:
                 return
-            seen.add(id(current))
-            order.append(current)
-        for child in children_of(current):
-            visit(child)
+            if node in path:
+                recursive.update(path[path.index(node):])
+                return
+            order.append(node)
+            path.append(node)
+            for f in node.fields:
+                visit(f.node)
+            path.pop()
+            done.add(node)
+        elif kind is ArrayNode:
+            visit(node.items)  # type: ignore[attr-defined]
+        elif kind is UseNode:
+            visit(node.target)  # type: ignore[attr-defined]
+        else:
+            for child in children_of(node):
+                visit(child)
 
-    visit(node)
-    return iter(order)
+    visit(root)
+    return order, recursive
 
 
 def children_of(node: Node) -> Iterator[Node]:
