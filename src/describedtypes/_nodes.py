@@ -49,7 +49,8 @@ class Constraints:
         return attrs.evolve(self, **changes) if changes else self
 
 
-_NO_CONSTRAINTS = Constraints()
+#: The constraints of a node with no bounds: shared, so "none" is an identity test.
+NO_CONSTRAINTS = Constraints()
 
 
 @attrs.frozen(kw_only=True)
@@ -65,7 +66,7 @@ class Node:
 
     description: str | None = None
     enum: tuple[Any, ...] | None = None
-    constraints: Constraints = _NO_CONSTRAINTS
+    constraints: Constraints = NO_CONSTRAINTS
 
 
 @attrs.frozen(kw_only=True)

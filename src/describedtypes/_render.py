@@ -19,6 +19,7 @@ import orjson
 from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
+from ._nodes import NO_CONSTRAINTS
 from ._rules import regex_features
 from .adapters import Adapter
 from .errors import SchemaError
@@ -70,7 +71,9 @@ class Rewrite:
 
 
 def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+    if "~" in token or "/" in token:
+        return token.replace("~", "~0").replace("/", "~1")
+    return token
 
 
 class Builder:
@@ -296,7 +299,7 @@ class Builder:
 
     def constraints(self, out: Json, node: ni.Node, pointer: str, *, array: bool = False) -> None:
         c = node.constraints
-        if not c:
+        if c is NO_CONSTRAINTS or not c:  # the shared "no bounds" of most nodes, at once
             return
         wanted: list[tuple[str, Any]] = []
         # A Decimal is a string in JSON: its numeric bounds can only be said in words.
@@ -424,8 +427,10 @@ class Builder:
             fpath = f"{path}.{f.name}" if path else f.name
             fpointer = f"{pointer}/properties/{_escape(f.key)}"
             node = f.node
-            optional = f.nullable or f.has_default
-            if f.nullable and not self.adapter.nullable_optionals and _absent_means_none(f):
+            nullable = f.nullable
+            has_default = f.has_default
+            optional = nullable or has_default
+            if nullable and not self.adapter.nullable_optionals and _absent_means_none(f):
                 # STANDARD: an optional field keeps its type and is simply not required.
                 # (Not when its default is something else: then only null says None.)
                 inner = node.without_null()  # type: ignore[attr-defined]
@@ -440,7 +445,7 @@ class Builder:
                 # Every key is sent under a strict adapter: null stands for "left out".
                 node = ni.UnionNode(options=(node, ni.NullNode()))
             prop = self.render(node, fpointer, fpath, f)
-            if f.has_default:
+            if has_default:
                 default = _json_default(f)
                 if default is not _NO_DEFAULT and not (default is None and not _allows_null(prop)):
                     if self.adapter.emit_defaults and not self.adapter.strict:

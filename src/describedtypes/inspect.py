@@ -206,6 +206,9 @@ _NOTHING_TO_UNWRAP = frozenset(
 )
 
 
+# None holds nothing per use: one shared node.
+_NULL = NullNode()
+
 # The class of Optional[X] and Union[X, Y] (X | Y is a types.UnionType).
 _OPTIONAL_ALIAS = type(typing.Optional[int])  # noqa: UP045
 
@@ -270,6 +273,8 @@ class _Inspector:
             scalar = _SCALAR_NODES.get(tp)
             if scalar is not None:
                 return scalar
+            if tp is t.NoneType:  # the None of X | None
+                return _NULL
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
         elif tp.__class__ in _NOTHING_TO_UNWRAP:
@@ -334,7 +339,7 @@ class _Inspector:
         if kind is enum.EnumMeta:
             return self._enum_or_flag(tp, path, owner)
         if tp is None or tp is t.NoneType:
-            return NullNode()
+            return _NULL
         if tp is Any or tp is object:
             return AnyNode()
         if isinstance(tp, (str, typing.ForwardRef)):
@@ -367,13 +372,17 @@ class _Inspector:
 
     def _union(self, tp: Any, path: str, owner: Any) -> Node:
         options: list[Node] = []
-        for arg in t.get_args(tp):
+        described_union = False
+        for arg in tp.__args__:
             sub = self.node(arg, path, owner)
-            if isinstance(sub, UnionNode) and sub.description is None and sub.enum is None:
-                options.extend(o for o in sub.options if o not in options)
-            elif sub not in options:
+            if isinstance(sub, UnionNode):
+                if sub.description is None and sub.enum is None:
+                    options.extend(o for o in sub.options if o not in options)
+                    continue
+                described_union = described_union or sub.nullable
+            if sub not in options:
                 options.append(sub)
-        if any(isinstance(o, UnionNode) and o.nullable for o in options):
+        if described_union:
             # Python 3.10 wraps a None-defaulted Annotated[X | None, ...] in Optional
             # again; the described union already allows null.
             options = [o for o in options if not isinstance(o, NullNode)]
