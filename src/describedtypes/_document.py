@@ -90,8 +90,10 @@ class Limits:
 
 
 class Visit:
-    """One subschema met while walking a document (a plain slotted record: one is made
-    per subschema on every check, so it is kept cheap to build; nothing changes it).
+    """One subschema met while walking a document.
+
+    A plain slotted record: one is made per subschema on every check, so it is cheap to
+    build, and its pointer is spelled only when asked for (most never are).
 
     Attributes:
         pointer: Its JSON pointer within the schema body (``""`` is the body's root).
@@ -102,21 +104,37 @@ class Visit:
         key: The property name, definition name or list index under ``keyword``.
     """
 
-    __slots__ = ("key", "keyword", "parent", "pointer", "schema")
+    __slots__ = ("_pointer", "key", "keyword", "parent", "schema")
 
     def __init__(
         self,
-        pointer: str,
         schema: Mapping[str, Any],
         parent: Visit | None,
         keyword: str,
         key: str | None,
     ) -> None:
-        self.pointer = pointer
         self.schema = schema
         self.parent = parent
         self.keyword = keyword
         self.key = key
+        self._pointer: str | None = "" if parent is None else None
+
+    @property
+    def pointer(self) -> str:
+        if self._pointer is not None:
+            return self._pointer
+        # Up to the nearest visit that knows its pointer, then down spelling each one
+        # (a loop, not recursion: hand-written schemas may nest very deep).
+        chain: list[Visit] = []
+        here: Visit | None = self
+        while here is not None and here._pointer is None:
+            chain.append(here)
+            here = here.parent
+        pointer = "" if here is None or here._pointer is None else here._pointer
+        for v in reversed(chain):
+            step = v.keyword if v.key is None else f"{v.keyword}/{escape(v.key)}"
+            pointer = v._pointer = f"{pointer}/{step}"
+        return pointer
 
     def __repr__(self) -> str:
         return f"Visit({self.pointer or '/'})"
@@ -254,12 +272,11 @@ def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
     deeper than Python's recursion limit.
     """
     out: list[Visit] = []
-    stack: list[Visit] = [Visit("", body, None, "", None)]
+    stack: list[Visit] = [Visit(body, None, "", None)]
     kinds = _KINDS
     while stack:
         here = stack.pop()
         out.append(here)
-        pointer = here.pointer
         found: list[Visit] = []
         for kw, value in here.schema.items():
             kind = kinds.get(kw)
@@ -269,15 +286,13 @@ def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
                 if is_map(value):
                     for key, sub in value.items():
                         if is_map(sub):
-                            key = str(key)
-                            child = f"{pointer}/{kw}/{escape(key)}"
-                            found.append(Visit(child, sub, here, kw, key))
+                            found.append(Visit(sub, here, kw, str(key)))
             elif isinstance(value, list) and kind in (_LIST, _ITEMS):
                 for i, sub in enumerate(value):
                     if is_map(sub):
-                        found.append(Visit(f"{pointer}/{kw}/{i}", sub, here, kw, str(i)))
+                        found.append(Visit(sub, here, kw, str(i)))
             elif kind != _LIST and is_map(value):
-                found.append(Visit(f"{pointer}/{kw}", value, here, kw, None))
+                found.append(Visit(value, here, kw, None))
         if found:
             found.reverse()
             stack.extend(found)
@@ -483,10 +498,11 @@ def max_depth(doc: Document) -> tuple[int, str]:
     place inside it, plus, at a ``$ref``, the height of the definition it refers to.
     A reference back into a definition being measured (recursion) adds nothing.
     """
-    # Visits compare by identity: keyed by the visit itself.
+    # Visits compare by identity: keyed by the visit itself. Places keep the visit, and
+    # only the deepest one's pointer is spelled.
     level: dict[Visit, int] = {}
     container: dict[Visit, str] = {}
-    places: dict[str, list[tuple[int, str, str | None]]] = {}
+    places: dict[str, list[tuple[int, Visit, str | None]]] = {}
     for v in doc.visits:
         parent = v.parent
         if parent is None or v.keyword in _DEFINITIONS:
@@ -504,16 +520,16 @@ def max_depth(doc: Document) -> tuple[int, str]:
         ):
             target = container_of(doc, ref[1:])
         if here or target is not None:
-            places.setdefault(home, []).append((here, v.pointer, target))
+            places.setdefault(home, []).append((here, v, target))
 
-    memo: dict[str, tuple[int, str]] = {}
+    memo: dict[str, tuple[int, Visit | str]] = {}
 
-    def height(home: str, active: frozenset[str]) -> tuple[int, str]:
+    def height(home: str, active: frozenset[str]) -> tuple[int, Visit | str]:
         if home in memo:
             return memo[home]
-        best = (0, home)
-        for here, pointer, target in places.get(home, ()):
-            total, where = here, pointer
+        best: tuple[int, Visit | str] = (0, home)
+        for here, visit, target in places.get(home, ()):
+            total, where = here, cast("Visit | str", visit)
             if target is not None and target not in active:
                 below, deepest = height(target, active | {target})
                 if below:
@@ -523,4 +539,6 @@ def max_depth(doc: Document) -> tuple[int, str]:
         memo[home] = best
         return best
 
-    return height("", frozenset({""}))
+    depth, where = height("", frozenset({""}))
+    return depth, where if isinstance(where, str) else where.pointer
+
