@@ -10,7 +10,7 @@ from __future__ import annotations
 import decimal
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -242,60 +242,63 @@ class Builder:
         return out
 
     def render_type(self, node: ni.Node, pointer: str, path: str) -> Json:
-        if isinstance(node, ni.ObjectNode):
-            return self.object_use(node, pointer, path)
-        if isinstance(node, ni.UseNode):
-            return self.object_use(node.target, pointer, path)
-        if isinstance(node, ni.ScalarNode):
-            out: Json = {"type": node.type}
-            if node.format is not None:
-                if self.adapter.formats is None or node.format in self.adapter.formats:
-                    out["format"] = node.format
-                else:
-                    self.rewrites.append(
-                        Rewrite(pointer or "/", "dropped", f"format {node.format}")
-                    )
-            self.constraints(out, node, pointer)
+        """The schema of ``node``'s type (its description and enum are ``render``'s)."""
+        # One lookup by the node's class (the node classes are final), not a chain of
+        # isinstance tests: this runs once for every node of every schema built.
+        handler = _RENDERERS.get(node.__class__)
+        if handler is None:
+            msg = f"unknown node {node!r}"
+            raise AssertionError(msg)
+        return handler(self, node, pointer, path)
+
+    def scalar(self, node: ni.ScalarNode, pointer: str, path: str) -> Json:
+        out: Json = {"type": node.type}
+        if node.format is not None:
+            if self.adapter.formats is None or node.format in self.adapter.formats:
+                out["format"] = node.format
+            else:
+                self.rewrites.append(Rewrite(pointer or "/", "dropped", f"format {node.format}"))
+        self.constraints(out, node, pointer)
+        return out
+
+    def use(self, node: ni.UseNode, pointer: str, path: str) -> Json:
+        return self.object_use(node.target, pointer, path)
+
+    def null(self, node: ni.NullNode, pointer: str, path: str) -> Json:
+        return {"type": "null"}
+
+    def any(self, node: ni.AnyNode, pointer: str, path: str) -> Json:
+        if not self.adapter.any_type:
+            raise SchemaError(
+                f"Any cannot be expressed under {self.adapter.name}, which needs every "
+                "value's type; use a concrete type, a union, or an attrs class",
+                path=path,
+                type_=self.owner,
+            )
+        return {}
+
+    def enumeration(self, node: ni.EnumNode, pointer: str, path: str) -> Json:
+        out = self.typed(node.types)
+        if len(node.values) == 1 and self.enum_ok(node.values):
+            # A one-member Enum stays an enum (its type says "pick from these").
+            out["enum"] = list(node.values)
             return out
-        if isinstance(node, ni.NullNode):
-            return {"type": "null"}
-        if isinstance(node, ni.AnyNode):
-            if not self.adapter.any_type:
-                raise SchemaError(
-                    f"Any cannot be expressed under {self.adapter.name}, which needs every "
-                    "value's type; use a concrete type, a union, or an attrs class",
-                    path=path,
-                    type_=self.owner,
-                )
-            return {}
-        if isinstance(node, ni.EnumNode):
-            out = self.typed(node.types)
-            if len(node.values) == 1 and self.enum_ok(node.values):
-                # A one-member Enum stays an enum (its type says "pick from these").
-                out["enum"] = list(node.values)
-                return out
-            return self.enum_or_text(out, node.values, pointer)
-        if isinstance(node, ni.LiteralNode):
-            return self.enum_or_text(self.typed(node.types), node.values, pointer)
-        if isinstance(node, ni.ArrayNode):
-            items = self.render(node.items, pointer + "/items", path + "[]")
-            out = {"type": "array", "items": items}
-            if node.unique:
-                if "uniqueItems" in self.adapter.keywords:
-                    out["uniqueItems"] = True
-                else:
-                    self.say_instead(out, "Items must be unique.")
-                    self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
-            self.constraints(out, node, pointer, array=True)
-            return out
-        if isinstance(node, ni.TupleNode):
-            return self.tuple(node, pointer, path)
-        if isinstance(node, ni.DictNode):
-            return self.dict(node, pointer, path)
-        if isinstance(node, ni.UnionNode):
-            return self.union(node, pointer, path)
-        msg = f"unknown node {node!r}"
-        raise AssertionError(msg)
+        return self.enum_or_text(out, node.values, pointer)
+
+    def literal(self, node: ni.LiteralNode, pointer: str, path: str) -> Json:
+        return self.enum_or_text(self.typed(node.types), node.values, pointer)
+
+    def array(self, node: ni.ArrayNode, pointer: str, path: str) -> Json:
+        items = self.render(node.items, pointer + "/items", path + "[]")
+        out: Json = {"type": "array", "items": items}
+        if node.unique:
+            if "uniqueItems" in self.adapter.keywords:
+                out["uniqueItems"] = True
+            else:
+                self.say_instead(out, "Items must be unique.")
+                self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
+        self.constraints(out, node, pointer, array=True)
+        return out
 
     def constraints(self, out: Json, node: ni.Node, pointer: str, *, array: bool = False) -> None:
         c = node.constraints
@@ -463,6 +466,21 @@ class Builder:
             out["additionalProperties"] = False
         return out
 
+
+# How each node class is rendered: Builder.render_type's dispatch table.
+_RENDERERS: dict[type, Callable[[Builder, Any, str, str], Json]] = {
+    ni.ScalarNode: Builder.scalar,
+    ni.ObjectNode: Builder.object_use,
+    ni.UseNode: Builder.use,
+    ni.UnionNode: Builder.union,
+    ni.ArrayNode: Builder.array,
+    ni.EnumNode: Builder.enumeration,
+    ni.LiteralNode: Builder.literal,
+    ni.NullNode: Builder.null,
+    ni.AnyNode: Builder.any,
+    ni.TupleNode: Builder.tuple,
+    ni.DictNode: Builder.dict,
+}
 
 _NO_DEFAULT = object()
 

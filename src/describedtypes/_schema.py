@@ -173,19 +173,26 @@ def freeze(value: Any) -> Any:
 def _frozen_dict(value: dict[Any, Any]) -> FrozenDict:
     out = {}
     for k, v in value.items():
-        if isinstance(v, dict):
-            v = _frozen_dict(v)
-        elif isinstance(v, list):
-            v = _frozen_list(v)
+        if v.__class__ not in _ATOMS:  # strings and numbers, the most values, at once
+            if isinstance(v, dict):
+                v = _frozen_dict(v)
+            elif isinstance(v, list):
+                v = _frozen_list(v)
         out[k] = v
     return FrozenDict(out)
 
 
 def _frozen_list(value: list[Any]) -> FrozenList:
     return FrozenList([
-        _frozen_dict(v) if isinstance(v, dict) else _frozen_list(v) if isinstance(v, list) else v
+        v if v.__class__ in _ATOMS
+        else _frozen_dict(v) if isinstance(v, dict)
+        else _frozen_list(v) if isinstance(v, list)
+        else v
         for v in value
     ])
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def thaw(value: Any, dict_type: Callable[[], Any]) -> Any:

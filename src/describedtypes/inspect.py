@@ -553,8 +553,9 @@ class _Inspector:
         parameters = ann.parameters
         # A TypedDict key left out is not a key holding None.
         absent_is_none = not mt.is_typeddict(cls)
+        overridden = override.get if override else None
         for name, init_name, default, factory, validator in raw_fields:
-            field_ann = parameters.get(name, _NO_ANNOTATION)
+            field_ann = parameters.get(name, _NO_ANNOTATION) if parameters else _NO_ANNOTATION
             field_path = f"{root}.{name}"
             hint = hints.get(name, _NO_HINT)
             if hint is _NO_HINT:
@@ -568,12 +569,13 @@ class _Inspector:
             fnode = self.node(hint, field_path, tp) if scalar is None else scalar
             if validator is not None:
                 fnode = apply_validator(fnode, validator, field_path, tp)
-            field_ann = _with_annotated_name(field_ann, hint)
+            if hint.__class__ is not type and hint.__class__ not in _NOTHING_TO_UNWRAP:
+                field_ann = _with_annotated_name(field_ann, hint)
             if field_ann.enum is not None:
                 _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
             fields.append(_make_field(
-                name, init_name, fnode, field_ann, override.get(name), default, factory,
-                absent_is_none,
+                name, init_name, fnode, field_ann, overridden(name) if overridden else None,
+                default, factory, absent_is_none,
             ))
         _check_unique_keys(fields, root, tp)
         # Frozen from birth; its fields are set once, here, after the fields that lead
@@ -790,7 +792,7 @@ def _refuse_fixed_enum(node: Node, values: Any, path: str, owner: Any) -> None:
 
 
 def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
-    if isinstance(node, UnionNode) and node.nullable and not isinstance(node, ObjectNode):
+    if isinstance(node, UnionNode) and node.nullable:
         inner = _with_enum(node.without_null(), values)
         return UnionNode(options=(inner, NullNode()), description=node.description)
     if isinstance(node, ObjectNode):
