@@ -498,12 +498,14 @@ def max_depth(doc: Document) -> tuple[int, str]:
     place inside it, plus, at a ``$ref``, the height of the definition it refers to.
     A reference back into a definition being measured (recursion) adds nothing.
     """
-    # Visits compare by identity: keyed by the visit itself. Places keep the visit, and
-    # only the deepest one's pointer is spelled.
+    # Per visit, its object level within its container (the root or a definition); per
+    # container, its deepest place without a reference and every place with one. Visits
+    # compare by identity (keyed by the visit itself); only the answer's pointer is spelled.
     level: dict[Visit, int] = {}
     container: dict[Visit, str] = {}
-    places: dict[str, list[tuple[int, Visit, str | None]]] = {}
-    for v in doc.visits:
+    deepest: dict[str, tuple[int, int, Visit]] = {}  # (level, -order, visit)
+    refs: dict[str, list[tuple[int, int, Visit, str]]] = {}
+    for order, v in enumerate(doc.visits):
         parent = v.parent
         if parent is None or v.keyword in _DEFINITIONS:
             base, home = 0, v.pointer
@@ -514,30 +516,30 @@ def max_depth(doc: Document) -> tuple[int, str]:
         level[v] = here
         container[v] = home
         ref = schema.get("$ref")
-        target = None
         if ref is not None and isinstance(ref, str) and ref.startswith("#") and (
             doc.resolve(ref) is not None
         ):
-            target = container_of(doc, ref[1:])
-        if here or target is not None:
-            places.setdefault(home, []).append((here, v, target))
+            refs.setdefault(home, []).append((here, -order, v, container_of(doc, ref[1:])))
+        elif here and here > deepest.get(home, (0, 0, v))[0]:
+            deepest[home] = (here, -order, v)
 
     memo: dict[str, tuple[int, Visit | str]] = {}
 
     def height(home: str, active: frozenset[str]) -> tuple[int, Visit | str]:
+        # The deepest place; among equally deep ones, the first in document order.
         if home in memo:
             return memo[home]
-        best: tuple[int, Visit | str] = (0, home)
-        for here, visit, target in places.get(home, ()):
-            total, where = here, cast("Visit | str", visit)
-            if target is not None and target not in active:
-                below, deepest = height(target, active | {target})
+        level, first, visit = deepest.get(home, (0, 1, None))
+        best: tuple[int, int, Visit | str] = (level, first, home if visit is None else visit)
+        for here, order, place, target in refs.get(home, ()):
+            total, where = here, cast("Visit | str", place)
+            if target not in active:
+                below, inner = height(target, active | {target})
                 if below:
-                    total, where = here + below, deepest
-            if total > best[0]:
-                best = (total, where)
-        memo[home] = best
-        return best
+                    total, where = here + below, inner
+            best = max(best, (total, order, where), key=lambda b: (b[0], b[1]))
+        memo[home] = (best[0], best[2])
+        return memo[home]
 
     depth, where = height("", frozenset({""}))
     return depth, where if isinstance(where, str) else where.pointer
