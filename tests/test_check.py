@@ -469,6 +469,42 @@ class TestCheckArguments:
         assert schema == before
 
 
+# Any JSON value, with schema keywords among the keys so that the rules look inside.
+_KEYWORDS = st.sampled_from([
+    "type", "properties", "required", "items", "anyOf", "$ref", "$defs", "enum", "const",
+    "format", "pattern", "additionalProperties", "description", "minItems", "prefixItems",
+    "not", "allOf", "oneOf",
+])
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+    | st.sampled_from(["object", "string", "#", "#/$defs/a", "date-time", "a/b~c"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(_KEYWORDS | st.text(max_size=3), inner, max_size=4),
+    max_leaves=25,
+)
+_ADAPTERS = [OPENAI, OPENAI_TOOLS, OPENAI_CHAT_TOOLS, ANTHROPIC, ANTHROPIC_TOOLS, GEMINI,
+             MCP_TOOLS, STANDARD]
+
+
+@given(st.dictionaries(_KEYWORDS, _JSON_VALUES, max_size=6), st.sampled_from(_ADAPTERS))
+def test_check_reports_any_json_object_without_crashing(
+    schema: dict[str, Any], adapter: Adapter
+) -> None:
+    """Whatever JSON object check() gets (a type that is a dict, a format that is a
+    list, ...), it answers with problems, each at a pointer, and never raises."""
+    problems = check(schema, adapter)
+    assert all(isinstance(p, Problem) and isinstance(p.pointer, str) for p in problems)
+
+
+def test_check_reports_unhashable_types_and_formats() -> None:
+    """A type or format that is not a string is a problem to report, not a crash."""
+    schema = {"type": "object", "properties": {"a": {"type": {}}, "b": {"type": "string",
+              "format": []}}, "required": ["a", "b"], "additionalProperties": False}
+    rules = {(p.pointer, p.rule) for p in check(schema, OPENAI)}
+    assert ("/properties/a/type", "type") in rules
+    assert ("/properties/b/format", "format") in rules
+
+
 class TestRegexFeatures:
     @pytest.mark.parametrize(
         ("pattern", "features"),

@@ -32,6 +32,13 @@ class _FrozenMap(Mapping[str, "Annotation"]):
     def __getitem__(self, key: str) -> Annotation:
         return self._data[key]
 
+    # The dict's own, not Mapping's generic ones: asked once per field per inspection.
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
 
@@ -588,37 +595,40 @@ def default_annotation(obj: Any) -> Annotation:
     summary, param_docs = _parse_docstring(_own_docstring(obj))
     target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
     descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
+    annotated = _annotated_parameters(obj)
+    if not (descriptions or annotated):  # most classes: nothing said of any field
+        return Annotation(name=object_name(obj), description=summary)
     parameters = {key: Annotation(description=value) for key, value in descriptions.items()}
-    for key, annotated in _annotated_parameters(obj).items():
-        parameters[key] = annotated.merged_over(parameters[key]) if key in parameters else annotated
+    for key, found in annotated.items():
+        parameters[key] = found.merged_over(parameters[key]) if key in parameters else found
     return Annotation(name=object_name(obj), description=summary, parameters=parameters)
 
 
 def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
     """What ``Annotated[T, Annotation(...)]`` says of each field or parameter of ``obj``."""
     import functools
-    import typing
 
     import typing_extensions
 
     target = obj
-    while isinstance(target, functools.partial):
-        target = target.func
-    origin = getattr(target, "__origin__", None)
-    if origin is not None and not isinstance(target, type):
-        target = origin
-    target = getattr(target, "__func__", target)
-    if not isinstance(target, type) and not callable(target):
-        return {}
-    if not isinstance(target, type) and not inspect.isroutine(target):
-        target = type(target).__call__  # a callable object: its __call__ method
+    if not isinstance(target, type):
+        while isinstance(target, functools.partial):
+            target = target.func
+        origin = getattr(target, "__origin__", None)
+        if origin is not None and not isinstance(target, type):
+            target = origin
+        target = getattr(target, "__func__", target)
+        if not isinstance(target, type) and not callable(target):
+            return {}
+        if not isinstance(target, type) and not inspect.isroutine(target):
+            target = type(target).__call__  # a callable object: its __call__ method
     try:
         hints = type_hints(target)
     except Exception:  # unresolvable annotations are reported when the type is inspected
         return {}
     found: dict[str, Annotation] = {}
     for key, hint in hints.items():
-        if hint.__class__ is type:  # a plain class: no Annotated to look into
+        if not isinstance(hint, _ANNOTATED_ALIASES):  # nothing to look into
             continue
         merged: Annotation | None = None
         while typing_extensions.get_origin(hint) in (typing.Annotated, typing_extensions.Annotated):
@@ -630,6 +640,11 @@ def _annotated_parameters(obj: Any) -> dict[str, Annotation]:
             found[key] = merged
     return found
 
+
+# The classes of Annotated[...] (typing's, and typing_extensions' where it has its own).
+_ANNOTATED_ALIASES = tuple(
+    {type(typing.Annotated[int, 0]), type(__import__("typing_extensions").Annotated[int, 0])}
+)
 
 _HINTS = threading.local()
 
@@ -674,7 +689,9 @@ def _evaluated_class_hints(cls: type) -> dict[str, Any] | None:
         if not isinstance(annotations, dict):
             return None
         for name, value in annotations.items():
-            if value is None:
+            if value.__class__ is type:  # str, int, a class: most annotations
+                pass
+            elif value is None:
                 value = type(None)
             elif not _evaluated(value, 0):
                 return None
@@ -694,9 +711,12 @@ def _evaluated(tp: Any, depth: int) -> bool:
         return True
     if depth > 20 or not isinstance(tp, _ALIASES):
         return False  # strings, ForwardRefs and anything unknown: let typing decide
-    if typing.get_origin(tp) is typing.Literal:  # values, never evaluated
+    if getattr(tp, "__origin__", None) is typing.Literal:  # values, never evaluated
         return True
-    return all(_evaluated(arg, depth + 1) for arg in tp.__args__)
+    for arg in tp.__args__:
+        if arg.__class__ is not type and not _evaluated(arg, depth + 1):
+            return False
+    return True
 
 
 @contextlib.contextmanager

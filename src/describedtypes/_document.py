@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import attrs
@@ -89,9 +89,11 @@ class Limits:
     max_union_params: int | None = None
 
 
-@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Visit:
     """One subschema met while walking a document.
+
+    A plain slotted record: one is made per subschema on every check, so it is cheap to
+    build, and its pointer is spelled only when asked for (most never are).
 
     Attributes:
         pointer: Its JSON pointer within the schema body (``""`` is the body's root).
@@ -102,11 +104,37 @@ class Visit:
         key: The property name, definition name or list index under ``keyword``.
     """
 
-    pointer: str
-    schema: Mapping[str, Any]
-    parent: Visit | None
-    keyword: str
-    key: str | None
+    __slots__ = ("_pointer", "key", "keyword", "parent", "schema")
+
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        parent: Visit | None,
+        keyword: str,
+        key: str | None,
+    ) -> None:
+        self.schema = schema
+        self.parent = parent
+        self.keyword = keyword
+        self.key = key
+        self._pointer: str | None = "" if parent is None else None
+
+    @property
+    def pointer(self) -> str:
+        if self._pointer is not None:
+            return self._pointer
+        # Up to the nearest visit that knows its pointer, then down spelling each one
+        # (a loop, not recursion: hand-written schemas may nest very deep).
+        chain: list[Visit] = []
+        here: Visit | None = self
+        while here is not None and here._pointer is None:
+            chain.append(here)
+            here = here.parent
+        pointer = "" if here is None or here._pointer is None else here._pointer
+        for v in reversed(chain):
+            step = v.keyword if v.key is None else f"{v.keyword}/{escape(v.key)}"
+            pointer = v._pointer = f"{pointer}/{step}"
+        return pointer
 
     def __repr__(self) -> str:
         return f"Visit({self.pointer or '/'})"
@@ -213,8 +241,17 @@ def _unescape(token: str) -> str:
 
 
 def is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    # JSON data is almost always plain dicts: test that first, it is much cheaper.
-    return type(value) is dict or isinstance(value, Mapping)
+    # JSON data is almost always plain dicts and JSON scalars: tell those apart by their
+    # exact type first, which is much cheaper than the Mapping ABC's isinstance.
+    kind = type(value)
+    if kind is dict:
+        return True
+    if kind in _NOT_MAPS:
+        return False
+    return isinstance(value, (dict, Mapping))
+
+
+_NOT_MAPS = frozenset({str, list, int, float, bool, type(None)})
 
 
 _MAP, _LIST, _ONE, _ITEMS = range(4)
@@ -226,47 +263,39 @@ _KINDS: dict[str, int] = {
 }
 
 
-def _children(
-    schema: Mapping[str, Any], keywords: frozenset[str] | None = None
-) -> Iterator[tuple[str, str | None, Mapping[str, Any]]]:
-    """The subschemas, in document order: (keyword, key or index or None, subschema).
+def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
+    """Every subschema of ``body`` in document order (depth first, keys in order).
 
-    ``keywords`` limits the keywords looked under (None: every keyword holding schemas).
+    A subschema is a JSON object under a keyword that holds schemas: one (``not``), a map
+    of them (``properties``, ``$defs``), a list (``anyOf``, ``prefixItems``) or either
+    (``items``). With a stack of its own, not recursion: a hand-written schema may nest
+    deeper than Python's recursion limit.
     """
-    for kw, value in schema.items():
-        kind = _KINDS.get(kw)
-        if kind is None or (keywords is not None and kw not in keywords):
-            continue
-        if kind == _MAP:
-            if is_map(value):
-                for key, sub in value.items():
-                    if is_map(sub):
-                        yield kw, str(key), sub
-        elif kind == _LIST or (kind == _ITEMS and type(value) is list):
-            if isinstance(value, list):
+    out: list[Visit] = []
+    stack: list[Visit] = [Visit(body, None, "", None)]
+    kinds = _KINDS
+    while stack:
+        here = stack.pop()
+        out.append(here)
+        found: list[Visit] = []
+        for kw, value in here.schema.items():
+            kind = kinds.get(kw)
+            if kind is None:
+                continue
+            if kind == _MAP:
+                if is_map(value):
+                    for key, sub in value.items():
+                        if is_map(sub):
+                            found.append(Visit(sub, here, kw, str(key)))
+            elif isinstance(value, list) and kind in (_LIST, _ITEMS):
                 for i, sub in enumerate(value):
                     if is_map(sub):
-                        yield kw, str(i), sub
-        elif is_map(value):
-            yield kw, None, value
-
-
-def _child_pointer(pointer: str, kw: str, key: str | None) -> str:
-    return f"{pointer}/{kw}" if key is None else f"{pointer}/{kw}/{escape(key)}"
-
-
-def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
-    out: list[Visit] = []
-    stack: list[Visit] = [Visit(pointer="", schema=body, parent=None, keyword="", key=None)]
-    while stack:
-        visit = stack.pop()
-        out.append(visit)
-        found = [
-            Visit(pointer=_child_pointer(visit.pointer, kw, key), schema=sub, parent=visit,
-                  keyword=kw, key=key)
-            for kw, key, sub in _children(visit.schema)
-        ]
-        stack.extend(reversed(found))
+                        found.append(Visit(sub, here, kw, str(i)))
+            elif kind != _LIST and is_map(value):
+                found.append(Visit(value, here, kw, None))
+        if found:
+            found.reverse()
+            stack.extend(found)
     return tuple(out)
 
 
@@ -436,17 +465,17 @@ def compute_stats(doc: Document) -> Stats:
     large: list[tuple[str, int, int]] = []
     for v in doc.visits:
         s = v.schema
-        if v.keyword in ("$defs", "definitions") and v.key is not None:
+        if v.key is not None and v.keyword in _DEFINITIONS:
             chars += len(v.key)
         props = s.get("properties")
-        if is_map(props):
+        if props is not None and is_map(props):
             properties += len(props)
             chars += sum(len(str(k)) for k in props)
-            required = s.get("required", [])
-            required = required if isinstance(required, list) else []
+            required = s.get("required", ())
+            required = required if isinstance(required, list) else ()
             optional += sum(1 for k in props if k not in required)
         values = s.get("enum")
-        if isinstance(values, list):
+        if values is not None and isinstance(values, list):
             enum_values += len(values)
             length = sum(text_length(x) for x in values)
             chars += length
@@ -459,6 +488,9 @@ def compute_stats(doc: Document) -> Stats:
     return Stats(properties, chars, enum_values, optional, unions, tuple(large))
 
 
+_DEFINITIONS = frozenset({"$defs", "definitions"})
+
+
 def max_depth(doc: Document) -> tuple[int, str]:
     """The deepest object nesting (root object = 1) and where, following references.
 
@@ -466,32 +498,38 @@ def max_depth(doc: Document) -> tuple[int, str]:
     place inside it, plus, at a ``$ref``, the height of the definition it refers to.
     A reference back into a definition being measured (recursion) adds nothing.
     """
-    level: dict[int, int] = {}
-    container: dict[int, str] = {}
-    places: dict[str, list[tuple[int, str, str | None]]] = {}
+    # Visits compare by identity: keyed by the visit itself. Places keep the visit, and
+    # only the deepest one's pointer is spelled.
+    level: dict[Visit, int] = {}
+    container: dict[Visit, str] = {}
+    places: dict[str, list[tuple[int, Visit, str | None]]] = {}
     for v in doc.visits:
-        if v.parent is None or v.keyword in ("$defs", "definitions"):
+        parent = v.parent
+        if parent is None or v.keyword in _DEFINITIONS:
             base, home = 0, v.pointer
         else:
-            base, home = level[id(v.parent)], container[id(v.parent)]
-        here = base + 1 if is_object(v.schema) else base
-        level[id(v)] = here
-        container[id(v)] = home
-        ref = v.schema.get("$ref")
+            base, home = level[parent], container[parent]
+        schema = v.schema
+        here = base + 1 if is_object(schema) else base
+        level[v] = here
+        container[v] = home
+        ref = schema.get("$ref")
         target = None
-        if isinstance(ref, str) and ref.startswith("#") and doc.resolve(ref) is not None:
+        if ref is not None and isinstance(ref, str) and ref.startswith("#") and (
+            doc.resolve(ref) is not None
+        ):
             target = container_of(doc, ref[1:])
         if here or target is not None:
-            places.setdefault(home, []).append((here, v.pointer, target))
+            places.setdefault(home, []).append((here, v, target))
 
-    memo: dict[str, tuple[int, str]] = {}
+    memo: dict[str, tuple[int, Visit | str]] = {}
 
-    def height(home: str, active: frozenset[str]) -> tuple[int, str]:
+    def height(home: str, active: frozenset[str]) -> tuple[int, Visit | str]:
         if home in memo:
             return memo[home]
-        best = (0, home)
-        for here, pointer, target in places.get(home, ()):
-            total, where = here, pointer
+        best: tuple[int, Visit | str] = (0, home)
+        for here, visit, target in places.get(home, ()):
+            total, where = here, cast("Visit | str", visit)
             if target is not None and target not in active:
                 below, deepest = height(target, active | {target})
                 if below:
@@ -501,4 +539,6 @@ def max_depth(doc: Document) -> tuple[int, str]:
         memo[home] = best
         return best
 
-    return height("", frozenset({""}))
+    depth, where = height("", frozenset({""}))
+    return depth, where if isinstance(where, str) else where.pointer
+

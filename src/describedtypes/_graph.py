@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from . import inspect as ni
 from ._annotate import Registry, annotate
-from ._render import defs_keys, recursive_objects
+from ._render import defs_keys
 
 __all__ = ["graph"]
 
@@ -45,9 +45,8 @@ class _Diagram:
     """Strictly private: one rendering of a node tree."""
 
     def __init__(self, root: ni.Node) -> None:
-        self.objects = list(ni.iter_objects(root))
+        self.objects, self.recursive = ni.object_graph(root)
         self.keys = defs_keys(self.objects)
-        self.recursive = recursive_objects(root)
         self.root = root
         self.enums: dict[type, ni.EnumNode] = {}
         self.ids: dict[Any, str] = {}

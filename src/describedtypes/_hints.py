@@ -171,6 +171,20 @@ _FieldRow = tuple[str, str, Any, Callable[[], Any] | None, Any]
 
 
 def class_fields(cls: type, hints: dict[str, Any]) -> Iterator[_FieldRow]:
+    if attrs.has(cls):  # the common case first
+        for a in attrs.fields(cls):
+            if not a.init:
+                continue
+            default, factory = a.default, None
+            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                if default.takes_self:
+                    default, factory = NOTHING, None
+                    # A default computed from self can't be shown; the field stays optional.
+                    yield a.name, a.alias or a.name, TAKES_SELF, None, a.validator
+                    continue
+                default, factory = NOTHING, default.factory
+            yield a.name, a.alias or a.name, default, factory, a.validator
+        return
     if mt.is_typeddict(cls):
         required_keys = getattr(cls, "__required_keys__", frozenset(hints))
         for key in hints:
@@ -185,28 +199,15 @@ def class_fields(cls: type, hints: dict[str, Any]) -> Iterator[_FieldRow]:
         for name in cls._fields:  # type: ignore[attr-defined]
             yield name, name, defaults.get(name, NOTHING), None, None
         return
-    if attrs.has(cls):
-        for a in attrs.fields(cls):
-            if not a.init:
-                continue
-            default, factory = a.default, None
-            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-                if default.takes_self:
-                    default, factory = NOTHING, None
-                    # A default computed from self can't be shown; the field stays optional.
-                    yield a.name, a.alias or a.name, TAKES_SELF, None, a.validator
-                    continue
-                default, factory = NOTHING, default.factory
-            yield a.name, a.alias or a.name, default, factory, a.validator
-    else:
-        # Every __init__ parameter, InitVar pseudo-fields included, in signature order.
-        own: dict[str, dataclasses.Field[Any]] = getattr(cls, "__dataclass_fields__", {})
-        for f in own.values():
-            if not f.init or f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
-                continue
-            default = NOTHING if f.default is dataclasses.MISSING else f.default
-            factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
-            yield f.name, f.name, default, factory, None
+    # A dataclass: every __init__ parameter, InitVar pseudo-fields included, in
+    # signature order.
+    own: dict[str, dataclasses.Field[Any]] = getattr(cls, "__dataclass_fields__", {})
+    for f in own.values():
+        if not f.init or f._field_type is dataclasses._FIELD_CLASSVAR:  # type: ignore[attr-defined]
+            continue
+        default = NOTHING if f.default is dataclasses.MISSING else f.default
+        factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
+        yield f.name, f.name, default, factory, None
 
 
 class _TakesSelf:

@@ -49,7 +49,8 @@ class Constraints:
         return attrs.evolve(self, **changes) if changes else self
 
 
-_NO_CONSTRAINTS = Constraints()
+#: The constraints of a node with no bounds: shared, so "none" is an identity test.
+NO_CONSTRAINTS = Constraints()
 
 
 @attrs.frozen(kw_only=True)
@@ -65,7 +66,7 @@ class Node:
 
     description: str | None = None
     enum: tuple[Any, ...] | None = None
-    constraints: Constraints = _NO_CONSTRAINTS
+    constraints: Constraints = NO_CONSTRAINTS
 
 
 @attrs.frozen(kw_only=True)
@@ -227,7 +228,7 @@ class Field:
         return self.default is not NOTHING or self.default_factory is not None
 
 
-@attrs.define(kw_only=True, eq=False, repr=False)
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ObjectNode(Node):
     """An attrs class, a dataclass or a function's parameters.
 
@@ -248,19 +249,12 @@ class ObjectNode(Node):
     is_function: bool = False
     context_params: tuple[str, ...] = ()
     generic_args: tuple[Any, ...] = ()
-    _sealed: bool = attrs.field(default=False, init=False, repr=False)
 
     # Identity, not the inherited field-wise equality: two classes with the same
     # description are different objects, and a recursive node must not compare itself.
     __eq__ = object.__eq__
     __ne__ = object.__ne__
     __hash__ = object.__hash__
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if getattr(self, "_sealed", False):
-            msg = "ObjectNode is immutable"
-            raise attrs.exceptions.FrozenInstanceError(msg)
-        object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         keys = ", ".join(f.key for f in self.fields)
@@ -278,5 +272,3 @@ class ObjectNode(Node):
                 return f
         raise KeyError(name)
 
-    def _seal(self) -> None:
-        object.__setattr__(self, "_sealed", True)

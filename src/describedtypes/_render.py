@@ -19,6 +19,7 @@ import orjson
 from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
+from ._nodes import NO_CONSTRAINTS
 from ._rules import regex_features
 from .adapters import Adapter
 from .errors import SchemaError
@@ -70,7 +71,9 @@ class Rewrite:
 
 
 def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+    if "~" in token or "/" in token:
+        return token.replace("~", "~0").replace("/", "~1")
+    return token
 
 
 class Builder:
@@ -84,15 +87,13 @@ class Builder:
         #: Text for the description of an output object, by id() of that object: what the
         #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
         self._moved_text: dict[int, str] = {}
-        self.recursive = recursive_objects(root)
+        objects, self.recursive = ni.object_graph(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
-            self.to_defs = [o for o in ni.iter_objects(root) if o is not root_obj]
+            self.to_defs = [o for o in objects if o is not root_obj]
         else:
-            self.to_defs = [
-                o for o in ni.iter_objects(root) if o in self.recursive and o is not root_obj
-            ]
+            self.to_defs = [o for o in objects if o in self.recursive and o is not root_obj]
         self.keys = defs_keys(self.to_defs)
         # Definitions are emitted only when something refers to them (a described use
         # may have been inlined instead).
@@ -298,7 +299,7 @@ class Builder:
 
     def constraints(self, out: Json, node: ni.Node, pointer: str, *, array: bool = False) -> None:
         c = node.constraints
-        if not c:
+        if c is NO_CONSTRAINTS or not c:  # the shared "no bounds" of most nodes, at once
             return
         wanted: list[tuple[str, Any]] = []
         # A Decimal is a string in JSON: its numeric bounds can only be said in words.
@@ -426,8 +427,10 @@ class Builder:
             fpath = f"{path}.{f.name}" if path else f.name
             fpointer = f"{pointer}/properties/{_escape(f.key)}"
             node = f.node
-            optional = f.nullable or f.has_default
-            if f.nullable and not self.adapter.nullable_optionals and _absent_means_none(f):
+            nullable = f.nullable
+            has_default = f.has_default
+            optional = nullable or has_default
+            if nullable and not self.adapter.nullable_optionals and _absent_means_none(f):
                 # STANDARD: an optional field keeps its type and is simply not required.
                 # (Not when its default is something else: then only null says None.)
                 inner = node.without_null()  # type: ignore[attr-defined]
@@ -442,7 +445,7 @@ class Builder:
                 # Every key is sent under a strict adapter: null stands for "left out".
                 node = ni.UnionNode(options=(node, ni.NullNode()))
             prop = self.render(node, fpointer, fpath, f)
-            if f.has_default:
+            if has_default:
                 default = _json_default(f)
                 if default is not _NO_DEFAULT and not (default is None and not _allows_null(prop)):
                     if self.adapter.emit_defaults and not self.adapter.strict:
@@ -572,32 +575,6 @@ def _kind(node: ni.Node) -> str:
         ni.NullNode: "None",
     }
     return names.get(type(node), type(node).__name__)
-
-
-def recursive_objects(root: ni.Node) -> set[ni.ObjectNode]:
-    """Object nodes that lie on a cycle."""
-    found: set[ni.ObjectNode] = set()
-    stack: list[ni.ObjectNode] = []
-    done: set[int] = set()
-
-    def visit(node: ni.Node) -> None:
-        if isinstance(node, ni.ObjectNode):
-            if node in stack:
-                found.update(stack[stack.index(node):])
-                return
-            if id(node) in done:
-                return
-            stack.append(node)
-            for f in node.fields:
-                visit(f.node)
-            stack.pop()
-            done.add(id(node))
-            return
-        for child in ni.children_of(node):
-            visit(child)
-
-    visit(root)
-    return found
 
 
 def defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:

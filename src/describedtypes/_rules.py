@@ -192,7 +192,7 @@ CLOSED_OBJECTS = Rule("additionalProperties", _closed_objects, strict_only=True,
 def _all_required(doc: Document, adapter: Adapter) -> Iterator[Problem]:
     for v in doc.visits:
         props = v.schema.get("properties")
-        if not is_map(props):
+        if props is None or not is_map(props):
             continue
         required = v.schema.get("required", [])
         required = required if isinstance(required, list) else []
@@ -214,9 +214,10 @@ ALL_REQUIRED = Rule("required", _all_required, strict_only=True,
 def _object_properties(doc: Document, adapter: Adapter) -> Iterator[Problem]:
     for v in doc.visits:
         s = v.schema
-        if "object" in types_of(s) and "properties" not in s and s.get(
-            "additionalProperties", False
-        ) is False:
+        kind = s.get("type")
+        if (kind == "object" or (isinstance(kind, list) and "object" in kind)) and (
+            "properties" not in s and s.get("additionalProperties", False) is False
+        ):
             yield doc.problem(v.pointer, "properties",
                               f"an object without a properties key is rejected by "
                               f"{adapter.name}; write properties: {{}} and required: [] for an "
@@ -241,7 +242,10 @@ def _typed_rule(untyped_ok: frozenset[str]) -> Callable[[Document, Adapter], Ite
                                   "every schema (Any cannot be expressed); use a concrete "
                                   "type, or anyOf over the allowed types")
                 continue
-            bad = [k for k in types_of(s) if k not in _JSON_TYPES]
+            kind = s["type"]
+            if isinstance(kind, str) and kind in _JSON_TYPES:
+                continue  # the usual case, told at once
+            bad = [k for k in types_of(s) if not (isinstance(k, str) and k in _JSON_TYPES)]
             if bad:
                 yield doc.problem(v.pointer + "/type", "type",
                                   f"{_short(bad[0])} is not a JSON Schema type "
@@ -262,7 +266,7 @@ def _formats(doc: Document, adapter: Adapter) -> Iterator[Problem]:
         return
     for v in doc.visits:
         fmt = v.schema.get("format")
-        if fmt is not None and fmt not in allowed:
+        if fmt is not None and not (isinstance(fmt, str) and fmt in allowed):
             yield doc.problem(v.pointer + "/format", "format",
                               f"the format {fmt!r} is not accepted by {adapter.name}, which "
                               f"accepts {', '.join(sorted(allowed))}; remove it and say it in "

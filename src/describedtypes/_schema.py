@@ -160,20 +160,32 @@ class FrozenList(list):  # type: ignore[type-arg]
 
 
 def freeze(value: Any) -> Any:
+    """A deeply read-only copy of JSON data (dicts and lists; everything else is shared)."""
     if isinstance(value, dict):
-        out = FrozenDict()
-        for k, v in value.items():
-            dict.__setitem__(out, k, freeze(v))
-        return out
+        return _frozen_dict(value)
     if isinstance(value, list):
         return _frozen_list(value)
     return value
 
 
+# dict(...) and list(...) fill a FrozenDict or FrozenList without calling the blocked
+# __setitem__/append: copying a built schema costs one C-level copy per container.
+def _frozen_dict(value: dict[Any, Any]) -> FrozenDict:
+    out = {}
+    for k, v in value.items():
+        if isinstance(v, dict):
+            v = _frozen_dict(v)
+        elif isinstance(v, list):
+            v = _frozen_list(v)
+        out[k] = v
+    return FrozenDict(out)
+
+
 def _frozen_list(value: list[Any]) -> FrozenList:
-    out = FrozenList()
-    list.extend(out, (freeze(v) for v in value))
-    return out
+    return FrozenList([
+        _frozen_dict(v) if isinstance(v, dict) else _frozen_list(v) if isinstance(v, list) else v
+        for v in value
+    ])
 
 
 def thaw(value: Any, dict_type: Callable[[], Any]) -> Any:

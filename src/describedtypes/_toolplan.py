@@ -66,7 +66,7 @@ class Plan:
         self.bodies: dict[tuple[_adapters.Adapter, str, str | None], Any] = {}
 
     def node(self, func: Any) -> ObjectNode:
-        made = ObjectNode(
+        return ObjectNode(
             python_type=func,
             name=self.name,
             description=self.description,
@@ -74,8 +74,6 @@ class Plan:
             is_function=True,
             context_params=self.context_params,
         )
-        made._seal()
-        return made
 
     def definition(
         self, func: Any, adapter: _adapters.Adapter, name: str, description: str | None

@@ -206,7 +206,14 @@ _NOTHING_TO_UNWRAP = frozenset(
 )
 
 
+# None holds nothing per use: one shared node.
+_NULL = NullNode()
+
+# The class of Optional[X] and Union[X, Y] (X | Y is a types.UnionType).
+_OPTIONAL_ALIAS = type(typing.Optional[int])  # noqa: UP045
+
 _NO_ANNOTATION = Annotation()  # frozen: one shared "nothing said" for every field
+_NO_HINT = object()
 
 
 class _Inspector:
@@ -219,6 +226,7 @@ class _Inspector:
         #: Every object whose registered annotation was consulted, with its version.
         self.deps: dict[Any, tuple[int, ...]] = {}
         self._overrides: dict[Any, Annotation | None] = {}
+        self._enums: dict[Any, Node] = {}
 
     def override(self, obj: Any) -> Annotation | None:
         """The registered annotation of ``obj``, remembered as a dependency."""
@@ -265,6 +273,8 @@ class _Inspector:
             scalar = _SCALAR_NODES.get(tp)
             if scalar is not None:
                 return scalar
+            if tp is t.NoneType:  # the None of X | None
+                return _NULL
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
         elif tp.__class__ in _NOTHING_TO_UNWRAP:
@@ -319,8 +329,17 @@ class _Inspector:
         return _function_annotation(func, layers, self.override)
 
     def _bare(self, tp: Any, path: str, owner: Any) -> Node:
+        # The common forms first, told apart by their class alone: list[str] and
+        # dict[str, X] (never a union, Literal or forward reference), X | None, Enums.
+        kind = tp.__class__
+        if kind is types.GenericAlias:
+            return self._generic(tp, tp.__origin__, tp.__args__, path, owner)
+        if kind is _OPTIONAL_ALIAS or kind is types.UnionType:
+            return self._union(tp, path, owner)
+        if kind is enum.EnumMeta:
+            return self._enum_or_flag(tp, path, owner)
         if tp is None or tp is t.NoneType:
-            return NullNode()
+            return _NULL
         if tp is Any or tp is object:
             return AnyNode()
         if isinstance(tp, (str, typing.ForwardRef)):
@@ -343,27 +362,45 @@ class _Inspector:
             )
         if isinstance(tp, type) and tp in _SCALAR_NODES:
             return _SCALAR_NODES[tp]
-        if isinstance(tp, type) and issubclass(tp, enum.Flag):
-            return self._flag(tp, path, owner)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
-            return self._enum(tp, path, owner)
+            return self._enum_or_flag(tp, path, owner)
         if t.is_literal(tp):
             return self._literal(tp, path, owner)
         if t.is_union(tp):
-            options: list[Node] = []
-            for arg in t.get_args(tp):
-                sub = self.node(arg, path, owner)
-                if isinstance(sub, UnionNode) and sub.description is None and sub.enum is None:
+            return self._union(tp, path, owner)
+        return self._generic(tp, t.get_origin(tp), t.get_args(tp), path, owner)
+
+    def _union(self, tp: Any, path: str, owner: Any) -> Node:
+        options: list[Node] = []
+        described_union = False
+        for arg in tp.__args__:
+            sub = self.node(arg, path, owner)
+            if isinstance(sub, UnionNode):
+                if sub.description is None and sub.enum is None:
                     options.extend(o for o in sub.options if o not in options)
-                elif sub not in options:
-                    options.append(sub)
-            if any(isinstance(o, UnionNode) and o.nullable for o in options):
-                # Python 3.10 wraps a None-defaulted Annotated[X | None, ...] in Optional
-                # again; the described union already allows null.
-                options = [o for o in options if not isinstance(o, NullNode)]
-            return options[0] if len(options) == 1 else UnionNode(options=tuple(options))
-        origin = t.get_origin(tp)
-        args = t.get_args(tp)
+                    continue
+                described_union = described_union or sub.nullable
+            if sub not in options:
+                options.append(sub)
+        if described_union:
+            # Python 3.10 wraps a None-defaulted Annotated[X | None, ...] in Optional
+            # again; the described union already allows null.
+            options = [o for o in options if not isinstance(o, NullNode)]
+        return options[0] if len(options) == 1 else UnionNode(options=tuple(options))
+
+    def _enum_or_flag(self, cls: Any, path: str, owner: Any) -> Node:
+        # One node per Enum class and inspection: it holds nothing that depends on the use.
+        found = self._enums.get(cls)
+        if found is None:
+            if issubclass(cls, enum.Flag):
+                found = self._flag(cls, path, owner)
+            else:
+                found = self._enum(cls, path, owner)
+            self._enums[cls] = found
+        return found
+
+    def _generic(self, tp: Any, origin: Any, args: tuple[Any, ...], path: str, owner: Any) -> Node:
+        """Containers, generic classes, and the errors for what cannot be described."""
         if origin is tuple or tp is tuple or origin is typing.Tuple:  # noqa: UP006
             if not args or (len(args) == 2 and args[1] is Ellipsis):
                 item = self.node(args[0], f"{path}[]", owner) if args else AnyNode()
@@ -510,30 +547,38 @@ class _Inspector:
                 path=root,
                 type_=tp,
             ) from None
-        _check_parameter_names(ann, [name for name, *_ in raw_fields], root, tp)
+        if ann.parameters:
+            _check_parameter_names(ann, [row[0] for row in raw_fields], root, tp)
         fields = []
+        parameters = ann.parameters
+        # A TypedDict key left out is not a key holding None.
+        absent_is_none = not mt.is_typeddict(cls)
         for name, init_name, default, factory, validator in raw_fields:
-            field_ann = ann.parameters.get(name, _NO_ANNOTATION)
+            field_ann = parameters.get(name, _NO_ANNOTATION)
             field_path = f"{root}.{name}"
-            if name not in hints:
+            hint = hints.get(name, _NO_HINT)
+            if hint is _NO_HINT:
                 raise SchemaError(
                     "the field has no type annotation; annotate it (e.g. `x: int`)",
                     path=field_path,
                     type_=tp,
                 )
-            fnode = self.node(hints[name], field_path, tp)
-            fnode = apply_validator(fnode, validator, field_path, tp)
-            field_ann = _with_annotated_name(field_ann, hints[name])
-            _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
-            made = _make_field(
-                name, init_name, fnode, field_ann, override.get(name), default, factory
-            )
-            if mt.is_typeddict(cls):
-                made = attrs.evolve(made, absent_is_none=False)
-            fields.append(made)
+            # A plain str/int/float/... field: its shared node, without the walk.
+            scalar = _SCALAR_NODES.get(hint) if hint.__class__ is type else None
+            fnode = self.node(hint, field_path, tp) if scalar is None else scalar
+            if validator is not None:
+                fnode = apply_validator(fnode, validator, field_path, tp)
+            field_ann = _with_annotated_name(field_ann, hint)
+            if field_ann.enum is not None:
+                _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
+            fields.append(_make_field(
+                name, init_name, fnode, field_ann, override.get(name), default, factory,
+                absent_is_none,
+            ))
         _check_unique_keys(fields, root, tp)
+        # Frozen from birth; its fields are set once, here, after the fields that lead
+        # back to it (a recursive type) have found it.
         object.__setattr__(node, "fields", tuple(fields))
-        node._seal()
         return node
 
     def function(self, func: Any) -> ObjectNode:
@@ -598,7 +643,7 @@ class _Inspector:
                 _make_field(p.name, p.name, pnode, param_ann, override.get(p.name), default, None)
             )
         _check_unique_keys(fields, name, func)
-        node = ObjectNode(
+        return ObjectNode(
             # A bound method's node is cached on its function: it must not hold the
             # instance (a service, a session) alive.
             python_type=func.__func__ if _pyinspect.ismethod(func) else func,
@@ -608,8 +653,6 @@ class _Inspector:
             is_function=True,
             context_params=tuple(context),
         )
-        node._seal()
-        return node
 
 
 _NUMERIC_BOUNDS = frozenset(
@@ -692,6 +735,7 @@ def _make_field(
     override: Annotation | None,
     default: Any,
     factory: Callable[[], Any] | None,
+    absent_is_none: bool = True,
 ) -> Field:
     if ann.enum is not None:
         node = _with_enum(node, ann.enum)
@@ -711,6 +755,7 @@ def _make_field(
         required=default is NOTHING and factory is None,
         default=default,
         default_factory=factory,
+        absent_is_none=absent_is_none,
     )
 
 
@@ -754,11 +799,11 @@ def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
 
 
 def _check_parameter_names(ann: Annotation, names: list[str], path: str, owner: Any) -> None:
-    import difflib
-
     for key in ann.parameters:
         if key in names:
             continue
+        import difflib
+
         close = difflib.get_close_matches(key, names, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         listed = ", ".join(names) if names else "(none)"
@@ -907,7 +952,10 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
     inspector = _Inspector(registry)
     try:
         with remembering_hints():
-            node = inspector.function(obj) if is_function_like(obj) else inspector.node(obj, "", obj)
+            if is_function_like(obj):
+                node = inspector.function(obj)
+            else:
+                node = inspector.node(obj, "", obj)
     except RecursionError:
         # Called from deep in the caller's own stack: less room than _MAX_NESTING needs.
         raise too_deep_error(obj) from None
@@ -933,20 +981,50 @@ def _short(path: str) -> str:
 
 def iter_objects(node: Node) -> Iterator[ObjectNode]:
     """Every object node reachable from ``node``, each once, in first-seen order."""
-    seen: set[int] = set()
+    return iter(object_graph(node)[0])
+
+
+# Nodes that hold no other node.
+_LEAVES = frozenset({ScalarNode, EnumNode, LiteralNode, NullNode, AnyNode})
+
+
+def object_graph(root: Node) -> tuple[list[ObjectNode], set[ObjectNode]]:
+    """The object nodes reachable from ``root`` in first-seen order, and those on a cycle.
+
+    One depth-first walk: an object met again while its own fields are being walked
+    closes a cycle, and every object on the path from it is recursive.
+    """
     order: list[ObjectNode] = []
+    recursive: set[ObjectNode] = set()
+    path: list[ObjectNode] = []
+    done: set[ObjectNode] = set()  # object nodes hash by identity
 
-    def visit(current: Node) -> None:
-        if isinstance(current, ObjectNode):
-            if id(current) in seen:
+    def visit(node: Node) -> None:
+        kind = node.__class__
+        if kind in _LEAVES:
+            return
+        if isinstance(node, ObjectNode):
+            if node in done:
                 return
-            seen.add(id(current))
-            order.append(current)
-        for child in children_of(current):
-            visit(child)
+            if node in path:
+                recursive.update(path[path.index(node):])
+                return
+            order.append(node)
+            path.append(node)
+            for f in node.fields:
+                visit(f.node)
+            path.pop()
+            done.add(node)
+        elif kind is ArrayNode:
+            visit(node.items)  # type: ignore[attr-defined]
+        elif kind is UseNode:
+            visit(node.target)  # type: ignore[attr-defined]
+        else:
+            for child in children_of(node):
+                visit(child)
 
-    visit(node)
-    return iter(order)
+    visit(root)
+    return order, recursive
 
 
 def children_of(node: Node) -> Iterator[Node]:
