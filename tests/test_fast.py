@@ -480,6 +480,46 @@ def test_without_msgspec_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @attrs.define
+class TwoComputed:
+    n: int
+    tags: list[str] = attrs.Factory(list)
+    note: str = "-"
+    counts: dict[str, int] = attrs.Factory(dict)
+
+
+@attrs.define(kw_only=True)
+class ThreeComputed:
+    n: int
+    tags: list[str] = attrs.Factory(list)
+    counts: dict[str, int] = attrs.Factory(dict)
+    sizes: tuple[int, ...] = attrs.Factory(tuple)
+
+
+@pytest.mark.parametrize("cls", [TwoComputed, ThreeComputed])
+def test_every_mix_of_present_and_absent_computed_defaults(cls: type) -> None:
+    """Each field the constructor defaults (a factory) present or absent, in every mix:
+    the constructor's own default fills in, fresh for each object, as on the normal path."""
+    assert fast_for(cls) is not None
+    sent = {"tags": ["a"], "counts": {"k": 1}, "sizes": [2, 3], "note": "x"}
+    names = [f.name for f in attrs.fields(cls) if f.name != "n"]
+    for present in itertools.product((True, False), repeat=len(names)):
+        payload = {"n": 1, **{k: sent[k] for k, here in zip(names, present, strict=True) if here}}
+        text = orjson.dumps(payload)
+        got = check_agreement(cls, text)
+        assert got is not _fast.FALLBACK
+        again = _fast_value(cls, text)
+        for name, here in zip(names, present, strict=True):
+            if not here and isinstance(getattr(got, name), (list, dict)):  # made per object
+                assert getattr(got, name) is not getattr(again, name)
+
+
+def _fast_value(cls: Any, text: bytes) -> Any:
+    fast = fast_for(cls)
+    assert fast is not None
+    return fast(text)
+
+
+@attrs.define
 class Address:
     city: str
 

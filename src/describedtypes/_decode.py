@@ -81,12 +81,20 @@ class _Decoder:
 
 _HOOKED_PER_TYPE = 8
 
+#: The class attribute where ``decode()`` finds a class's decoder in one step: (the
+#: class, its cache entry). Looking it up costs a fraction of building and hashing the
+#: cache key and finding the class's cache, which was an eighth of a fast-path decode.
+#: It names the class because subclasses inherit it; the entry says which registry and
+#: registration stamp it was built for, so it is invalidated as the entry is.
+_SLOT = "__describedtypes_decoder__"
+
 
 def decoder_for(tp: Any, converter: Any, registry: Registry = annotate) -> _Decoder:
     if converter is None:
         key: Any = ("decoder", tp, registry)
         entry = _cache.get(tp, key)
         if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+            _remember(tp, key, entry)
             found: _Decoder = entry.value
             return found
         if not isinstance(cast(Any, registry), Registry):
@@ -99,7 +107,8 @@ def decoder_for(tp: Any, converter: Any, registry: Registry = annotate) -> _Deco
         # rules: trees holding them take the normal path.
         fast = None if has_newer_types(node) else fast_decoder_for(tp, node)
         found = _Decoder(_compile(node, tp), fast=fast, exact=exact)
-        _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
+        entry = _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
+        _remember(tp, key, entry)
         return found
     import cattrs  # here, not at the top: only a caller with a converter needs it
 
@@ -132,6 +141,21 @@ def decoder_for(tp: Any, converter: Any, registry: Registry = annotate) -> _Deco
         del table[next(iter(table))]
     _cache.put(tp, key, _cache.Entry(table, registry, stamp, node=node))
     return decoder
+
+
+def _remember(tp: Any, key: Any, entry: _cache.Entry) -> None:
+    """Point ``tp``'s slot at its current decoder entry, where the entry lives on ``tp``.
+
+    Only there: the slot then lives and dies with the entry, and nothing is set on
+    builtins or on classes whose entries go to the bounded table. Called on the slow
+    path only (a miss, a new stamp), so ``decode()``'s hit stays two identity checks.
+    """
+    if not isinstance(tp, type):
+        return
+    own = tp.__dict__.get(_cache.ATTRIBUTE)
+    if isinstance(own, dict) and own.get(key) is entry:
+        # type.__setattr__: a metaclass's own __setattr__ is user code.
+        type.__setattr__(tp, _SLOT, (tp, entry))
 
 
 def _compile(node: ni.Node, tp: Any) -> Structure:
@@ -299,15 +323,30 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
     """
     # The common path is spelled out here: one call less per decode.
     if converter is None:
+        # A class decoded before: its slot (set by decoder_for) holds its cache entry,
+        # current while it is for this registry and no registration happened since.
+        # getattr, not the class's own __dict__: half the cost on a hit, and the slot
+        # names its class, so one inherited from a base class is never used.
         try:
-            entry = _cache.get(tp, ("decoder", tp, registry))
-        except TypeError:
-            entry = None
-        if entry is not None and entry.stamp == current_stamp():
-            decoder = entry.value
+            hot = getattr(tp, _SLOT, None) if isinstance(tp, type) else None
+        except Exception:  # a metaclass __getattr__ of the user's: its error is not ours
+            hot = None
+        if (
+            hot is not None
+            and hot[0] is tp
+            and hot[1].registry is registry
+            and hot[1].stamp == current_stamp()
+        ):
+            decoder = hot[1].value
         else:
-            decoder = decoder_for(tp, None, registry)
-        fn = decoder.fn
+            try:
+                entry = _cache.get(tp, ("decoder", tp, registry))
+            except TypeError:
+                entry = None
+            if entry is not None and entry.stamp == current_stamp():
+                decoder = entry.value
+            else:
+                decoder = decoder_for(tp, None, registry)
         if decoder.fast is not None and isinstance(data, (str, bytes)):  # msgspec's check
             value = decoder.fast(data)
             if value is not FALLBACK:

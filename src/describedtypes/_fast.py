@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import itertools
 import types
 import uuid
 from collections.abc import Callable
@@ -80,15 +81,19 @@ class _Mirror:
         self.constructor = _values.constructor_of
         self.safe_name = _codegen.safe_name
         self.msgspec = msgspec
-        self.ns: dict[str, Any] = {"_UNSET": msgspec.UNSET}
+        self.ns: dict[str, Any] = {"_UNSET": msgspec.UNSET, "_astuple": msgspec.structs.astuple}
+        self.named: dict[int, str] = {}
         self.lines: list[str] = []
         self.objects: dict[int, tuple[Any, str | None]] = {}
         self.active: set[int] = set()
         self.depth = 0
 
     def name(self, prefix: str, value: Any) -> str:
-        key = f"{prefix}{len(self.ns)}"
-        self.ns[key] = value
+        """The generated code's global for ``value`` (one per object)."""
+        key = self.named.get(id(value))
+        if key is None:
+            key = self.named[id(value)] = f"{prefix}{len(self.ns)}"
+            self.ns[key] = value
         return key
 
     def finish(self, root_expr: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -226,8 +231,7 @@ class _Mirror:
         struct, fname = done
         if fname is not None:
             return struct, f"{fname}({var})"
-        call, _ = self.constructor_call(node, var)
-        return struct, call
+        return struct, self.call(node, var, self.field_values(node, var))
 
     def struct(self, node: ni.ObjectNode) -> tuple[Any, str | None]:
         """The mirror Struct of a class, and the builder function's name if it needs one."""
@@ -257,40 +261,81 @@ class _Mirror:
             forbid_unknown_fields=True,
             gc=False,
         )
-        call, optional = self.constructor_call(node, "s")
-        if not optional:  # built inline wherever it is used
+        if not any(_computed_default(f) for f in node.fields):  # built inline where used
             return struct, None
         fname = f"_b{len(self.lines)}_{self.safe_name(node.name)}"
-        body = [f"def {fname}(s):", "    kw = {}"]
-        for init_name, raw, expr in optional:
-            body.append(f"    if {raw} is not _UNSET:")
-            body.append(f"        kw[{init_name!r}] = {expr}")
-        body.append(f"    return {call}")
-        self.lines.append("\n".join(body) + "\n")
+        self.lines.append(self.builder(node, fname))
         return struct, fname
 
-    def constructor_call(
-        self, node: ni.ObjectNode, var: str
-    ) -> tuple[str, list[tuple[str, str, str]]]:
-        """The constructor call building the class from mirror ``var``; the fields sent
-        only when present as (init name, raw value, value), passed as ``**kw``."""
-        always: dict[str, str] = {}
-        optional: list[tuple[str, str, str]] = []
+    def builder(self, node: ni.ObjectNode, fname: str) -> str:
+        """The function building the class from its mirror ``s`` when the constructor
+        computes some defaults: those fields are sent only when present in the reply.
+
+        With up to two of them, one constructor call per combination of present and
+        absent: a keyword dict built per object cost as much as the constructor call.
+        With more, one call with the present ones gathered in a dict.
+        """
+        values = self.field_values(node, "s")
+        optional = [
+            (f.init_name, f"s.f{i}") for i, f in enumerate(node.fields) if _computed_default(f)
+        ]
+        lines = [f"def {fname}(s):"]
+        if len(optional) > _BRANCHED_OPTIONAL:
+            lines.append("    kw = {}")
+            for name, raw in optional:
+                lines.append(f"    if {raw} is not _UNSET:")
+                lines.append(f"        kw[{name!r}] = {values.pop(name)}")
+            lines.append(f"    return {self.call(node, 's', values, rest='**kw')}")
+            return "\n".join(lines) + "\n"
+        combinations = list(itertools.product((True, False), repeat=len(optional)))
+        for present in combinations:
+            left_out = {name for (name, _), here in zip(optional, present, strict=True) if not here}
+            call = self.call(node, "s", {k: v for k, v in values.items() if k not in left_out})
+            if present == combinations[-1]:  # all absent: the only case left
+                lines.append(f"    return {call}")
+                break
+            test = " and ".join(
+                f"{raw} is {'not ' if here else ''}_UNSET"
+                for (_, raw), here in zip(optional, present, strict=True)
+            )
+            lines.append(f"    if {test}:")
+            lines.append(f"        return {call}")
+        return "\n".join(lines) + "\n"
+
+    def field_values(self, node: ni.ObjectNode, var: str) -> dict[str, str]:
+        """Each field's value read from mirror ``var``, by constructor keyword."""
+        values: dict[str, str] = {}
         for i, f in enumerate(node.fields):
             raw = f"{var}.f{i}"
             _, convert = self.of(f.node, raw)
-            if f.has_default and not _plain_default(f):
-                optional.append((f.init_name, raw, convert or raw))
-            else:
-                always[f.init_name] = convert or raw
-        constructor = self.constructor(node.python_type)
-        args = self.call_arguments(constructor, always)
-        if optional:
-            args.append("**kw")
-        return f"{self.name('_cls', constructor)}({', '.join(args)})", optional
+            values[f.init_name] = convert or raw
+        return values
 
+    def call(
+        self, node: ni.ObjectNode, var: str, values: dict[str, str], rest: str | None = None
+    ) -> str:
+        """The constructor call sending ``values`` (by constructor keyword), then ``rest``."""
+        constructor = self.constructor(node.python_type)
+        args = self.call_arguments(constructor, values)
+        name = self.name("_cls", constructor)
+        if rest is None and args and args == [f"{var}.f{i}" for i in range(len(node.fields))]:
+            # Every field goes to the constructor as is and in order: one C call reads
+            # them all, as cheap as an attribute load for one field and cheaper from two.
+            return f"{name}(*_astuple({var}))"
+        if rest is not None:
+            args.append(rest)
+        return f"{name}({', '.join(args)})"
+
+
+#: Up to this many fields defaulted by the constructor: one call per combination.
+_BRANCHED_OPTIONAL = 2
 
 _PLAIN_DEFAULTS = (type(None), bool, int, float, str)
+
+
+def _computed_default(f: ni.Field) -> bool:
+    """The constructor computes the default (a factory): left to it when absent."""
+    return f.has_default and not _plain_default(f)
 
 
 def _plain_default(f: ni.Field) -> bool:
