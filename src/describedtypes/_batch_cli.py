@@ -18,6 +18,7 @@ import collections
 import contextlib
 import dataclasses
 import importlib
+import io
 import os
 import re
 import sys
@@ -32,11 +33,13 @@ from ._batch import (
     OUTCOMES,
     SHAPES,
     BatchResult,
+    _TooLong,
     check_type,
     decode_line,
     read_lines,
 )
 from ._encode import encoder_for, json_value
+from ._procpool import Workers
 from .errors import DecodeError, DescribedTypesError
 
 __all__ = ["add_decode_command", "run_decode"]
@@ -123,13 +126,13 @@ def _run(
             errors = out if args.errors in (None, args.out) else _open_output(stack, args.errors)
         except OSError as exc:
             parser.exit(2, f"error: cannot write: {exc}\n")
+        if args.jobs == 1:
+            chunks = _serial(tp, args.shape, source, errors is out)
+        else:  # started before the bar, whose thread a fork would not copy
+            chunks = _parallel(stack, args.target, args.shape, source, args.jobs, errors is out)
         bar = _progress(size, sys.stderr)
         if bar is not None:
             stack.callback(bar.close)
-        if args.jobs == 1:
-            chunks = _serial(tp, args.shape, source, errors is out)
-        else:
-            chunks = _parallel(args.target, args.shape, source, args.jobs, errors is out)
         try:
             counts, paths = _write(chunks, out, errors, bar)
         except BrokenPipeError:
@@ -268,8 +271,11 @@ def _init_worker(target: str, shape: str, together: bool) -> None:
     _WORKER["together"] = together
 
 
-def _worker_chunk(chunk: tuple[int, list[Any]]) -> _Chunk:
-    return decode_chunk(_WORKER["tp"], _WORKER["shape"], *chunk, _WORKER["together"])
+def _worker_chunk(chunk: tuple[int, bytes | _TooLong]) -> _Chunk:
+    """Decode a block of whole lines (or one line over the limit) numbered from ``start``."""
+    start, block = chunk
+    lines = [block] if isinstance(block, _TooLong) else list(read_lines(io.BytesIO(block)))
+    return decode_chunk(_WORKER["tp"], _WORKER["shape"], start, lines, _WORKER["together"])
 
 
 def _worker_range(task: tuple[str, int, int, int]) -> _Chunk:
@@ -320,28 +326,68 @@ def _ranges(handle: IO[bytes], path: str) -> Iterator[tuple[str, int, int, int]]
         yield path, offset, pos - offset, line
 
 
-def _parallel(
-    target: str, shape: str, source: IO[bytes], jobs: int, together: bool
-) -> Iterator[_Chunk]:
-    """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight."""
-    import multiprocessing
+def _blocks(
+    source: IO[bytes], limit: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes | _TooLong]]:
+    """``(first line, block)`` tasks from a stream: about 1 MB of whole lines each, as bytes.
 
-    window = 4 * jobs
+    A line over ``limit`` is read past and sent as its size alone, as ``read_lines``
+    does, so no more than about ``limit`` of it is ever held.
+    """
+    line = 1
+    rest: list[bytes] = []  # the start of a line whose end is not read yet
+    held = 0  # its size
+    pending = b""  # read, not yet cut
+    while True:
+        block = pending or source.read(RANGE_BYTES)
+        pending = b""
+        if not block:
+            break
+        last = block.rfind(b"\n")
+        if last >= 0:
+            yield line, b"".join([*rest, block[:last + 1]]) if rest else block[:last + 1]
+            line += block.count(b"\n", 0, last + 1)
+            rest, held = ([block[last + 1:]] if last + 1 < len(block) else []), len(block) - last - 1
+        elif held + len(block) <= limit:
+            rest.append(block)
+            held += len(block)
+        else:  # a line over the limit: read past its end
+            size = held + len(block)
+            rest, held = [], 0
+            while True:
+                block = source.read(RANGE_BYTES)
+                end = block.find(b"\n")
+                if end >= 0 or not block:
+                    break
+                size += len(block)
+            if not block:
+                yield line, _TooLong(size)
+                return
+            yield line, _TooLong(size + end + 1)
+            line += 1
+            pending = block[end + 1:]
+    if rest:
+        yield line, b"".join(rest)
+
+
+def _parallel(
+    stack: contextlib.ExitStack, target: str, shape: str, source: IO[bytes], jobs: int,
+    together: bool,
+) -> Iterator[_Chunk]:
+    """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight.
+
+    The processes start now; ``stack`` stops them (kills them on an error or Ctrl-C).
+    """
     path = getattr(source, "name", None)
-    seekable = isinstance(path, str) and source.seekable()
-    with multiprocessing.get_context().Pool(jobs, _init_worker, (target, shape, together)) as pool:
-        pending: collections.deque[Any] = collections.deque()
-        if seekable:
-            tasks: Iterator[Any] = _ranges(source, path)  # type: ignore[arg-type]
-            work: Any = _worker_range
-        else:
-            tasks, work = _chunks(source), _worker_chunk
-        for task in tasks:
-            pending.append(pool.apply_async(work, (task,)))
-            if len(pending) >= window:
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
+    if isinstance(path, str) and source.seekable():
+        tasks: Iterator[Any] = _ranges(source, path)
+        work: Any = _worker_range
+        depth = 2  # a task is a few bytes: one waits while the other is decoded
+    else:
+        tasks, work = _blocks(source), _worker_chunk
+        depth = 1  # a task is a megabyte: sent only to a worker that waits for one
+    workers = stack.enter_context(Workers(jobs, work, _init_worker, (target, shape, together)))
+    return workers.map(tasks, window=4 * jobs, depth=depth)
 
 
 def _write(

@@ -1,0 +1,186 @@
+"""Worker processes that run one function over a stream of tasks, results in task order.
+
+Built for ``describedtypes decode --jobs N`` in place of ``multiprocessing.Pool``, whose
+worker-handler thread wakes up, and polls every worker, each time a result is waiting in
+the shared result pipe; with results of a few hundred kilobytes that is a busy loop in
+the parent, which takes a core's worth of time from the workers it waits for. Here
+the parent has no threads: each worker has its own pipe, the parent hands out the next
+task to whichever worker has room (so a worker slowed down by a neighbour gets fewer) and
+waits on the pipes with ``multiprocessing.connection.wait``.
+
+- At most ``window`` tasks are out (sent and not yet yielded) and at most ``depth`` per
+  worker, so memory stays flat; results that come back early wait in a dict.
+- An exception raised by the function is raised again in the parent, in task order.
+- A worker that dies (killed, out of memory) is a ``WorkerError``, not a hang.
+- Workers ignore SIGINT: Ctrl-C reaches the parent (the terminal sends it to the whole
+  process group), which stops them.
+- Tasks larger than a pipe's buffer need ``depth=1``: a task is then only sent to a worker
+  that is waiting for one, so the parent never blocks on a worker that is itself blocked
+  sending a result back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+__all__ = ["Workers", "WorkerError"]
+
+#: Seconds a worker gets to exit after being told to, before it is killed.
+JOIN_TIMEOUT = 5.0
+
+
+class WorkerError(RuntimeError):
+    """A worker process ended before it sent back the result of its task."""
+
+
+_END = object()
+
+
+class Workers:
+    """``jobs`` processes started at once (before the parent starts any threads of its own),
+    each running ``initializer(*initargs)`` and then ``fn`` on the tasks it is sent.
+
+    Use as a context manager; leaving it stops the processes (killing them if the block
+    ended with an exception, e.g. Ctrl-C).
+    """
+
+    def __init__(
+        self, jobs: int, fn: Callable[[Any], Any], initializer: Callable[..., None],
+        initargs: tuple[Any, ...],
+    ) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context()
+        self._procs: list[Any] = []
+        self._conns: list[Any] = []
+        try:
+            for _ in range(jobs):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(
+                    target=_serve, args=(theirs, fn, initializer, initargs), daemon=True
+                )
+                proc.start()
+                theirs.close()
+                self._procs.append(proc)
+                self._conns.append(mine)
+        except BaseException:
+            self.close(kill=True)
+            raise
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, kind: Any, *rest: Any) -> None:
+        self.close(kill=kind is not None)
+
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the workers: ask them to exit (or kill them), then wait for them."""
+        for conn, proc in zip(self._conns, self._procs):
+            if kill:
+                proc.terminate()
+            else:
+                with contextlib.suppress(OSError):
+                    conn.send(None)
+        for conn, proc in zip(self._conns, self._procs):
+            proc.join(JOIN_TIMEOUT)
+            if proc.exitcode is None:
+                proc.kill()
+                proc.join()
+            conn.close()
+        self._procs, self._conns = [], []
+
+    def map(self, tasks: Iterable[Any], *, window: int, depth: int) -> Iterator[Any]:
+        """``fn(task)`` for each task, computed in the workers and yielded in task order."""
+        from multiprocessing.connection import wait
+
+        conns = self._conns
+        busy = dict.fromkeys(conns, 0)  # tasks out per worker
+        ready: dict[int, Any] = {}  # results that came back before their turn
+        source = iter(tasks)
+        sent = 0  # tasks sent so far (the next task's number)
+        head = 0  # the number of the next result to yield
+        more = True
+        while True:
+            while more and sent - head < window:
+                conn = min(conns, key=busy.__getitem__)
+                if busy[conn] >= depth:
+                    break
+                task = next(source, _END)
+                if task is _END:
+                    more = False
+                    break
+                self._send(conn, (sent, task))
+                busy[conn] += 1
+                sent += 1
+            if head in ready:
+                ok, value = ready.pop(head)
+                head += 1
+                if not ok:
+                    raise value
+                yield value
+                continue
+            if not more and head == sent:
+                return
+            for conn in wait([c for c in conns if busy[c]]):
+                number, ok, value = self._receive(conn)
+                busy[conn] -= 1
+                ready[number] = (ok, value)
+
+    def _send(self, conn: Any, message: Any) -> None:
+        try:
+            conn.send(message)
+        except OSError:  # its end of the pipe is closed: the worker is gone
+            raise self._died(conn) from None
+
+    def _receive(self, conn: Any) -> Any:
+        try:
+            return conn.recv()
+        except (EOFError, OSError):
+            raise self._died(conn) from None
+
+    def _died(self, conn: Any) -> WorkerError:
+        proc = self._procs[self._conns.index(conn)]
+        proc.join(JOIN_TIMEOUT)
+        return WorkerError(
+            f"a worker process ended unexpectedly (exit code {proc.exitcode}); "
+            "run again, or with fewer jobs if memory is short"
+        )
+
+
+def _serve(
+    conn: Any, fn: Callable[[Any], Any], initializer: Callable[..., None],
+    initargs: tuple[Any, ...],
+) -> None:
+    """A worker's life: set up, then answer ``(number, task)`` messages until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    failed: BaseException | None = None
+    try:
+        initializer(*initargs)
+    except Exception as exc:  # reported with each task rather than as a dead worker
+        failed = exc
+    # What the worker inherited or set up lives as long as it does: the collector
+    # need not walk it again and again.
+    gc.freeze()
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        number, task = message
+        try:
+            if failed is not None:
+                raise failed
+            answer = (number, True, fn(task))
+        except Exception as exc:
+            answer = (number, False, exc)
+        try:
+            conn.send(answer)
+        except Exception as exc:  # a result or an exception that does not pickle
+            shown = exc if answer[1] else answer[2]
+            conn.send((number, False, RuntimeError(f"{type(shown).__name__}: {shown}")))
