@@ -232,10 +232,20 @@ def decode_line(
     limit: int = MAX_LINE_BYTES,
 ) -> BatchResult:
     """One line's result; never raises for anything in the line."""
-    if isinstance(raw, _TooLong):
+    kind = raw.__class__
+    if kind is bytes or kind is str:  # the common case first: a line read from a file
+        if len(raw) > limit:
+            return _malformed(number, f"the line is {len(raw)} bytes, over the {limit}-byte limit")
+        try:
+            data: Any = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            if not raw.strip():
+                return _malformed(number, "the line is blank; expected one JSON object")
+            return _malformed(number, _not_json(raw, exc), _find_custom_id(raw))
+    elif kind is _TooLong:
         return _malformed(number, f"the line is {raw.size} bytes, over the {limit}-byte limit")
-    if _is_map(raw):
-        data: Any = raw
+    elif _is_map(raw):
+        data = raw
     elif isinstance(raw, (str, bytes, bytearray, memoryview)):
         if isinstance(raw, memoryview):
             raw = raw.tobytes()
@@ -324,7 +334,9 @@ def _decode_record(
         else:
             value = _reply(tp, data, opts)
     except DescribedTypesError as exc:
-        return BatchResult(number, custom_id, None, exc)
+        # Kept without its traceback: the frames would keep this line's data alive, in
+        # a reference cycle (this frame holds the error) the collector must break.
+        return BatchResult(number, custom_id, None, exc.with_traceback(None))
     return BatchResult(number, custom_id, value, None)
 
 

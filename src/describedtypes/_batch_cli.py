@@ -190,7 +190,7 @@ def record(
         encoder = encoders[value.__class__] if encoders is not None else None
         # A described class goes straight to its encoder, past the generic checks.
         head["value"] = encoder(value) if encoder is not None else json_value(value)
-        return "ok", orjson.dumps(head) + b"\n", ()
+        return "ok", orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE), ()
     outcome = result.outcome
     head["outcome"] = outcome
     head["message"] = str(error)
@@ -203,7 +203,7 @@ def record(
         # Nothing is lost: the unreadable line itself, to fix or resend.
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         head["input"] = text.rstrip("\r\n")
-    return outcome, orjson.dumps(head) + b"\n", paths
+    return outcome, orjson.dumps(head, option=orjson.OPT_APPEND_NEWLINE), paths
 
 
 @attrs.frozen
@@ -347,7 +347,8 @@ def _blocks(
         if last >= 0:
             yield line, b"".join([*rest, block[:last + 1]]) if rest else block[:last + 1]
             line += block.count(b"\n", 0, last + 1)
-            rest, held = ([block[last + 1:]] if last + 1 < len(block) else []), len(block) - last - 1
+            tail = block[last + 1:]
+            rest, held = ([tail] if tail else []), len(tail)
         elif held + len(block) <= limit:
             rest.append(block)
             held += len(block)

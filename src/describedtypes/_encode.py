@@ -196,7 +196,8 @@ def _iso(v: Any) -> Any:
 
 
 def _enum_value(v: Any) -> Any:
-    return v.value if isinstance(v, enum.Enum) else v
+    # ``_value_`` is what the ``value`` property reads, without the property's call.
+    return v._value_ if isinstance(v, enum.Enum) else v
 
 
 def _sorted_if_possible(items: list[Any]) -> list[Any]:

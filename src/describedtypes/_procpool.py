@@ -79,13 +79,13 @@ class Workers:
 
     def close(self, *, kill: bool = False) -> None:
         """Stop the workers: ask them to exit (or kill them), then wait for them."""
-        for conn, proc in zip(self._conns, self._procs):
+        for conn, proc in zip(self._conns, self._procs, strict=True):
             if kill:
                 proc.terminate()
             else:
                 with contextlib.suppress(OSError):
                     conn.send(None)
-        for conn, proc in zip(self._conns, self._procs):
+        for conn, proc in zip(self._conns, self._procs, strict=True):
             proc.join(JOIN_TIMEOUT)
             if proc.exitcode is None:
                 proc.kill()

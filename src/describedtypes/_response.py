@@ -38,6 +38,8 @@ def field_of(obj: Any, name: str) -> Any:
 
 def items_of(value: Any) -> list[Any]:
     """The items of a JSON array (list, tuple, SDK list); [] for anything else."""
+    if value.__class__ is list:  # parsed JSON: no ABC checks
+        return list(value)
     if value is None or isinstance(value, (str, bytes, Mapping)):
         return []
     if isinstance(value, Sequence):
