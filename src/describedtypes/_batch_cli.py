@@ -227,18 +227,28 @@ def decode_chunk(
     encoders = _Encoders()
     ok: list[bytes] = []
     failed: list[bytes] = []
-    counts: collections.Counter[str] = collections.Counter()
+    tally = dict.fromkeys(OUTCOMES, 0)
     paths: collections.Counter[str] = collections.Counter()
     size = 0
+    keep_ok, keep_failed = ok.append, (ok if together else failed).append
     for number, raw in enumerate(lines, start):
-        result = decode_line(tp, raw, number, shape, None, MAX_LINE_BYTES)
-        outcome, line, error_paths = record(result, raw, encoders)
-        counts[outcome] += 1
-        (ok if together or outcome == "ok" else failed).append(line)
-        if error_paths:
-            paths.update(error_paths)
-        size += raw.size if not isinstance(raw, (bytes, str)) else len(raw)
+        outcome, line, error_paths = record(
+            decode_line(tp, raw, number, shape, None, MAX_LINE_BYTES), raw, encoders
+        )
+        tally[outcome] += 1
+        if outcome == "ok":
+            keep_ok(line)
+        else:
+            keep_failed(line)
+            if error_paths:
+                paths.update(error_paths)
+        size += len(raw) if raw.__class__ is bytes else _size(raw)
+    counts = collections.Counter({name: n for name, n in tally.items() if n})
     return _Chunk(b"".join(ok), b"".join(failed), counts, paths, size)
+
+
+def _size(raw: Any) -> int:
+    return raw.size if isinstance(raw, _TooLong) else len(raw)
 
 
 def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[Any]]]:

@@ -95,6 +95,21 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked for (the lookup reads the
+    installed distributions' metadata, which every other command would wait for)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+            help="show program's version number and exit",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        sys.stdout.write(f"describedtypes {_version()}\n")
+        parser.exit()
+
+
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """Run the command line; returns the exit status.
 
@@ -106,9 +121,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         prog=prog or Path(sys.argv[0]).name or "describedtypes",
         description="Describe Python types and functions to large language models.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"describedtypes {_version()}"
-    )
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True)
     cmd = commands.add_parser("schema", help="print the schema of a type or function as JSON")
     cmd.add_argument("target", metavar="TARGET", help="package.module:Name or path/to/file.py:Name")
