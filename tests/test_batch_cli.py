@@ -192,3 +192,106 @@ def test_a_closed_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
                           env={**_env(), "PYTHONPATH": str(ROOT / "src")})
     assert done.stdout.count(b"\n") == 1
     assert b"Traceback" not in done.stderr
+
+
+def _as_read(lines: list[Any], limit: int) -> list[Any]:
+    """Lines as ``decode_line`` sees them: any line over ``limit`` is its size alone."""
+    shown = []
+    for line in lines:
+        size = line.size if isinstance(line, _batch_cli._TooLong) else len(line)
+        shown.append(("over the limit", size) if size > limit else line)
+    return shown
+
+
+@given(st.lists(st.sampled_from([b"", b"{}", b"\r", b"x" * 9, b"\xff", b"{\"a\": 1}\r"]),
+                max_size=30).map(lambda ps: b"".join(p + b"\n" for p in ps)),
+       st.binary(max_size=12), st.integers(1, 16), st.integers(1, 24))
+def test_stream_blocks_cut_at_line_ends_with_the_right_line_numbers(
+    text: bytes, tail: bytes, block: int, limit: int
+) -> None:
+    """The byte blocks --jobs N sends when reading standard input hold whole lines, number
+    them right, and give the workers the lines ``read_lines`` gives (CRLF, blank lines, a
+    last line without a newline, lines over the limit)."""
+    data = text + tail.replace(b"\n", b"")
+    with patch.object(_batch_cli, "RANGE_BYTES", block):
+        tasks = list(_batch_cli._blocks(io.BytesIO(data), limit))
+    numbered = []
+    for first, payload in tasks:
+        lines = _batch_cli.block_lines(payload, limit)
+        assert lines, "no empty tasks"
+        assert first == len(numbered) + 1
+        numbered += lines
+    expected = list(_batch_cli.read_lines(io.BytesIO(data), limit))
+    assert _as_read(numbered, limit) == _as_read(expected, limit)
+
+
+def test_stream_blocks_do_not_hold_a_line_over_the_limit() -> None:
+    """A huge line on standard input is read past in blocks and sent as its size."""
+    data = b"{}\n" + b"x" * 100 + b"\n{}\n" + b"y" * 50
+    with patch.object(_batch_cli, "RANGE_BYTES", 8):
+        tasks = list(_batch_cli._blocks(io.BytesIO(data), 20))
+    shown = [(first, block.size if isinstance(block, _batch_cli._TooLong) else block)
+             for first, block in tasks]
+    assert shown == [(1, b"{}\n"), (2, 101), (3, b"{}\n"), (4, 50)]
+    assert list(_batch_cli._blocks(io.BytesIO(b""))) == []
+
+
+def test_jobs_and_standard_input_give_the_same_bytes_at_block_edges(tmp_path: Path) -> None:
+    """--jobs 1 and 2, from a file and from standard input, write the same bytes for a file
+    of several 1 MB blocks with CRLF lines, blank lines, bad lines and no final newline."""
+    lines = mixed_openai_file(4000)
+    for i in range(0, 4000, 397):
+        lines[i] = lines[i] + b"\r"
+        lines[i + 1] = b" " if i % 2 else b""
+        lines[i + 2] = lines[i + 2][:50]
+    data = b"\n".join(lines)  # the last line has no newline
+    path = tmp_path / "edges.jsonl"
+    path.write_bytes(data)
+    seen = set()
+    for jobs in ("1", "2"):
+        for name in (str(path), "-"):
+            done = subprocess.run(
+                [sys.executable, "-m", "describedtypes", "decode", TARGET, name, "--jobs", jobs],
+                input=data if name == "-" else None, capture_output=True, timeout=120,
+                check=False, env={**_env(), "PYTHONPATH": str(ROOT / "src")},
+            )
+            assert done.returncode == 1, done.stderr
+            seen.add((done.stdout, done.stderr))
+    assert len(seen) == 1
+    out = seen.pop()[0].splitlines()
+    assert [orjson.loads(line)["line"] for line in out] == list(range(1, 4001))
+
+
+def test_jobs_2_on_an_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    for name in (str(path), "-"):
+        done = subprocess.run(
+            [sys.executable, "-m", "describedtypes", "decode", TARGET, name, "--jobs", "2"],
+            input=b"", capture_output=True, timeout=120, check=False,
+            env={**_env(), "PYTHONPATH": str(ROOT / "src")},
+        )
+        assert (done.returncode, done.stdout) == (0, b"")
+        assert b"total                  0" in done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT to a process group")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_exits_130_quietly(tmp_path: Path, jobs: str) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) ends the run with
+    "interrupted" and status 130, workers and all, without a traceback."""
+    import os
+    import signal
+
+    path = batch_file(tmp_path, 5000)
+    with subprocess.Popen(
+        [sys.executable, "-m", "describedtypes", "decode", TARGET, str(path), "--jobs", jobs],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        env={**_env(), "PYTHONPATH": str(ROOT / "src")},
+    ) as run:
+        assert run.stdout is not None
+        run.stdout.readline()  # running, and soon blocked on the pipe nobody reads
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    assert run.returncode == 130
+    assert err == b"interrupted\n"

@@ -284,8 +284,13 @@ def _init_worker(target: str, shape: str, together: bool) -> None:
 def _worker_chunk(chunk: tuple[int, bytes | _TooLong]) -> _Chunk:
     """Decode a block of whole lines (or one line over the limit) numbered from ``start``."""
     start, block = chunk
-    lines = [block] if isinstance(block, _TooLong) else list(read_lines(io.BytesIO(block)))
+    lines = block_lines(block)
     return decode_chunk(_WORKER["tp"], _WORKER["shape"], start, lines, _WORKER["together"])
+
+
+def block_lines(block: bytes | _TooLong, limit: int = MAX_LINE_BYTES) -> list[Any]:
+    """The lines of a ``_blocks`` task, as ``read_lines`` gives them."""
+    return [block] if isinstance(block, _TooLong) else list(read_lines(io.BytesIO(block), limit))
 
 
 def _worker_range(task: tuple[str, int, int, int]) -> _Chunk:
