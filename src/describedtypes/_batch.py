@@ -341,7 +341,7 @@ def _decode_record(
 
 
 def _kind(data: Any) -> str:
-    if not _is_map(data) or "custom_id" not in data:
+    if not (data.__class__ is dict or _is_map(data)) or "custom_id" not in data:
         return "reply"
     if "result" in data:
         return "anthropic"
@@ -375,7 +375,7 @@ def _openai(tp: Any, data: Mapping[str, Any], opts: dict[str, Any]) -> Any:
             raise RequestError(_text(error.get("code")) or "error", _text(error.get("message")))
         raise RequestError("error", _text(error))
     response = data.get("response")
-    if not _is_map(response):
+    if not (response.__class__ is dict or _is_map(response)):
         raise MalformedLineError("an OpenAI Batch line with neither a response nor an error")
     status = response.get("status_code")
     body = response.get("body")
@@ -385,7 +385,7 @@ def _openai(tp: Any, data: Mapping[str, Any], opts: dict[str, Any]) -> Any:
             inner = body.get("error")
             message = _text(inner.get("message") if isinstance(inner, Mapping) else inner)
         raise RequestError(f"status {_text(status)}", message)
-    if not _is_map(body):
+    if not (body.__class__ is dict or _is_map(body)):
         raise MalformedLineError("an OpenAI Batch response without a body object")
     return decode_response(tp, body, **opts)
 
