@@ -295,3 +295,26 @@ def test_ctrl_c_exits_130_quietly(tmp_path: Path, jobs: str) -> None:
         _, err = run.communicate(timeout=60)
     assert run.returncode == 130
     assert err == b"interrupted\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the worker in /proc")
+def test_a_killed_worker_ends_the_run_with_status_2(tmp_path: Path) -> None:
+    """A worker that dies (here: killed) is reported and the run ends with status 2; it
+    does not hang waiting for results that will never come."""
+    import os
+    import signal
+
+    path = batch_file(tmp_path, 20000)
+    with subprocess.Popen(
+        [sys.executable, "-m", "describedtypes", "decode", TARGET, str(path), "--jobs", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**_env(), "PYTHONPATH": str(ROOT / "src")},
+    ) as run:
+        assert run.stdout is not None
+        run.stdout.readline()  # the worker runs; the parent soon blocks on the pipe
+        children = Path(f"/proc/{run.pid}/task/{run.pid}/children").read_text().split()
+        assert len(children) == 1
+        os.kill(int(children[0]), signal.SIGKILL)
+        _, err = run.communicate(timeout=60)
+    assert run.returncode == 2
+    assert err.decode().startswith("error: a worker process ended unexpectedly (exit code -9)")

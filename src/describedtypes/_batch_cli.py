@@ -2,13 +2,14 @@
 
 Every input line becomes one JSON line in ``--out`` (decoded) or ``--errors`` (not), in
 input order; a summary goes to stderr at the end. ``--jobs N`` decodes chunks of lines in
-N worker processes and writes their results in order, with a bounded number of chunks in
-flight so memory stays flat. The progress bar (by bytes read) needs the optional ``tqdm``
+N processes (this one and N - 1 workers; N workers when reading standard input) and
+writes their results in order, with a bounded number of chunks in flight so memory stays
+flat. The progress bar (by bytes read) needs the optional ``tqdm``
 package and a terminal on stderr.
 
 Exit status: 0 when every line decoded, 1 when at least one did not, 2 for a usage
 problem (bad arguments, a TARGET that cannot be loaded or described, an unreadable FILE,
-an output that cannot be written), 130 when interrupted.
+an output that cannot be written) or a worker process that died, 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import collections
 import contextlib
 import dataclasses
+import functools
 import importlib
 import io
 import os
@@ -39,7 +41,7 @@ from ._batch import (
     read_lines,
 )
 from ._encode import encoder_for, json_value
-from ._procpool import Workers
+from ._procpool import WorkerError, Workers
 from .errors import DecodeError, DescribedTypesError
 
 __all__ = ["add_decode_command", "run_decode"]
@@ -71,7 +73,7 @@ def add_decode_command(commands: Any) -> None:
     cmd.add_argument("--errors", metavar="ERR.jsonl", default=None,
                      help="where lines that did not decode go (default: with --out)")
     cmd.add_argument("--jobs", metavar="N", type=int, default=1,
-                     help="worker processes (default: 1, no workers)")
+                     help="processes that decode (default: 1, this one alone)")
     cmd.add_argument("--shape", default="auto", choices=SHAPES,
                      help="the line shape (default: auto, decided per line)")
 
@@ -129,7 +131,7 @@ def _run(
         if args.jobs == 1:
             chunks = _serial(tp, args.shape, source, errors is out)
         else:  # started before the bar, whose thread a fork would not copy
-            chunks = _parallel(stack, args.target, args.shape, source, args.jobs, errors is out)
+            chunks = _parallel(stack, tp, args.target, args.shape, source, args.jobs, errors is out)
         bar = _progress(size, sys.stderr)
         if bar is not None:
             stack.callback(bar.close)
@@ -139,6 +141,8 @@ def _run(
             raise
         except OSError as exc:  # a full disk, a closed stream
             parser.exit(2, f"error: cannot write the results: {exc.strerror or exc}\n")
+        except WorkerError as exc:
+            parser.exit(2, f"error: {exc}\n")
     sys.stderr.write(summary(counts, paths))
     return 0 if counts.get("ok", 0) == sum(counts.values()) else 1
 
@@ -294,12 +298,16 @@ def block_lines(block: bytes | _TooLong, limit: int = MAX_LINE_BYTES) -> list[An
 
 
 def _worker_range(task: tuple[str, int, int, int]) -> _Chunk:
+    return decode_range(_WORKER["tp"], _WORKER["shape"], _WORKER["together"], task)
+
+
+def decode_range(tp: Any, shape: str, together: bool, task: tuple[str, int, int, int]) -> _Chunk:
     """Decode the lines of ``path`` in bytes ``[offset, offset + length)``, read here."""
     path, offset, length, start = task
     with open(path, "rb") as handle:
         handle.seek(offset)
         lines = list(_lines_within(handle, length))
-    return decode_chunk(_WORKER["tp"], _WORKER["shape"], start, lines, _WORKER["together"])
+    return decode_chunk(tp, shape, start, lines, together)
 
 
 def _lines_within(handle: IO[bytes], length: int) -> Iterator[Any]:
@@ -387,23 +395,27 @@ def _blocks(
 
 
 def _parallel(
-    stack: contextlib.ExitStack, target: str, shape: str, source: IO[bytes], jobs: int,
-    together: bool,
+    stack: contextlib.ExitStack, tp: Any, target: str, shape: str, source: IO[bytes],
+    jobs: int, together: bool,
 ) -> Iterator[_Chunk]:
     """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight.
 
-    The processes start now; ``stack`` stops them (kills them on an error or Ctrl-C).
+    From a file, this process and ``jobs - 1`` workers decode: each reads its own byte
+    ranges, so this one only counts newlines, writes, and decodes while it waits. From
+    a stream, ``jobs`` workers decode what this one reads and sends them.
+
+    The workers start now; ``stack`` stops them (kills them on an error or Ctrl-C).
     """
     path = getattr(source, "name", None)
+    setup = (target, shape, together)
     if isinstance(path, str) and source.seekable():
-        tasks: Iterator[Any] = _ranges(source, path)
-        work: Any = _worker_range
-        depth = 2  # a task is a few bytes: one waits while the other is decoded
-    else:
-        tasks, work = _blocks(source), _worker_chunk
-        depth = 1  # a task is a megabyte: sent only to a worker that waits for one
-    workers = stack.enter_context(Workers(jobs, work, _init_worker, (target, shape, together)))
-    return workers.map(tasks, window=4 * jobs, depth=depth)
+        workers = stack.enter_context(Workers(jobs - 1, _worker_range, _init_worker, setup))
+        # A task is a few bytes: one waits in the pipe while the other is decoded.
+        local = functools.partial(decode_range, tp, shape, together)
+        return workers.map(_ranges(source, path), window=4 * jobs, depth=2, local=local)
+    workers = stack.enter_context(Workers(jobs, _worker_chunk, _init_worker, setup))
+    # A task is a megabyte: it is only sent to a worker that waits for one.
+    return workers.map(_blocks(source), window=4 * jobs, depth=1)
 
 
 def _write(

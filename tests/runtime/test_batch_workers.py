@@ -32,17 +32,31 @@ print("ok")
     assert out.strip() == "ok"
 
 
+def test_the_parent_does_tasks_too_while_it_waits() -> None:
+    out = scenario("""
+import os
+with Workers(1, f.whose, f.setup, (0,)) as workers:
+    got = list(workers.map(range(60), window=8, depth=2, local=f.whose))
+assert [x for x, _ in got] == list(range(60))
+pids = {pid for _, pid in got}
+assert os.getpid() in pids and len(pids) == 2, pids
+print("ok")
+""")
+    assert out.strip() == "ok"
+
+
 def test_an_error_in_a_task_is_raised_in_the_parent_in_order() -> None:
     out = scenario("""
-seen = []
-try:
-    with Workers(2, f.fail_on_three, f.setup, (0,)) as workers:
-        for x in workers.map(range(10), window=4, depth=2):
-            seen.append(x)
-except ValueError as exc:
-    print(seen, exc)
+for local in (None, f.fail_on_three):  # failing in a worker, or maybe in the parent
+    seen = []
+    try:
+        with Workers(2, f.fail_on_three, f.setup, (0,)) as workers:
+            for x in workers.map(range(10), window=4, depth=2, local=local):
+                seen.append(x)
+    except ValueError as exc:
+        print(seen, exc)
 """)
-    assert out.strip() == "[0, 1, 2] task 3 failed"
+    assert out.splitlines() == ["[0, 1, 2] task 3 failed"] * 2
 
 
 def test_a_dead_worker_is_an_error_not_a_hang() -> None:

@@ -37,3 +37,8 @@ def die_on_three(x: int) -> int:
 
 def big(x: int) -> bytes:
     return bytes([x % 256]) * 300_000  # larger than a pipe's buffer
+
+
+def whose(x: int) -> tuple[int, int]:
+    time.sleep(0.002)
+    return x, os.getpid()
