@@ -29,6 +29,7 @@ from ._codegen import (
     list_problems,
     object_chooser,
     repeated_key,
+    same_key,
     safe_name,
     try_remembered,
     unknown,
@@ -546,6 +547,7 @@ class Compiler:
 
         def from_object(v: dict[Any, Any]) -> Any:
             out: dict[Any, Any] = {}
+            sent: dict[Any, Any] | None = None  # decoded key -> the text that sent it
             errs: list[list[Any]] | None = None
             for k, x in v.items():
                 if not plain_keys or k.__class__ is not str:
@@ -556,6 +558,16 @@ class Compiler:
                             if item[0] is not MORE:
                                 item[0] = "invalid key: " + item[0]
                         errs = merge(errs, e, k)
+                        if full(errs):
+                            break
+                        continue
+                    # Two different texts for one key ("1.5" and "1.50" for a Decimal): the
+                    # second value would silently replace the first, as in the entries form.
+                    if sent is None:
+                        sent = {}
+                    first = sent.setdefault(k2, k)
+                    if first is not k:
+                        errs = merge(errs, Invalid([[same_key(k, first)]]), k)
                         if full(errs):
                             break
                         continue
@@ -574,6 +586,7 @@ class Compiler:
         def from_entries(v: list[Any]) -> Any:
             out: dict[Any, Any] = {}
             first: dict[Any, int] = {}  # key -> index of the entry that sent it
+            texts: dict[int, Any] = {}  # that entry's key as sent
             errs: list[list[Any]] | None = None
             for i, entry in enumerate(v):
                 if errs is not None and full(errs):
@@ -584,6 +597,7 @@ class Compiler:
                     errs = merge(errs, e, i)
                     continue
                 problems: list[list[Any]] | None = None
+                raw = k
                 try:
                     k = key_fn(k)
                 except Invalid as e:
@@ -592,9 +606,12 @@ class Compiler:
                     seen = first.get(k)
                     if seen is None:
                         first[k] = i
+                        texts[i] = raw
                     else:
                         # A second value for a key would silently replace the first.
-                        problems = add_missing(problems, "key", repeated_key(k, seen))
+                        problems = add_missing(
+                            problems, "key", repeated_key(raw, seen, texts[seen])
+                        )
                 try:
                     x = value_fn(x)
                 except Invalid as e:

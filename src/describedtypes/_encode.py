@@ -24,7 +24,7 @@ from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import annotate, current_stamp
 from ._nodes import hook_type
-from ._problems import ABSENT, Members, brief
+from ._problems import ABSENT, Members, brief, quote
 from ._values import constructor_of
 
 __all__ = ["encode"]
@@ -83,13 +83,39 @@ class _EncodeCompiler:
             return lambda v: [f(x) for f, x in zip(items, v, strict=False)]
         if isinstance(node, ni.DictNode):
             value = self.compile(node.values)
-            if self.entries:
-                return lambda v: [{"key": _enum_value(k), "value": value(x)} for k, x in v.items()]
-            return lambda v: {_enum_value(k): value(x) for k, x in v.items()}
+            key = self.key(node.keys)
+            if key is _str_key:  # distinct str keys have distinct text
+                if self.entries:
+                    return lambda v: [{"key": key(k), "value": value(x)} for k, x in v.items()]
+                return lambda v: {key(k): value(x) for k, x in v.items()}
+            entries = self.entries
+
+            def mapping(v: Any) -> Any:
+                out = {key(k): value(x) for k, x in v.items()}
+                if len(out) != len(v):
+                    raise _same_text(v, key)
+                return [{"key": k, "value": x} for k, x in out.items()] if entries else out
+
+            return mapping
         if isinstance(node, ni.UnionNode):
             return self.union(node)
         msg = f"unknown node {node!r}"
         raise AssertionError(msg)
+
+    def key(self, node: ni.Node) -> Unstructure:
+        """The JSON text of a dict key: the string ``compile(node)`` writes for it as a value.
+
+        So a key is written in the form its decoder reads (a Decimal's digits, RFC 3339
+        text, a UUID's canonical text, an Enum's value), under both dict shapes.
+        """
+        if (
+            isinstance(node, ni.ScalarNode)
+            and node.python_type is str
+            and (self.hooks is None or self.hooks(str) is None)
+        ):
+            return _str_key
+        text = self.compile(node)
+        return lambda k: _key_text(text(k), k)
 
     def _hooked(self, node: ni.Node) -> Unstructure | None:
         assert self.hooks is not None
@@ -193,6 +219,39 @@ def _finite(v: Any) -> Any:
 
 def _iso(v: Any) -> Any:
     return v.isoformat() if hasattr(v, "isoformat") else v
+
+
+def _str_key(k: Any) -> str:
+    if k.__class__ is str:
+        return k  # type: ignore[no-any-return]
+    return _key_text(k, k)
+
+
+def _key_text(text: Any, key: Any) -> str:
+    """``text`` as a plain ``str`` (orjson writes no str subclass as a key), or why not."""
+    if text.__class__ is str:
+        return text  # type: ignore[no-any-return]
+    if isinstance(text, str):
+        return str.__str__(text)  # the characters, whatever the subclass's __str__ says
+    msg = (
+        f"cannot encode the dict key {brief(key)}: its JSON form is {brief(text)}, not a "
+        "string, and JSON object keys are strings; keep keys of the dict's declared key type"
+    )
+    raise TypeError(msg)
+
+
+def _same_text(v: Mapping[Any, Any], key: Unstructure) -> ValueError:
+    seen: dict[str, Any] = {}
+    for k in v:
+        text = key(k)
+        if text in seen:
+            return ValueError(
+                f"cannot encode the dict keys {brief(seen[text])} and {brief(k)}: both are "
+                f"written {quote(text)}, and a JSON object holds one value per key; keep "
+                "one of them"
+            )
+        seen[text] = k
+    return ValueError("cannot encode the dict: two keys have the same JSON text")
 
 
 def _enum_value(v: Any) -> Any:
