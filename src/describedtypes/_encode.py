@@ -234,7 +234,7 @@ def _key_text(text: Any, key: Any) -> str:
     if isinstance(text, str):
         return str.__str__(text)  # the characters, whatever the subclass's __str__ says
     msg = (
-        f"cannot encode the dict key {brief(key)}: its JSON form is {brief(text)}, not a "
+        f"cannot encode the dict key {_shown(key)}: its JSON form is {brief(text)}, not a "
         "string, and JSON object keys are strings; keep keys of the dict's declared key type"
     )
     raise TypeError(msg)
@@ -246,12 +246,18 @@ def _same_text(v: Mapping[Any, Any], key: Unstructure) -> ValueError:
         text = key(k)
         if text in seen:
             return ValueError(
-                f"cannot encode the dict keys {brief(seen[text])} and {brief(k)}: both are "
+                f"cannot encode the dict keys {_shown(seen[text])} and {_shown(k)}: both are "
                 f"written {quote(text)}, and a JSON object holds one value per key; keep "
                 "one of them"
             )
         seen[text] = k
     return ValueError("cannot encode the dict: two keys have the same JSON text")
+
+
+def _shown(key: Any) -> str:
+    if isinstance(key, enum.Enum):
+        return f"{type(key).__qualname__}.{key.name}"
+    return brief(key)
 
 
 def _enum_value(v: Any) -> Any:
@@ -331,13 +337,23 @@ def _encode_any(v: Any) -> Any:
     if mt.is_namedtuple(type(v)):
         return _encoder_for(type(v))(v)
     if isinstance(v, Mapping):
-        return {_enum_value(k): _encode_any(x) for k, x in v.items()}
+        out = {_any_key(k): _encode_any(x) for k, x in v.items()}
+        if len(out) != len(v):
+            raise _same_text(v, _any_key)
+        return out
     if isinstance(v, (set, frozenset)):
         return _sorted_if_possible([_encode_any(x) for x in v])
     if isinstance(v, (list, tuple)):
         return [_encode_any(x) for x in v]
     msg = f"cannot encode a {type(v).__name__} as JSON"
     raise TypeError(msg)
+
+
+def _any_key(k: Any) -> str:
+    """A key of a dict of unknown type, written as its value would be (when that is text)."""
+    if k.__class__ is str:
+        return k  # type: ignore[no-any-return]
+    return _key_text(_encode_any(k), k)
 
 
 def _runtime_type(obj: Any) -> Any:
