@@ -127,7 +127,7 @@ def instances(name: str) -> st.SearchStrategy[Any]:
 
 def key_classes(x: Any) -> list[Any]:
     maps = [x.d, *x.nested, x.maybe or {}]
-    return [[type(k) for k in m] for m in maps]
+    return [{(k, type(k)) for k in m} for m in maps]
 
 
 def through(adapter: Adapter, x: Any) -> bytes:
@@ -197,6 +197,17 @@ def test_keys_are_written_in_their_decoders_text_forms() -> None:
         assert encode({key: 1}) == orjson.dumps({written: 1})  # a dict of unknown type too
         cls = _holder("one", key_tp)
         assert orjson.loads(encode(cls(d={key: 1}, nested=[])))["d"] == {written: 1}
+
+
+def test_enum_keys_are_written_in_the_schemas_order() -> None:
+    """In the object form an Enum-keyed dict is a closed object: keys in property order."""
+    cls = _holder("order", Color)
+    x = cls(d={Color.GREEN: 2, Color.RED: 1}, nested=[])
+    assert list(schema(cls)["properties"]["d"]["properties"]) == ["red", "green"]
+    assert encode(x) == b'{"d":{"red":1,"green":2},"nested":[]}'
+    entries = make_converter(OPENAI).unstructure(x)["d"]
+    assert entries == [{"key": "green", "value": 2}, {"key": "red", "value": 1}]  # as given
+    assert decode(cls, encode(x)) == x
 
 
 def test_a_str_subclass_key_is_written_as_its_characters() -> None:

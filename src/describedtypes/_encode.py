@@ -89,12 +89,22 @@ class _EncodeCompiler:
                     return lambda v: [{"key": key(k), "value": value(x)} for k, x in v.items()]
                 return lambda v: {key(k): value(x) for k, x in v.items()}
             entries = self.entries
+            # Keys from an Enum or Literal are the properties of a closed object in the
+            # object form: written in the schema's order, as a model held to it writes them.
+            order = None
+            if not entries and isinstance(node.keys, (ni.EnumNode, ni.LiteralNode)):
+                order = {text: i for i, text in enumerate(node.keys.values)}
 
             def mapping(v: Any) -> Any:
                 out = {key(k): value(x) for k, x in v.items()}
                 if len(out) != len(v):
                     raise _same_text(v, key)
-                return [{"key": k, "value": x} for k, x in out.items()] if entries else out
+                if entries:
+                    return [{"key": k, "value": x} for k, x in out.items()]
+                if order is not None and len(out) > 1:
+                    last = len(order)
+                    return {k: out[k] for k in sorted(out, key=lambda k: order.get(k, last))}
+                return out
 
             return mapping
         if isinstance(node, ni.UnionNode):
