@@ -1,8 +1,8 @@
 """Encoding instances as JSON, following the same inspected nodes the decoder reads.
 
 Keys are ``Field.key``, enums go by value, date/time values as ISO 8601 text, sets as
-lists, and a nullable field holding ``None`` is left out when leaving it out decodes back
-to ``None``.
+lists, dict keys as the text their key type's values are written in, and a nullable
+field holding ``None`` is left out when leaving it out decodes back to ``None``.
 """
 
 from __future__ import annotations
@@ -233,14 +233,14 @@ def _iso(v: Any) -> Any:
 
 def _str_key(k: Any) -> str:
     if k.__class__ is str:
-        return k  # type: ignore[no-any-return]
+        return k
     return _key_text(k, k)
 
 
 def _key_text(text: Any, key: Any) -> str:
     """``text`` as a plain ``str`` (orjson writes no str subclass as a key), or why not."""
     if text.__class__ is str:
-        return text  # type: ignore[no-any-return]
+        return text
     if isinstance(text, str):
         return str.__str__(text)  # the characters, whatever the subclass's __str__ says
     msg = (
@@ -362,7 +362,7 @@ def _encode_any(v: Any) -> Any:
 def _any_key(k: Any) -> str:
     """A key of a dict of unknown type, written as its value would be (when that is text)."""
     if k.__class__ is str:
-        return k  # type: ignore[no-any-return]
+        return k
     return _key_text(_encode_any(k), k)
 
 
@@ -440,8 +440,9 @@ def encode(obj: Any) -> bytes:
     """Encode an instance as the JSON the model would have sent for it.
 
     Keys are the names the schema shows (``Field.key``), enums are written by value,
-    date/time values as ISO 8601 text, UUIDs as text, sets as lists; a nullable field
-    holding ``None`` is left out when decoding would give ``None`` back. The output
+    date/time values as ISO 8601 text, UUIDs as text, sets as lists, dict keys in the
+    text a value of the key type is written in (a Decimal, date or UUID key too); a
+    nullable field holding ``None`` is left out when decoding would give ``None`` back. The output
     decodes back to an equal instance with ``decode(type(obj), ...)``.
 
     Args:
@@ -452,10 +453,11 @@ def encode(obj: Any) -> bytes:
         UTF-8 JSON bytes.
 
     Raises:
-        TypeError: A value has no JSON form (or an int is beyond 64 bits).
-        ValueError: A float is NaN or infinite, or the value nests more than 254
-            levels deep (a linked list thousands of nodes long, a value containing
-            itself).
+        TypeError: A value has no JSON form (or an int is beyond 64 bits), or a dict
+            key's is not a string.
+        ValueError: A float is NaN or infinite, two keys of a dict are written alike,
+            or the value nests more than 254 levels deep (a linked list thousands of
+            nodes long, a value containing itself).
 
     .. versionadded:: 0.1.0
     """
