@@ -438,6 +438,9 @@ class Toolbox:
 
         Each request carries ``definitions()`` in the client's shape; the calls of one
         turn run concurrently (``acall_many``) and their results go back matched by id.
+        The toolbox's ``max_calls_per_turn`` and ``max_result_chars_per_turn`` bound each
+        turn: calls past the first ``max_calls_per_turn`` get an error result (the model
+        is told to make fewer at a time) and are never run.
 
         Args:
             client: An ``openai.OpenAI`` (Chat Completions; ``api="responses"`` for the
