@@ -151,3 +151,23 @@ def test_the_sdk_types_catch_a_malformed_result(kind: Kind, body: dict[str, Any]
     response that is not an object) fails it."""
     with pytest.raises(pydantic.ValidationError):
         accepted_by_the_sdk(kind, body)
+
+
+@pytest.mark.parametrize("key", ["max_calls_per_turn", "max_result_chars_per_turn",
+                                 "max_result_chars"])
+@pytest.mark.parametrize("is_async", [False, True])
+def test_the_limits_passed_to_run_say_where_they_belong(key: str, is_async: bool) -> None:
+    """run() would pass an unknown keyword on to the SDK; these are the toolbox's, and the
+    error says so before any request."""
+    server = Server([])
+    client = Claude().client(server, is_async=is_async)
+    box = make_box([])
+    match = rf"Toolbox\.a?run\(\) got {key}=; it is a setting of the toolbox: Toolbox\(tools, "
+    def start() -> Any:
+        if is_async:
+            return asyncio.run(box.arun(client, messages="hi", model="m", **{key: 3}))
+        return box.run(client, messages="hi", model="m", **{key: 3})
+
+    with pytest.raises(TypeError, match=match):
+        start()
+    assert server.bodies == []
