@@ -573,6 +573,8 @@ def _field_metadata_descriptions(obj: Any) -> dict[str, str]:
     found: dict[str, str] = {}
     if isinstance(obj, type) and attrs.has(obj):
         for a in attrs.fields(obj):
+            if not a.metadata:  # most fields: nothing to read
+                continue
             desc = a.metadata.get("description")
             if isinstance(desc, str):
                 found[a.name] = desc
@@ -592,9 +594,17 @@ def default_annotation(obj: Any) -> Annotation:
     section, ``metadata={"description": ...}`` (attrs and dataclass fields), and
     ``Annotated[T, Annotation(...)]`` on its annotation.
     """
-    summary, param_docs = _parse_docstring(_own_docstring(obj))
-    target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
-    descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
+    if obj.__class__ is type:
+        # A plain class (no metaclass; never a generic alias, which on Python 3.10 passes
+        # isinstance(..., type)): the common case, without the unwrapping below.
+        doc = obj.__dict__.get("__doc__")
+        summary, param_docs = _parse_docstring(_own_docstring(obj)) if doc else (None, {})
+        metadata = _field_metadata_descriptions(obj)
+        descriptions = {**param_docs, **metadata} if param_docs else metadata
+    else:
+        summary, param_docs = _parse_docstring(_own_docstring(obj))
+        target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
+        descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
     annotated = _annotated_parameters(obj)
     if not (descriptions or annotated):  # most classes: nothing said of any field
         return Annotation(name=object_name(obj), description=summary)
