@@ -19,7 +19,7 @@ import orjson
 from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
-from ._nodes import NO_CONSTRAINTS
+from ._nodes import NO_CONSTRAINTS, object_graph
 from ._rules import regex_features
 from .adapters import Adapter
 from .errors import SchemaError
@@ -87,7 +87,7 @@ class Builder:
         #: Text for the description of an output object, by id() of that object: what the
         #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
         self._moved_text: dict[int, str] = {}
-        objects, self.recursive = ni.object_graph(root)
+        objects, self.recursive = object_graph(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:

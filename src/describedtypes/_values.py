@@ -16,6 +16,7 @@ from typing import Any
 from . import _moretypes as mt
 from . import inspect as ni
 from ._jsontext import unfenced
+from ._nodes import children_of
 from ._problems import ABSENT, Invalid, Members, brief, not_one_of, show
 
 
@@ -303,7 +304,7 @@ def has_newer_types(node: ni.Node) -> bool:
                 return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)
-        stack.extend(ni.children_of(current))
+        stack.extend(children_of(current))
     return False
 
 
@@ -320,7 +321,7 @@ def needs_exact(node: ni.Node) -> bool:
             return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)
-        stack.extend(ni.children_of(current))
+        stack.extend(children_of(current))
     return False
 
 

@@ -64,6 +64,7 @@ from ._nodes import (
     TupleNode,
     UnionNode,
     UseNode,
+    iter_objects,
     object_of,
 )
 from .errors import SchemaError
@@ -979,67 +980,3 @@ def too_deep_error(obj: Any, action: str = "inspect") -> SchemaError:
 def _short(path: str) -> str:
     """A dotted path cut in the middle when a deep type makes it long."""
     return path if len(path) <= 200 else f"{path[:80]}…{path[-100:]}"
-
-
-def iter_objects(node: Node) -> Iterator[ObjectNode]:
-    """Every object node reachable from ``node``, each once, in first-seen order."""
-    return iter(object_graph(node)[0])
-
-
-# Nodes that hold no other node.
-_LEAVES = frozenset({ScalarNode, EnumNode, LiteralNode, NullNode, AnyNode})
-
-
-def object_graph(root: Node) -> tuple[list[ObjectNode], set[ObjectNode]]:
-    """The object nodes reachable from ``root`` in first-seen order, and those on a cycle.
-
-    One depth-first walk: an object met again while its own fields are being walked
-    closes a cycle, and every object on the path from it is recursive.
-    """
-    order: list[ObjectNode] = []
-    recursive: set[ObjectNode] = set()
-    path: list[ObjectNode] = []
-    done: set[ObjectNode] = set()  # object nodes hash by identity
-
-    def visit(node: Node) -> None:
-        kind = node.__class__
-        if kind in _LEAVES:
-            return
-        if isinstance(node, ObjectNode):
-            if node in done:
-                return
-            if node in path:
-                recursive.update(path[path.index(node):])
-                return
-            order.append(node)
-            path.append(node)
-            for f in node.fields:
-                visit(f.node)
-            path.pop()
-            done.add(node)
-        elif kind is ArrayNode:
-            visit(node.items)  # type: ignore[attr-defined]
-        elif kind is UseNode:
-            visit(node.target)  # type: ignore[attr-defined]
-        else:
-            for child in children_of(node):
-                visit(child)
-
-    visit(root)
-    return order, recursive
-
-
-def children_of(node: Node) -> Iterator[Node]:
-    if isinstance(node, ObjectNode):
-        for f in node.fields:
-            yield f.node
-    elif isinstance(node, ArrayNode):
-        yield node.items
-    elif isinstance(node, TupleNode):
-        yield from node.items
-    elif isinstance(node, DictNode):
-        yield node.values
-    elif isinstance(node, UnionNode):
-        yield from node.options
-    elif isinstance(node, UseNode):
-        yield node.target
