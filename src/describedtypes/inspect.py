@@ -31,7 +31,6 @@ from ._annotate import (
     default_annotation,
     iter_annotation_metadata,
     object_name,
-    remembering_hints,
 )
 from ._annotate import (
     current_stamp as _current_stamp,
@@ -67,6 +66,7 @@ from ._nodes import (
     iter_objects,
     object_of,
 )
+from ._typehints import remembering_hints
 from .errors import SchemaError
 
 __all__ = (
