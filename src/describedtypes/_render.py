@@ -176,7 +176,8 @@ class Builder:
             ))
         else:
             out = self.render_type(node, pointer, path)
-        constraints_text = self._moved_text.pop(id(out), None)
+        # Most schemas have no text moved into their description: skip the lookup then.
+        constraints_text = self._moved_text.pop(id(out), None) if self._moved_text else None
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
         if description is not None:

@@ -523,7 +523,7 @@ class _Inspector:
             cached = None
         if cached is not None:
             return cached
-        origin = t.get_origin(tp)
+        origin = None if tp.__class__ is type else t.get_origin(tp)  # Box[int]'s is Box
         cls = origin if origin is not None else tp
         ann = self.annotation(tp) if origin is None else self._alias_annotation(tp, cls)
         override = self._override_parameters(tp, cls)
@@ -819,6 +819,8 @@ def _check_parameter_names(ann: Annotation, names: list[str], path: str, owner: 
 
 
 def _check_unique_keys(fields: list[Field], path: str, owner: Any) -> None:
+    if len({f.key for f in fields}) == len(fields):
+        return
     seen: dict[str, str] = {}
     for f in fields:
         if f.key in seen:
