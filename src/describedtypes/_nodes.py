@@ -10,6 +10,7 @@ the inspector and the modules that read nodes can import them without each other
 from __future__ import annotations
 
 import builtins
+import decimal
 import enum
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, final
@@ -203,6 +204,11 @@ def object_of(node: Node) -> ObjectNode | None:
 
 
 NOTHING: Any = attrs.NOTHING
+
+
+def is_decimal(node: Node) -> bool:
+    """The node of ``decimal.Decimal`` (a string of digits, bounds compared as numbers)."""
+    return isinstance(node, ScalarNode) and node.python_type is decimal.Decimal
 
 
 @attrs.frozen(kw_only=True)

@@ -19,7 +19,7 @@ import orjson
 from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
-from ._nodes import NO_CONSTRAINTS, object_graph
+from ._nodes import NO_CONSTRAINTS, is_decimal, object_graph
 from ._rules import regex_features
 from .adapters import Adapter
 from .errors import SchemaError
@@ -307,7 +307,7 @@ class Builder:
             return
         wanted: list[tuple[str, Any]] = []
         # A Decimal is a string in JSON: its numeric bounds can only be said in words.
-        as_text = ni.is_decimal(node)
+        as_text = is_decimal(node)
         for attr, key in _CONSTRAINT_KEYS.items():
             value = getattr(c, attr)
             if value is not None and not array:
