@@ -22,11 +22,9 @@ import attrs
 
 from . import _moretypes as mt
 from . import _typing as t
-from ._annotate import (
-    type_hints,
-)
 from ._context import Context
 from ._nodes import NOTHING, Constraints, Node, NullNode, ObjectNode, ScalarNode, UnionNode
+from ._typehints import type_hints
 from .errors import SchemaError
 
 

@@ -19,7 +19,7 @@ import orjson
 from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
-from ._nodes import NO_CONSTRAINTS
+from ._nodes import NO_CONSTRAINTS, is_decimal, object_graph
 from ._rules import regex_features
 from .adapters import Adapter
 from .errors import SchemaError
@@ -87,7 +87,7 @@ class Builder:
         #: Text for the description of an output object, by id() of that object: what the
         #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
         self._moved_text: dict[int, str] = {}
-        objects, self.recursive = ni.object_graph(root)
+        objects, self.recursive = object_graph(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
@@ -176,7 +176,8 @@ class Builder:
             ))
         else:
             out = self.render_type(node, pointer, path)
-        constraints_text = self._moved_text.pop(id(out), None)
+        # Most schemas have no text moved into their description: skip the lookup then.
+        constraints_text = self._moved_text.pop(id(out), None) if self._moved_text else None
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
         if description is not None:
@@ -306,7 +307,7 @@ class Builder:
             return
         wanted: list[tuple[str, Any]] = []
         # A Decimal is a string in JSON: its numeric bounds can only be said in words.
-        as_text = ni.is_decimal(node)
+        as_text = is_decimal(node)
         for attr, key in _CONSTRAINT_KEYS.items():
             value = getattr(c, attr)
             if value is not None and not array:
