@@ -38,7 +38,7 @@ DECIMAL = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$"
 
 @attrs.define
 class Quote:
-    price: Decimal = attrs.field(validator=[v.ge(Decimal("0")), v.lt(Decimal("1000.50"))])
+    price: Decimal = attrs.field(validator=[v.ge(Decimal("0")), v.lt(Decimal("987.650"))])
     count: int = attrs.field(validator=[v.gt(Decimal("0")), v.le(Decimal("1E+2"))])
     ratio: float = attrs.field(validator=v.le(Decimal("2.5")))
     rebate: Optional[Decimal] = attrs.field(  # noqa: UP045
@@ -48,9 +48,14 @@ class Quote:
 
 @attrs.define
 class AnnotatedQuote:
-    """The same bounds through annotated_types."""
+    """The same bounds through annotated_types.
 
-    price: Annotated[Decimal, at.Ge(Decimal("0")), at.Lt(Decimal("1000.50"))]
+    (``typing`` caches ``Annotated[...]`` by equal arguments, so an ``Lt(Decimal("987.65"))``
+    made earlier in the process would be the one seen here: the bounds are ones no other
+    test uses.)
+    """
+
+    price: Annotated[Decimal, at.Ge(Decimal("0")), at.Lt(Decimal("987.650"))]
     count: Annotated[int, at.Gt(Decimal("0")), at.Le(Decimal("1E+2"))]
     ratio: Annotated[float, at.Le(Decimal("2.5"))]
     rebate: Optional[Annotated[Decimal, at.Le(Decimal("5"))]] = None  # noqa: UP045
@@ -63,7 +68,7 @@ def test_standard_schema() -> None:
             "price": {
                 "type": "string",
                 "pattern": DECIMAL,
-                "description": "Must be at least 0 and less than 1000.50.",
+                "description": "Must be at least 0 and less than 987.650.",
             },
             "count": {"type": "integer", "exclusiveMinimum": 0, "maximum": 100},
             "ratio": {"type": "number", "maximum": 2.5},
@@ -87,7 +92,7 @@ def test_openai_schema() -> None:
                 "price": {
                     "type": "string",
                     "pattern": DECIMAL,
-                    "description": "Must be at least 0 and less than 1000.50.",
+                    "description": "Must be at least 0 and less than 987.650.",
                 },
                 "count": {"type": "integer", "exclusiveMinimum": 0, "maximum": 100},
                 "ratio": {"type": "number", "maximum": 2.5},
@@ -123,7 +128,7 @@ def test_every_adapter_says_what_annotated_bounds_say(adapter: Adapter) -> None:
     for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         assert key not in ours["price"]
         assert key not in ours["rebate"]
-    assert "at least 0 and less than 1000.50" in ours["price"]["description"]
+    assert "at least 0 and less than 987.650" in ours["price"]["description"]
     # An int or float field takes the bound as a number, where the adapter takes bounds.
     if "maximum" in adapter.keywords:
         assert ours["count"]["maximum"] == 100
@@ -144,10 +149,10 @@ def test_the_nodes_hold_numbers_of_the_fields_kind() -> None:
 
 
 def test_decode_enforces_the_bounds_exactly() -> None:
-    ok = decode(Quote, '{"price": "1000.49", "count": 100, "ratio": 2.5, "rebate": "5.00"}')
-    assert ok == Quote(Decimal("1000.49"), 100, 2.5, Decimal("5.00"))
+    ok = decode(Quote, '{"price": "987.649", "count": 100, "ratio": 2.5, "rebate": "5.00"}')
+    assert ok == Quote(Decimal("987.649"), 100, 2.5, Decimal("5.00"))
     with pytest.raises(DecodeError) as info:
-        decode(Quote, '{"price": "1000.50", "count": 0, "ratio": 2.51, "rebate": "5.01"}')
+        decode(Quote, '{"price": "987.650", "count": 0, "ratio": 2.51, "rebate": "5.01"}')
     assert [p for p, _ in info.value.errors] == ["$.price", "$.count", "$.ratio", "$.rebate"]
 
 
