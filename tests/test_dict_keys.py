@@ -34,6 +34,7 @@ from describedtypes import (
     OPENAI_TOOLS,
     STANDARD,
     Adapter,
+    Annotation,
     DecodeError,
     SchemaError,
     decode,
@@ -378,3 +379,61 @@ class TestEncodingBadKeys:
         with pytest.raises(ValueError, match="both are written") as info:
             make_converter(OPENAI).unstructure(x)
         assert str(info.value) == message
+
+
+# -- what the schema tells the model about keys -------------------------------------------
+
+
+def _map_schema(key_tp: Any) -> dict[str, Any]:
+    cls = attrs.make_class("KeyedMap", {"m": attrs.field(type=dict[key_tp, int])})
+    found: dict[str, Any] = orjson.loads(orjson.dumps(schema(cls)))["properties"]["m"]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("key_tp", "sentence"),
+    [
+        (datetime.date, "Every key is a date (YYYY-MM-DD)."),
+        (datetime.datetime, "Every key is a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z)."),
+        (datetime.time, "Every key is a time of day (HH:MM:SS)."),
+        (uuid.UUID, "Every key is a UUID."),
+        (decimal.Decimal, 'Every key is a decimal number written as a string, e.g. "12.50".'),
+        (Annotated[str, at.Len(2, 8)],
+         "Every key has at least 2 characters. Every key has at most 8 characters."),
+        (Annotated[str, at.MaxLen(1)], "Every key has at most 1 character."),
+    ],
+)
+def test_the_object_form_says_what_a_key_must_be(key_tp: Any, sentence: str) -> None:
+    """No keyword every provider takes states a key's form (propertyNames is not one), so
+    the description says it: a model that cannot see it sends keys decode() refuses."""
+    found = _map_schema(key_tp)
+    assert found["description"] == sentence
+    assert found["additionalProperties"] == {"type": "integer"}
+
+
+def test_plain_string_keys_need_no_sentence() -> None:
+    assert "description" not in _map_schema(str)
+    assert "description" not in _map_schema(Word)
+
+
+def test_annotation_enum_keys_are_a_closed_object() -> None:
+    """Keys limited by an annotation enum are listed, as Enum and Literal keys are; an
+    open map would let the model send keys decode() refuses."""
+    key = Annotated[str, Annotation(enum=["x", "y"])]
+    assert _map_schema(key) == {
+        "type": "object",
+        "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+        "additionalProperties": False,
+    }
+    cls = attrs.make_class("EnumKeyed", {"m": attrs.field(type=dict[key, int])})
+    assert decode(cls, '{"m": {"y": 2}}').m == {"y": 2}
+    with pytest.raises(DecodeError, match="not one of"):
+        decode(cls, '{"m": {"z": 2}}')
+
+
+def test_the_key_sentence_follows_the_description_of_the_field() -> None:
+    cls = attrs.make_class("Described", {"m": attrs.field(
+        type=Annotated[dict[datetime.date, int], Annotation(description="Sales per day.")]
+    )})
+    found = orjson.loads(orjson.dumps(schema(cls)))["properties"]["m"]
+    assert found["description"] == "Sales per day. Every key is a date (YYYY-MM-DD)."

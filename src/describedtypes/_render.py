@@ -355,8 +355,9 @@ class Builder:
 
     def dict(self, node: ni.DictNode, pointer: str, path: str) -> Json:
         if not self.adapter.dict_as_entries:
-            if not isinstance(node.keys, ni.ScalarNode):
-                # Keys from an Enum or Literal: a closed object with every key optional.
+            if not isinstance(node.keys, ni.ScalarNode) or node.keys.enum is not None:
+                # Keys from an Enum, a Literal or an annotation enum: a closed object with
+                # every key optional.
                 # It means what propertyNames would, and grammar engines compile it
                 # (llguidance, for one, does not implement propertyNames).
                 properties = {
@@ -367,7 +368,14 @@ class Builder:
                 }
                 return {"type": "object", "properties": properties, "additionalProperties": False}
             values = self.render(node.values, pointer + "/additionalProperties", path + "{}")
-            return {"type": "object", "additionalProperties": values}
+            out: Json = {"type": "object", "additionalProperties": values}
+            # What a key must be (a date, a Decimal, a bounded string) has no keyword the
+            # providers and grammar engines all take (propertyNames is not one): say it.
+            text = _key_text(node.keys)
+            if text is not None:
+                self.say_instead(out, text)
+                self.rewrites.append(Rewrite(pointer or "/", "described", f"dict keys: {text}"))
+            return out
         item_pointer = pointer + "/items/properties"
         entry: Json = {
             "type": "object",
@@ -561,6 +569,35 @@ def _enum_kind(value: Any) -> frozenset[str]:
     if isinstance(value, str):
         return frozenset({"string"})
     return frozenset({"object"})
+
+
+# What a key of each string format is, for the sentence that says it.
+_KEY_FORMATS = {
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z)",
+    "time": "a time of day (HH:MM:SS)",
+    "uuid": "a UUID",
+}
+
+
+def _key_text(key: ni.ScalarNode) -> str | None:
+    """The sentence that says what every key of a dict must be, or None for any string."""
+    if is_decimal(key):
+        return 'Every key is a decimal number written as a string, e.g. "12.50".'
+    parts: list[str] = []
+    kind = _KEY_FORMATS.get(key.format or "")
+    if kind is not None:
+        parts.append(f"Every key is {kind}.")
+    c = key.constraints
+    if c.min_length is not None:
+        parts.append(f"Every key has at least {c.min_length} character"
+                     f"{'' if c.min_length == 1 else 's'}.")
+    if c.max_length is not None:
+        parts.append(f"Every key has at most {c.max_length} character"
+                     f"{'' if c.max_length == 1 else 's'}.")
+    if c.pattern is not None:
+        parts.append(f"Every key matches the regular expression `{c.pattern}`.")
+    return " ".join(parts) or None
 
 
 def _enum_values(node: ni.Node) -> tuple[Any, ...]:
