@@ -437,3 +437,54 @@ def test_the_key_sentence_follows_the_description_of_the_field() -> None:
     )})
     found = orjson.loads(orjson.dumps(schema(cls)))["properties"]["m"]
     assert found["description"] == "Sales per day. Every key is a date (YYYY-MM-DD)."
+
+
+# -- UTC offsets RFC 3339 cannot write ------------------------------------------------------
+
+# Offsets with seconds: fixed ones, and a zone's local mean time before standard time.
+SECOND_OFFSETS = st.builds(
+    lambda s: datetime.timezone(datetime.timedelta(seconds=s)),
+    st.integers(min_value=-86_399, max_value=86_399).filter(lambda s: s % 60),
+)
+
+
+@attrs.define
+class Stamped:
+    at: datetime.datetime
+    by_instant: dict[datetime.datetime, int]
+
+
+@given(st.datetimes(min_value=datetime.datetime(1901, 1, 1),
+                    max_value=datetime.datetime(9998, 12, 31), timezones=SECOND_OFFSETS))
+def test_a_date_time_whose_offset_has_seconds_is_written_in_utc(value: datetime.datetime) -> None:
+    """RFC 3339 offsets are whole minutes (decode() refuses +05:30:15): such a date-time is
+    written as the same instant in UTC, so it still round-trips."""
+    sent = encode(Stamped(value, {value: 1}))
+    assert b"+00:00" in sent
+    back = decode(Stamped, sent)
+    assert back.at == value
+    assert list(back.by_instant) == [value]
+
+
+def test_local_mean_time_round_trips() -> None:
+    zoneinfo = pytest.importorskip("zoneinfo")
+    try:
+        zone = zoneinfo.ZoneInfo("Europe/Amsterdam")
+    except zoneinfo.ZoneInfoNotFoundError:
+        pytest.skip("this machine has no time zone database (system tzdata or the tzdata package)")
+    amsterdam = datetime.datetime(1900, 1, 1, 12, tzinfo=zone)
+    assert encode(Stamped(amsterdam, {})) == (
+        b'{"at":"1900-01-01T11:40:28+00:00","by_instant":{}}'
+    )
+    assert decode(Stamped, encode(Stamped(amsterdam, {}))).at == amsterdam
+
+
+def test_a_time_whose_offset_has_seconds_is_refused() -> None:
+    """A time of day cannot be moved to UTC without a date: a clear error, not text that
+    decode() would refuse."""
+    cls = attrs.make_class("Clock", {"t": attrs.field(type=datetime.time)})
+    odd = datetime.timezone(datetime.timedelta(hours=5, minutes=30, seconds=15))
+    with pytest.raises(ValueError, match="offset is not a whole number of minutes"):
+        encode(cls(datetime.time(9, 0, tzinfo=odd)))
+    whole = datetime.timezone(datetime.timedelta(hours=5, minutes=30))
+    assert encode(cls(datetime.time(9, 0, tzinfo=whole))) == b'{"t":"09:00:00+05:30"}'

@@ -228,7 +228,28 @@ def _finite(v: Any) -> Any:
 
 
 def _iso(v: Any) -> Any:
-    return v.isoformat() if hasattr(v, "isoformat") else v
+    return _rfc3339(v) if isinstance(v, (datetime.date, datetime.time)) else v
+
+
+def _rfc3339(v: datetime.date | datetime.time) -> str:
+    """``v.isoformat()``, with a UTC offset RFC 3339 can write: whole minutes.
+
+    An offset with seconds (a zone's local mean time before standard time, such as
+    Amsterdam's +00:19:32 until 1937) is not RFC 3339, and ``decode()`` refuses it: a
+    date-time is written in UTC then (the same instant); a time of day, which cannot be
+    moved without a date, is an error.
+    """
+    text = v.isoformat()
+    offset = v.utcoffset() if isinstance(v, (datetime.datetime, datetime.time)) else None
+    if offset is None or (offset.seconds % 60 == 0 and offset.microseconds == 0):
+        return text
+    if isinstance(v, datetime.datetime):
+        return v.astimezone(datetime.timezone.utc).isoformat()
+    msg = (
+        f"cannot encode the time {text}: its UTC offset is not a whole number of minutes, "
+        "which RFC 3339 (and decode()) cannot read; give it an offset in whole minutes"
+    )
+    raise ValueError(msg)
 
 
 def _str_key(k: Any) -> str:
@@ -339,7 +360,7 @@ def _encode_any(v: Any) -> Any:
     if isinstance(v, enum.Enum):
         return v.value
     if isinstance(v, (datetime.date, datetime.time)):
-        return v.isoformat()
+        return _rfc3339(v)
     if isinstance(v, uuid.UUID):
         return str(v)
     if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
