@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import re
 import threading
 import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -552,14 +553,38 @@ def _is_generated_dataclass_doc(cls: type, doc: str) -> bool:
 
 
 def _parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
+    """The summary line and the parameter descriptions of a (cleaned) docstring.
+
+    docstring_parser's automatic mode parses the text in all four styles it knows and
+    keeps the one that found the most; that is some 20 µs for a one-line docstring and
+    55 for a documented class. The result is the same when only one style can find
+    anything, so the text is looked at first: without any section a style could read (a
+    ``Title:`` line, a ``:field`` or ``@field`` line, a numpydoc underline), the summary
+    is the first line, as every style has it; with one style's marks, that style alone.
+    """
     if not doc:
         return None, {}
+    # Looked at as every style cleans it first. A cleaned docstring is its own cleandoc
+    # unless it starts with a line of spaces (which survives one cleandoc, not two).
+    text = inspect.cleandoc(doc) if doc[:1].isspace() else doc
+    styles = _styles_marked(text)
+    if not styles:
+        return text.split("\n", 1)[0].strip() or None, {}
     import docstring_parser  # on first use: most programs never parse a docstring
 
-    try:
-        parsed = docstring_parser.parse(doc)
-    except docstring_parser.ParseError:
-        return doc.strip().split("\n\n", 1)[0].strip() or None, {}
+    parsed = None
+    if len(styles) == 1:
+        try:
+            parsed = docstring_parser.parse(doc, style=styles[0])
+        except docstring_parser.ParseError:
+            parsed = None
+        if parsed is not None and not parsed.meta:
+            parsed = None  # another style may find something after all: ask them all
+    if parsed is None:
+        try:
+            parsed = docstring_parser.parse(doc)
+        except docstring_parser.ParseError:
+            return doc.strip().split("\n\n", 1)[0].strip() or None, {}
     summary = parsed.short_description.strip() if parsed.short_description else None
     params = {
         p.arg_name: " ".join(p.description.split())
@@ -567,6 +592,27 @@ def _parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
         if p.description and p.arg_name
     }
     return summary or None, params
+
+
+# The lines each docstring style starts its sections with (as docstring_parser reads them):
+# Google "Args:" titles, reST ":param x:" fields, Epydoc "@param x:" fields, numpydoc
+# titles underlined with dashes.
+_STYLE_MARKS = (
+    ("GOOGLE", re.compile(r"^[A-Z][A-Za-z ]*:[ \t\r\f\v]*$", re.M)),
+    ("REST", re.compile(r"^:", re.M)),
+    ("EPYDOC", re.compile(r"^@", re.M)),
+    ("NUMPYDOC", re.compile(r"^[ \t]*-{3,}[ \t]*$|^\.\.\s*deprecated", re.M)),
+)
+
+
+def _styles_marked(doc: str) -> list[Any]:
+    """The docstring_parser styles whose section marks ``doc`` has (none: plain text)."""
+    found = [name for name, mark in _STYLE_MARKS if mark.search(doc)]
+    if not found:
+        return []
+    from docstring_parser import DocstringStyle
+
+    return [DocstringStyle[name] for name in found]
 
 
 def _field_metadata_descriptions(obj: Any) -> dict[str, str]:
