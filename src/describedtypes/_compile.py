@@ -726,7 +726,9 @@ class Compiler:
             return Compiled(later, None, frozenset({dict}), ref=fname)
         fname = f"_o{len(self._objects)}_{safe_name(node.name)}"
         self._objects[node] = fname
-        src = object_source(node, fname, arguments=False, compile=self.compile, name=self.name)
+        src = object_source(
+            node, fname, arguments=False, compile_node=self.compile, name=self.name
+        )
         fn = self._exec(fname, src, node.name)
         self.ns[fname] = fn
         compiled = Compiled(fn, None, frozenset({dict}), ref=fname)
@@ -735,7 +737,9 @@ class Compiler:
 
     def arguments(self, node: ni.ObjectNode) -> Structure:
         fname = f"_args_{safe_name(node.name)}"
-        src = object_source(node, fname, arguments=True, compile=self.compile, name=self.name)
+        src = object_source(
+            node, fname, arguments=True, compile_node=self.compile, name=self.name
+        )
         return self._exec(fname, src, node.name)
 
     def _exec(

@@ -34,7 +34,7 @@ def object_source(
     fname: str,
     *,
     arguments: bool,
-    compile: Callable[[ni.Node], Compiled],
+    compile_node: Callable[[ni.Node], Compiled],
     name: Callable[[str, Any], str],
 ) -> str:
     """The source of one object's structure function (or a function's arguments).
@@ -58,7 +58,7 @@ def object_source(
     noun = "argument" if arguments else "field"
     missing = name("_msg", f"missing required {noun}")
     for i, f in enumerate(node.fields):
-        compiled = compile(f.node)
+        compiled = compile_node(f.node)
         fn = compiled.ref or name("_f", compiled.fn)
         key = repr(f.key)
         var = f"v{i}"
