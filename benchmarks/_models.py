@@ -41,32 +41,59 @@ def _kids(i: int) -> tuple[int, int] | None:
     return (left, right) if right < N_CLASSES else None
 
 
-def _build(make: Any) -> Any:
+_FIELD_DOCS = {
+    "name": "What the item is called.",
+    "count": "How many of it there are.",
+    "ratio": "Its share of the whole, from 0 to 1.",
+    "status": "Whether it is active.",
+    "note": "Anything else worth saying, if anything.",
+    "tags": "Labels for finding it.",
+    "left": "The first item below this one.",
+    "right": "The other items below this one.",
+}
+
+
+def docstring(name: str, specs: list[tuple[str, Any]]) -> str:
+    """A Google-style class docstring: a summary and one line per field."""
+    lines = [f"{name}: one level of the benchmark's tree of items.", "", "Attributes:"]
+    lines += [f"    {fname}: {_FIELD_DOCS[fname]}" for fname, _ in specs]
+    return "\n".join(lines)
+
+
+def _build(make: Any, documented: bool = False) -> Any:
     made: dict[int, Any] = {}
     for i in reversed(range(N_CLASSES)):
         pair = _kids(i)
         kids = [made[pair[0]], made[pair[1]]] if pair else []
-        made[i] = make(f"Level{i}", _field_specs(i, kids))
+        specs = _field_specs(i, kids)
+        made[i] = make(f"Level{i}", specs)
+        if documented:
+            made[i].__doc__ = docstring(f"Level{i}", specs)
     return made[0]
 
 
-def build_attrs() -> type:
-    """The attrs variant; returns the root class."""
+def build_attrs(documented: bool = False) -> type:
+    """The attrs variant; returns the root class (with docstrings: ``documented``)."""
     return _build(  # type: ignore[no-any-return]
         lambda name, specs: attrs.make_class(
             name, {fname: attrs.field(type=tp) for fname, tp in specs}
-        )
+        ),
+        documented,
     )
 
 
-def build_pydantic() -> type[pydantic.BaseModel]:
+def build_pydantic(documented: bool = False) -> type[pydantic.BaseModel]:
     return _build(  # type: ignore[no-any-return]
-        lambda name, specs: pydantic.create_model(name, **{f: (tp, ...) for f, tp in specs})
+        lambda name, specs: pydantic.create_model(
+            name,
+            __doc__=docstring(name, specs) if documented else None,
+            **{f: (tp, ...) for f, tp in specs},
+        ),
     )
 
 
-def build_msgspec() -> type:
-    return _build(msgspec.defstruct)  # type: ignore[no-any-return]
+def build_msgspec(documented: bool = False) -> type:
+    return _build(msgspec.defstruct, documented)  # type: ignore[no-any-return]
 
 
 def sample(i: int = 0) -> dict[str, Any]:

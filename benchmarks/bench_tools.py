@@ -126,7 +126,7 @@ def per_call(fn: Any, number: int, repeat: int = 9) -> float:
 
 
 def main() -> None:
-    box = Toolbox([get_weather])
+    box = Toolbox([get_weather], max_calls_per_turn=None)  # batches of 100
     validated = pydantic.validate_call(config={"strict": True, "extra": "forbid"})(get_weather)
 
     def direct() -> str:

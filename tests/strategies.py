@@ -3,9 +3,10 @@
 ``classes()`` draws a ``(cls, instances)`` pair: a freshly made class (attrs or dataclass,
 nested classes, Optional, list, set, dict, Enum, Literal, datetime, defaults) and a
 strategy of its instances. ``classes(more_types=True)`` also makes TypedDicts and
-NamedTuples, dataclasses with an InitVar, and fields of Decimal, Flag/IntFlag and
-annotated-types bounds (opt-in: tests whose oracle knows only attrs and dataclasses, such
-as the pydantic differential or ``cattrs.unstructure``, keep the plain trees). Types are
+NamedTuples, dataclasses with an InitVar, fields of Decimal, Flag/IntFlag and
+annotated-types bounds, and dicts keyed by Decimal, date, datetime, UUID, Enum or Literal
+(opt-in: tests whose oracle knows only attrs and dataclasses, such as the pydantic
+differential or ``cattrs.unstructure``, keep the plain trees). Types are
 made with real type objects, so they inspect and decode like hand-written ones.
 """
 
@@ -150,6 +151,33 @@ _MORE_SCALARS: list[Callable[[st.DrawFn], TypeAndValues]] = [
 _HASHABLE_SCALARS = [*_SCALARS[:4], lambda d: (uuid.UUID, st.uuids())]
 
 
+def _str_enum_type(draw: st.DrawFn) -> TypeAndValues:
+    n = next(_counter)
+    names = draw(st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=4, unique=True))
+    cls = enum.Enum(f"GenKeyEnum{n}", {f"M_{name}": f"{name}{n}" for name in names})  # type: ignore[misc]
+    return cls, st.sampled_from(list(cls))
+
+
+def _str_literal_type(draw: st.DrawFn) -> TypeAndValues:
+    values = tuple(draw(st.lists(st.text("xyz", min_size=1, max_size=3), min_size=1,
+                                 max_size=3, unique=True)))
+    return Literal[values], st.sampled_from(values)  # type: ignore[valid-type]
+
+
+# Dict key types (more_types only): every kind of key whose JSON form is a string; str
+# first, so shrinking ends at plain keys.
+_KEY_TYPES: list[Callable[[st.DrawFn], TypeAndValues]] = [
+    lambda d: (str, json_text),
+    lambda d: (str, json_text),
+    lambda d: (decimal.Decimal, _decimals),
+    _SCALARS[4],  # datetime
+    _SCALARS[5],  # date
+    lambda d: (uuid.UUID, st.uuids()),
+    _str_enum_type,
+    _str_literal_type,
+]
+
+
 @st.composite
 def field_types(
     draw: st.DrawFn, depth: int = 2, containers: int = 3, more_types: bool = False
@@ -182,7 +210,8 @@ def field_types(
         return Optional[inner_tp], st.none() | inner  # noqa: UP045 - a runtime type object
     if kind == "list":
         return list[inner_tp], st.lists(inner, max_size=3)  # type: ignore[valid-type]
-    return dict[str, inner_tp], st.dictionaries(json_text, inner, max_size=3)  # type: ignore[valid-type]
+    key_tp, keys = draw(st.sampled_from(_KEY_TYPES))(draw) if more_types else (str, json_text)
+    return dict[key_tp, inner_tp], st.dictionaries(keys, inner, max_size=3)  # type: ignore[valid-type]
 
 
 def _is_optional(tp: Any) -> bool:

@@ -605,3 +605,32 @@ def test_recursion_rule_reads_the_adapter() -> None:
     schema = prop({"type": "array", "items": {"$ref": "#"}})
     assert [p.rule for p in check(schema, ANTHROPIC_TOOLS)] == ["recursion"]
     assert check(schema, ANTHROPIC_TOOLS.replace(recursion=True)) == []
+
+
+def test_check_reads_the_read_only_schema_schema_returns() -> None:
+    """schema() hands out FrozenDict/FrozenList (dict and list subclasses): check() walks
+    them exactly as it walks a plain copy, unions and arrays of objects included."""
+    import attrs
+
+    from describedtypes import schema
+    from describedtypes._document import document
+
+    leaf = attrs.make_class("Leaf", {"z": attrs.field(type=int)})
+    holder = attrs.make_class("Holder", {
+        "x": attrs.field(type=int | leaf),
+        "y": attrs.field(type=list[leaf | None]),
+    })
+    frozen = schema(holder, OPENAI)
+    plain = copy.deepcopy(frozen)
+    assert type(plain) is dict
+    assert [v.pointer for v in document(frozen, OPENAI).visits] == [
+        v.pointer for v in document(plain, OPENAI).visits
+    ]
+    assert len(document(frozen, OPENAI).visits) == 10
+    assert check(frozen, OPENAI) == check(plain, OPENAI) == []
+    del plain["schema"]["properties"]["x"]["anyOf"][1]["additionalProperties"]
+    assert check(plain, OPENAI) == [
+        Problem("/schema/properties/x/anyOf/1", "additionalProperties",
+                "this object does not set additionalProperties; OPENAI needs "
+                "additionalProperties: false on every object"),
+    ]

@@ -32,6 +32,7 @@ from openai.lib._pydantic import to_strict_json_schema
 
 from describedtypes import OPENAI, SchemaError, check, encode, schema
 from describedtypes import inspect as ni
+from describedtypes._nodes import children_of
 
 from .strategies import classes
 
@@ -237,7 +238,7 @@ def has_field_kind(node: ni.Node, predicate: Any, seen: set[int] | None = None) 
             return False
         seen.add(id(node))
         return any(has_field_kind(f.node, predicate, seen) for f in node.fields)
-    return any(has_field_kind(c, predicate, seen) for c in ni.children_of(node))
+    return any(has_field_kind(c, predicate, seen) for c in children_of(node))
 
 
 @settings(max_examples=120)

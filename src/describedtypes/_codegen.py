@@ -303,17 +303,38 @@ def _node_kind_names(node: ni.Node) -> list[str]:
     return ["any value"]
 
 
-def repeated_key(key: Any, first: int) -> str:
+def _shown_key(key: Any) -> str:
     if isinstance(key, enum.Enum):
         key = key.value
     if isinstance(key, bool):
-        shown = "true" if key else "false"
-    else:
-        shown = quote(key) if isinstance(key, str) else brief(key)
+        return "true" if key else "false"
+    return quote(key) if isinstance(key, str) else brief(key)
+
+
+def repeated_key(key: Any, first: int, first_sent: Any = ABSENT) -> str:
+    """``key`` (as sent) decodes to the key entry ``[first]`` sent (as ``first_sent``)."""
+    shown = _shown_key(key)
+    if first_sent is ABSENT or _same_text(first_sent, key):
+        return (
+            f"the key {shown} was already sent in entry [{first}]; a dict holds one value "
+            "per key, so send each key once"
+        )
     return (
-        f"the key {shown} was already sent in entry [{first}]; a dict holds one value "
-        "per key, so send each key once"
+        f"the key {shown} is the same key as {_shown_key(first_sent)}, already sent in "
+        f"entry [{first}]; a dict holds one value per key, so send each key once"
     )
+
+
+def same_key(key: Any, first_sent: Any) -> str:
+    """Two different keys of one JSON object decode to one dict key."""
+    return (
+        f"the key {_shown_key(key)} is the same key as {_shown_key(first_sent)}, sent "
+        "before it; a dict holds one value per key, so send each key once"
+    )
+
+
+def _same_text(a: Any, b: Any) -> bool:
+    return a.__class__ is b.__class__ and a == b
 
 
 def dict_entry(entry: Any) -> tuple[Any, Any]:

@@ -9,32 +9,25 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import _hints as declared
-from . import _moretypes as mt
 from . import inspect as ni
 from ._codegen import (
     SOURCE_NUMBERS,
     Compiled,
     HookSource,
-    call_arguments,
-    check_lines,
-    convert_lines,
     ctor_errors,
     dict_entry,
     expected_kinds,
-    fast_list_lines,
     hook_errors,
-    indent,
-    inline_list_lines,
     list_problems,
     object_chooser,
     repeated_key,
     safe_name,
+    same_key,
     try_remembered,
     unknown,
-    unknown_hints,
 )
 from ._nodes import hook_type
+from ._objectsource import object_source
 from ._problems import (
     ABSENT,
     EXACT_FLOAT,
@@ -62,11 +55,9 @@ from ._values import (
     MAX_DECIMAL_LENGTH,
     ExactNumber,
     OutOfRange,
-    allows_null,
     among,
     as_array,
     as_object,
-    constructor_of,
     enum_value_check,
     exact_decimal,
     length_checks,
@@ -546,6 +537,7 @@ class Compiler:
 
         def from_object(v: dict[Any, Any]) -> Any:
             out: dict[Any, Any] = {}
+            sent: dict[Any, Any] | None = None  # decoded key -> the text that sent it
             errs: list[list[Any]] | None = None
             for k, x in v.items():
                 if not plain_keys or k.__class__ is not str:
@@ -556,6 +548,16 @@ class Compiler:
                             if item[0] is not MORE:
                                 item[0] = "invalid key: " + item[0]
                         errs = merge(errs, e, k)
+                        if full(errs):
+                            break
+                        continue
+                    # Two different texts for one key ("1.5" and "1.50" for a Decimal): the
+                    # second value would silently replace the first, as in the entries form.
+                    if sent is None:
+                        sent = {}
+                    first = sent.setdefault(k2, k)
+                    if first is not k:
+                        errs = merge(errs, Invalid([[same_key(k, first)]]), k)
                         if full(errs):
                             break
                         continue
@@ -574,6 +576,7 @@ class Compiler:
         def from_entries(v: list[Any]) -> Any:
             out: dict[Any, Any] = {}
             first: dict[Any, int] = {}  # key -> index of the entry that sent it
+            texts: dict[int, Any] = {}  # that entry's key as sent
             errs: list[list[Any]] | None = None
             for i, entry in enumerate(v):
                 if errs is not None and full(errs):
@@ -584,6 +587,7 @@ class Compiler:
                     errs = merge(errs, e, i)
                     continue
                 problems: list[list[Any]] | None = None
+                raw = k
                 try:
                     k = key_fn(k)
                 except Invalid as e:
@@ -592,9 +596,12 @@ class Compiler:
                     seen = first.get(k)
                     if seen is None:
                         first[k] = i
+                        texts[i] = raw
                     else:
                         # A second value for a key would silently replace the first.
-                        problems = add_missing(problems, "key", repeated_key(k, seen))
+                        problems = add_missing(
+                            problems, "key", repeated_key(raw, seen, texts[seen])
+                        )
                 try:
                     x = value_fn(x)
                 except Invalid as e:
@@ -719,7 +726,9 @@ class Compiler:
             return Compiled(later, None, frozenset({dict}), ref=fname)
         fname = f"_o{len(self._objects)}_{safe_name(node.name)}"
         self._objects[node] = fname
-        src = self._object_source(node, fname, arguments=False)
+        src = object_source(
+            node, fname, arguments=False, compile_node=self.compile, name=self.name
+        )
         fn = self._exec(fname, src, node.name)
         self.ns[fname] = fn
         compiled = Compiled(fn, None, frozenset({dict}), ref=fname)
@@ -728,140 +737,10 @@ class Compiler:
 
     def arguments(self, node: ni.ObjectNode) -> Structure:
         fname = f"_args_{safe_name(node.name)}"
-        src = self._object_source(node, fname, arguments=True)
+        src = object_source(
+            node, fname, arguments=True, compile_node=self.compile, name=self.name
+        )
         return self._exec(fname, src, node.name)
-
-    def _object_source(self, node: ni.ObjectNode, fname: str, *, arguments: bool) -> str:
-        """The source of one object's structure function (or a function's arguments).
-
-        Fields the model must send are read with ``d[key]``; optional ones with
-        ``d.get``. In class mode every field whose value is always known (sent, null
-        for an absent nullable field, or a plain default) is passed to the constructor,
-        positionally where its signature allows (much cheaper than keywords); fields
-        with a factory default are passed only when sent, so the class makes its own.
-        In argument mode only what the model sent is returned.
-        """
-        lines = [
-            f"def {fname}(d):",
-            "    if d.__class__ is not dict:",
-            "        d = as_object(d)",
-            "    errs = None",
-        ]
-        required = 0
-        always: dict[str, str] = {}  # init_name -> variable, passed on every call
-        uses_kw = arguments
-        noun = "argument" if arguments else "field"
-        missing = self.name("_msg", f"missing required {noun}")
-        for i, f in enumerate(node.fields):
-            compiled = self.compile(f.node)
-            fn = compiled.ref or self.name("_f", compiled.fn)
-            key = repr(f.key)
-            var = f"v{i}"
-            items = compiled.items
-            if items is not None and items.fast is not None:
-                check = fast_list_lines(var, key, fn, items.fast)
-            elif items is not None:
-                item_name = items.ref or self.name("_i", items.fn)
-                check = inline_list_lines(var, key, fn, item_name)
-            elif compiled.convert is not None:
-                check = convert_lines(var, key, fn, compiled.convert)
-            else:
-                check = check_lines(var, key, fn, compiled.fast)
-            if not f.has_default and not f.nullable:
-                required += 1
-                lines += [
-                    "    try:",
-                    f"        {var} = d[{key}]",
-                    "    except KeyError:",
-                    f"        errs = add_missing(errs, {key}, {missing})",
-                    "    else:",
-                    *indent(check, 8),
-                ]
-                if arguments:
-                    lines.append(f"        kw[{f.init_name!r}] = {var}")
-                else:
-                    always[f.init_name] = var
-                continue
-            plain_default = (
-                f.default_factory is None
-                and f.default is not declared.TAKES_SELF
-                and f.default is not declared.ABSENT
-                and f.has_default
-            )
-            # null for a field that only has a default: say how to get the default.
-            null_lines = []
-            if f.default is declared.ABSENT and not allows_null(f.node):
-                # A TypedDict key that may be left out: null leaves it out (the strict
-                # adapters, where every key is sent, spell "left out" as null).
-                null_lines = [
-                    f"    elif {var} is None:",
-                    "        n += 1",
-                ]
-            elif not allows_null(f.node):
-                null_msg = self.name(
-                    "_msg", f"null is not allowed; leave the {noun} out to use its default"
-                )
-                null_lines = [
-                    f"    elif {var} is None:",
-                    "        n += 1",
-                    f"        errs = add_missing(errs, {key}, {null_msg})",
-                ]
-            if arguments or not (plain_default or not f.has_default):
-                # Passed only when sent: the function's or the factory's default applies.
-                uses_kw = True
-                lines += [
-                    f"    {var} = d.get({key}, ABSENT)",
-                    f"    if {var} is ABSENT:",
-                    "        pass",
-                    *null_lines,
-                    "    else:",
-                    "        n += 1",
-                    *indent(check, 8),
-                    f"        kw[{f.init_name!r}] = {var}",
-                ]
-                continue
-            absent = "None" if not f.has_default else self.name("_d", f.default)
-            lines += [
-                f"    {var} = d.get({key}, ABSENT)",
-                f"    if {var} is ABSENT:",
-                f"        {var} = {absent}",
-                *null_lines,
-                "    else:",
-                "        n += 1",
-                *indent(check, 8),
-            ]
-            always[f.init_name] = var
-        if uses_kw:
-            lines.insert(4, "    kw = {}")
-        lines.insert(4, f"    n = {required}")
-        known = self.name("_k", frozenset(f.key for f in node.fields))
-        hints = self.name("_h", unknown_hints(node, noun))
-        lines += [
-            "    if errs is not None or n != len(d):",
-            f"        errs = unknown(d, {known}, {hints}, errs)",
-            "        if errs is not None:",
-            "            raise Invalid(errs)",
-        ]
-        if arguments:
-            lines.append("    return kw")
-            return "\n".join(lines) + "\n"
-        constructor = constructor_of(node.python_type)
-        if mt.is_typeddict(constructor):
-            constructor = dict  # what calling the TypedDict makes, without the detour
-        cls = self.name("_cls", constructor)
-        fields = self.name("_fm", {f.name: f.key for f in node.fields})
-        call_args = call_arguments(constructor, always)
-        if uses_kw:
-            call_args.append("**kw")
-        lines += [
-            "    try:",
-            f"        return {cls}({', '.join(call_args)})",
-            "    except RecursionError:",
-            "        raise",
-            "    except Exception as exc:",
-            f"        raise Invalid(ctor_errors(exc, {fields})) from None",
-        ]
-        return "\n".join(lines) + "\n"
 
     def _exec(
         self, name: str, src: str, label: str, extra: dict[str, Any] | None = None

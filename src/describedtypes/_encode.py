@@ -1,8 +1,8 @@
 """Encoding instances as JSON, following the same inspected nodes the decoder reads.
 
 Keys are ``Field.key``, enums go by value, date/time values as ISO 8601 text, sets as
-lists, and a nullable field holding ``None`` is left out when leaving it out decodes back
-to ``None``.
+lists, dict keys as the text their key type's values are written in, and a nullable
+field holding ``None`` is left out when leaving it out decodes back to ``None``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from . import _moretypes as mt
 from . import inspect as ni
 from ._annotate import annotate, current_stamp
 from ._nodes import hook_type
-from ._problems import ABSENT, Members, brief
+from ._problems import ABSENT, Members, brief, quote
 from ._values import constructor_of
 
 __all__ = ["encode"]
@@ -83,13 +83,49 @@ class _EncodeCompiler:
             return lambda v: [f(x) for f, x in zip(items, v, strict=False)]
         if isinstance(node, ni.DictNode):
             value = self.compile(node.values)
-            if self.entries:
-                return lambda v: [{"key": _enum_value(k), "value": value(x)} for k, x in v.items()]
-            return lambda v: {_enum_value(k): value(x) for k, x in v.items()}
+            key = self.key(node.keys)
+            if key is _str_key:  # distinct str keys have distinct text
+                if self.entries:
+                    return lambda v: [{"key": key(k), "value": value(x)} for k, x in v.items()]
+                return lambda v: {key(k): value(x) for k, x in v.items()}
+            entries = self.entries
+            # Keys from an Enum or Literal are the properties of a closed object in the
+            # object form: written in the schema's order, as a model held to it writes them.
+            order = None
+            if not entries and isinstance(node.keys, (ni.EnumNode, ni.LiteralNode)):
+                order = {text: i for i, text in enumerate(node.keys.values)}
+
+            def mapping(v: Any) -> Any:
+                out = {key(k): value(x) for k, x in v.items()}
+                if len(out) != len(v):
+                    raise _same_text(v, key)
+                if entries:
+                    return [{"key": k, "value": x} for k, x in out.items()]
+                if order is not None and len(out) > 1:
+                    last = len(order)
+                    return {k: out[k] for k in sorted(out, key=lambda k: order.get(k, last))}
+                return out
+
+            return mapping
         if isinstance(node, ni.UnionNode):
             return self.union(node)
         msg = f"unknown node {node!r}"
         raise AssertionError(msg)
+
+    def key(self, node: ni.Node) -> Unstructure:
+        """The JSON text of a dict key: the string ``compile(node)`` writes for it as a value.
+
+        So a key is written in the form its decoder reads (a Decimal's digits, RFC 3339
+        text, a UUID's canonical text, an Enum's value), under both dict shapes.
+        """
+        if (
+            isinstance(node, ni.ScalarNode)
+            and node.python_type is str
+            and (self.hooks is None or self.hooks(str) is None)
+        ):
+            return _str_key
+        text = self.compile(node)
+        return lambda k: _key_text(text(k), k)
 
     def _hooked(self, node: ni.Node) -> Unstructure | None:
         assert self.hooks is not None
@@ -192,7 +228,67 @@ def _finite(v: Any) -> Any:
 
 
 def _iso(v: Any) -> Any:
-    return v.isoformat() if hasattr(v, "isoformat") else v
+    return _rfc3339(v) if isinstance(v, (datetime.date, datetime.time)) else v
+
+
+def _rfc3339(v: datetime.date | datetime.time) -> str:
+    """``v.isoformat()``, with a UTC offset RFC 3339 can write: whole minutes.
+
+    An offset with seconds (a zone's local mean time before standard time, such as
+    Amsterdam's +00:19:32 until 1937) is not RFC 3339, and ``decode()`` refuses it: a
+    date-time is written in UTC then (the same instant); a time of day, which cannot be
+    moved without a date, is an error.
+    """
+    text = v.isoformat()
+    offset = v.utcoffset() if isinstance(v, (datetime.datetime, datetime.time)) else None
+    if offset is None or (offset.seconds % 60 == 0 and offset.microseconds == 0):
+        return text
+    if isinstance(v, datetime.datetime):
+        return v.astimezone(datetime.timezone.utc).isoformat()
+    msg = (
+        f"cannot encode the time {text}: its UTC offset is not a whole number of minutes, "
+        "which RFC 3339 (and decode()) cannot read; give it an offset in whole minutes"
+    )
+    raise ValueError(msg)
+
+
+def _str_key(k: Any) -> str:
+    if k.__class__ is str:
+        return k
+    return _key_text(k, k)
+
+
+def _key_text(text: Any, key: Any) -> str:
+    """``text`` as a plain ``str`` (orjson writes no str subclass as a key), or why not."""
+    if text.__class__ is str:
+        return text
+    if isinstance(text, str):
+        return str.__str__(text)  # the characters, whatever the subclass's __str__ says
+    msg = (
+        f"cannot encode the dict key {_shown(key)}: its JSON form is {brief(text)}, not a "
+        "string, and JSON object keys are strings; keep keys of the dict's declared key type"
+    )
+    raise TypeError(msg)
+
+
+def _same_text(v: Mapping[Any, Any], key: Unstructure) -> ValueError:
+    seen: dict[str, Any] = {}
+    for k in v:
+        text = key(k)
+        if text in seen:
+            return ValueError(
+                f"cannot encode the dict keys {_shown(seen[text])} and {_shown(k)}: both are "
+                f"written {quote(text)}, and a JSON object holds one value per key; keep "
+                "one of them"
+            )
+        seen[text] = k
+    return ValueError("cannot encode the dict: two keys have the same JSON text")
+
+
+def _shown(key: Any) -> str:
+    if isinstance(key, enum.Enum):
+        return f"{type(key).__qualname__}.{key.name}"
+    return brief(key)
 
 
 def _enum_value(v: Any) -> Any:
@@ -265,7 +361,7 @@ def _encode_any(v: Any) -> Any:
     if isinstance(v, enum.Enum):
         return v.value
     if isinstance(v, (datetime.date, datetime.time)):
-        return v.isoformat()
+        return _rfc3339(v)
     if isinstance(v, uuid.UUID):
         return str(v)
     if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
@@ -273,13 +369,23 @@ def _encode_any(v: Any) -> Any:
     if mt.is_namedtuple(type(v)):
         return _encoder_for(type(v))(v)
     if isinstance(v, Mapping):
-        return {_enum_value(k): _encode_any(x) for k, x in v.items()}
+        out = {_any_key(k): _encode_any(x) for k, x in v.items()}
+        if len(out) != len(v):
+            raise _same_text(v, _any_key)
+        return out
     if isinstance(v, (set, frozenset)):
         return _sorted_if_possible([_encode_any(x) for x in v])
     if isinstance(v, (list, tuple)):
         return [_encode_any(x) for x in v]
     msg = f"cannot encode a {type(v).__name__} as JSON"
     raise TypeError(msg)
+
+
+def _any_key(k: Any) -> str:
+    """A key of a dict of unknown type, written as its value would be (when that is text)."""
+    if k.__class__ is str:
+        return k
+    return _key_text(_encode_any(k), k)
 
 
 def _runtime_type(obj: Any) -> Any:
@@ -356,8 +462,9 @@ def encode(obj: Any) -> bytes:
     """Encode an instance as the JSON the model would have sent for it.
 
     Keys are the names the schema shows (``Field.key``), enums are written by value,
-    date/time values as ISO 8601 text, UUIDs as text, sets as lists; a nullable field
-    holding ``None`` is left out when decoding would give ``None`` back. The output
+    date/time values as ISO 8601 text, UUIDs as text, sets as lists, dict keys in the
+    text a value of the key type is written in (a Decimal, date or UUID key too); a
+    nullable field holding ``None`` is left out when decoding would give ``None`` back. The output
     decodes back to an equal instance with ``decode(type(obj), ...)``.
 
     Args:
@@ -368,10 +475,11 @@ def encode(obj: Any) -> bytes:
         UTF-8 JSON bytes.
 
     Raises:
-        TypeError: A value has no JSON form (or an int is beyond 64 bits).
-        ValueError: A float is NaN or infinite, or the value nests more than 254
-            levels deep (a linked list thousands of nodes long, a value containing
-            itself).
+        TypeError: A value has no JSON form (or an int is beyond 64 bits), or a dict
+            key's is not a string.
+        ValueError: A float is NaN or infinite, two keys of a dict are written alike,
+            or the value nests more than 254 levels deep (a linked list thousands of
+            nodes long, a value containing itself).
 
     .. versionadded:: 0.1.0
     """

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from . import inspect as ni
 from ._annotate import Registry, annotate
+from ._nodes import children_of, object_graph
 from ._render import defs_keys
 
 __all__ = ["graph"]
@@ -45,7 +46,7 @@ class _Diagram:
     """Strictly private: one rendering of a node tree."""
 
     def __init__(self, root: ni.Node) -> None:
-        self.objects, self.recursive = ni.object_graph(root)
+        self.objects, self.recursive = object_graph(root)
         self.keys = defs_keys(self.objects)
         self.root = root
         self.enums: dict[type, ni.EnumNode] = {}
@@ -158,7 +159,7 @@ def _walk(node: ni.Node) -> list[ni.Node]:
                 continue
             seen.add(id(current))
         found.append(current)
-        stack.extend(reversed(list(ni.children_of(current))))
+        stack.extend(reversed(list(children_of(current))))
     return found
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections.abc
 import contextlib
 import dataclasses
+import decimal
 import enum
 import functools
 import inspect as _pyinspect
@@ -21,11 +22,9 @@ import attrs
 
 from . import _moretypes as mt
 from . import _typing as t
-from ._annotate import (
-    type_hints,
-)
 from ._context import Context
-from ._nodes import NOTHING, Constraints, Node, NullNode, ObjectNode, UnionNode
+from ._nodes import NOTHING, Constraints, Node, NullNode, ObjectNode, ScalarNode, UnionNode
+from ._typehints import type_hints
 from .errors import SchemaError
 
 
@@ -290,8 +289,8 @@ def apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
             if all(isinstance(x, (str, int, float, bool)) for x in values):
                 enum_values = values
         elif kind == "_NumberValidator":
-            bound = v.bound
-            if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+            bound = _json_bound(v.bound, node)
+            if bound is not None:
                 op = v.compare_op
                 if op == ">=":
                     found = found.merged(Constraints(minimum=bound))
@@ -312,6 +311,22 @@ def apply_validator(node: Node, validator: Any, path: str, owner: Any) -> Node:
     if not found and enum_values is None:
         return node
     return constrain(node, found, enum_values)
+
+
+def _json_bound(bound: Any, node: Node) -> Any:
+    """A number validator's bound as the schema states it, or None if no number can.
+
+    As for ``Annotated[T, Ge(...)]``: a Decimal field keeps the bound as it is (said in
+    words, as a Decimal is a JSON string); on an int or float field a Decimal bound
+    becomes the int or float it equals. NaN and infinite bounds have no JSON form.
+    """
+    if not mt.is_number(bound):
+        return None
+    if isinstance(bound, decimal.Decimal):
+        target = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
+        if not (isinstance(target, ScalarNode) and target.python_type is decimal.Decimal):
+            return int(bound) if bound == bound.to_integral_value() else float(bound)
+    return bound
 
 
 def _json_pattern(validator: Any) -> str | None:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("describedtypes")
 
+#: The toolbox's limits on a turn, which run() might be mistaken to take.
+_TOOLBOX_KEYWORDS = ("max_calls_per_turn", "max_result_chars_per_turn", "max_result_chars")
+
 
 def _run_steps(
     toolbox: Toolbox,
@@ -82,6 +85,13 @@ def _prepare(
         registry=annotate if registry is None else registry,
     )
     check_call(entry, provider, model, max_turns, "max_turns", 1, request)
+    for key in _TOOLBOX_KEYWORDS:
+        if key in request:  # it would go on to the SDK call, which rejects it
+            msg = (
+                f"{entry}() got {key}=; it is a setting of the toolbox: "
+                f"Toolbox(tools, {key}=...)"
+            )
+            raise TypeError(msg)
     check_call(entry, provider, model, retries, "retries", 0, {})
     transcript = conversation(messages, provider, entry)
     steps = _run_steps(

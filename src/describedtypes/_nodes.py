@@ -10,8 +10,9 @@ the inspector and the modules that read nodes can import them without each other
 from __future__ import annotations
 
 import builtins
+import decimal
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, final
 
 import attrs
@@ -205,6 +206,11 @@ def object_of(node: Node) -> ObjectNode | None:
 NOTHING: Any = attrs.NOTHING
 
 
+def is_decimal(node: Node) -> bool:
+    """The node of ``decimal.Decimal`` (a string of digits, bounds compared as numbers)."""
+    return isinstance(node, ScalarNode) and node.python_type is decimal.Decimal
+
+
 @attrs.frozen(kw_only=True)
 class Field:
     """One property of an object: a class field or a function parameter.
@@ -288,3 +294,69 @@ class ObjectNode(Node):
                 return f
         raise KeyError(name)
 
+
+# -- walking a tree -----------------------------------------------------------------
+
+
+def iter_objects(node: Node) -> Iterator[ObjectNode]:
+    """Every object node reachable from ``node``, each once, in first-seen order."""
+    return iter(object_graph(node)[0])
+
+
+# Nodes that hold no other node.
+_LEAVES = frozenset({ScalarNode, EnumNode, LiteralNode, NullNode, AnyNode})
+
+
+def object_graph(root: Node) -> tuple[list[ObjectNode], set[ObjectNode]]:
+    """The object nodes reachable from ``root`` in first-seen order, and those on a cycle.
+
+    One depth-first walk: an object met again while its own fields are being walked
+    closes a cycle, and every object on the path from it is recursive.
+    """
+    order: list[ObjectNode] = []
+    recursive: set[ObjectNode] = set()
+    path: list[ObjectNode] = []
+    done: set[ObjectNode] = set()  # object nodes hash by identity
+
+    def visit(node: Node) -> None:
+        kind = node.__class__
+        if kind in _LEAVES:
+            return
+        if isinstance(node, ObjectNode):
+            if node in done:
+                return
+            if node in path:
+                recursive.update(path[path.index(node):])
+                return
+            order.append(node)
+            path.append(node)
+            for f in node.fields:
+                visit(f.node)
+            path.pop()
+            done.add(node)
+        elif kind is ArrayNode:
+            visit(node.items)  # type: ignore[attr-defined]
+        elif kind is UseNode:
+            visit(node.target)  # type: ignore[attr-defined]
+        else:
+            for child in children_of(node):
+                visit(child)
+
+    visit(root)
+    return order, recursive
+
+
+def children_of(node: Node) -> Iterator[Node]:
+    if isinstance(node, ObjectNode):
+        for f in node.fields:
+            yield f.node
+    elif isinstance(node, ArrayNode):
+        yield node.items
+    elif isinstance(node, TupleNode):
+        yield from node.items
+    elif isinstance(node, DictNode):
+        yield node.values
+    elif isinstance(node, UnionNode):
+        yield from node.options
+    elif isinstance(node, UseNode):
+        yield node.target

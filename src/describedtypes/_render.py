@@ -19,7 +19,7 @@ import orjson
 from . import _hints as declared
 from . import _moretypes as mt
 from . import inspect as ni
-from ._nodes import NO_CONSTRAINTS
+from ._nodes import NO_CONSTRAINTS, is_decimal, object_graph
 from ._rules import regex_features
 from .adapters import Adapter
 from .errors import SchemaError
@@ -87,7 +87,7 @@ class Builder:
         #: Text for the description of an output object, by id() of that object: what the
         #: provider does not take as keywords (bounds, enums, uniqueness), said in words.
         self._moved_text: dict[int, str] = {}
-        objects, self.recursive = ni.object_graph(root)
+        objects, self.recursive = object_graph(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
         if use_references:
@@ -176,7 +176,8 @@ class Builder:
             ))
         else:
             out = self.render_type(node, pointer, path)
-        constraints_text = self._moved_text.pop(id(out), None)
+        # Most schemas have no text moved into their description: skip the lookup then.
+        constraints_text = self._moved_text.pop(id(out), None) if self._moved_text else None
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
         if description is not None:
@@ -306,7 +307,7 @@ class Builder:
             return
         wanted: list[tuple[str, Any]] = []
         # A Decimal is a string in JSON: its numeric bounds can only be said in words.
-        as_text = ni.is_decimal(node)
+        as_text = is_decimal(node)
         for attr, key in _CONSTRAINT_KEYS.items():
             value = getattr(c, attr)
             if value is not None and not array:
@@ -354,8 +355,9 @@ class Builder:
 
     def dict(self, node: ni.DictNode, pointer: str, path: str) -> Json:
         if not self.adapter.dict_as_entries:
-            if not isinstance(node.keys, ni.ScalarNode):
-                # Keys from an Enum or Literal: a closed object with every key optional.
+            if not isinstance(node.keys, ni.ScalarNode) or node.keys.enum is not None:
+                # Keys from an Enum, a Literal or an annotation enum: a closed object with
+                # every key optional.
                 # It means what propertyNames would, and grammar engines compile it
                 # (llguidance, for one, does not implement propertyNames).
                 properties = {
@@ -366,7 +368,14 @@ class Builder:
                 }
                 return {"type": "object", "properties": properties, "additionalProperties": False}
             values = self.render(node.values, pointer + "/additionalProperties", path + "{}")
-            return {"type": "object", "additionalProperties": values}
+            out: Json = {"type": "object", "additionalProperties": values}
+            # What a key must be (a date, a Decimal, a bounded string) has no keyword the
+            # providers and grammar engines all take (propertyNames is not one): say it.
+            text = _key_text(node.keys)
+            if text is not None:
+                self.say_instead(out, text)
+                self.rewrites.append(Rewrite(pointer or "/", "described", f"dict keys: {text}"))
+            return out
         item_pointer = pointer + "/items/properties"
         entry: Json = {
             "type": "object",
@@ -560,6 +569,35 @@ def _enum_kind(value: Any) -> frozenset[str]:
     if isinstance(value, str):
         return frozenset({"string"})
     return frozenset({"object"})
+
+
+# What a key of each string format is, for the sentence that says it.
+_KEY_FORMATS = {
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z)",
+    "time": "a time of day (HH:MM:SS)",
+    "uuid": "a UUID",
+}
+
+
+def _key_text(key: ni.ScalarNode) -> str | None:
+    """The sentence that says what every key of a dict must be, or None for any string."""
+    if is_decimal(key):
+        return 'Every key is a decimal number written as a string, e.g. "12.50".'
+    parts: list[str] = []
+    kind = _KEY_FORMATS.get(key.format or "")
+    if kind is not None:
+        parts.append(f"Every key is {kind}.")
+    c = key.constraints
+    if c.min_length is not None:
+        parts.append(f"Every key has at least {c.min_length} character"
+                     f"{'' if c.min_length == 1 else 's'}.")
+    if c.max_length is not None:
+        parts.append(f"Every key has at most {c.max_length} character"
+                     f"{'' if c.max_length == 1 else 's'}.")
+    if c.pattern is not None:
+        parts.append(f"Every key matches the regular expression `{c.pattern}`.")
+    return " ".join(parts) or None
 
 
 def _enum_values(node: ni.Node) -> tuple[Any, ...]:

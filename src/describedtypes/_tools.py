@@ -23,6 +23,13 @@ from ._toolrun import (
     logger,
     start_eagerly,
 )
+from ._turn import (
+    DEFAULT_MAX_CALLS_PER_TURN,
+    DEFAULT_MAX_RESULT_CHARS_PER_TURN,
+    check_limit,
+    fit,
+    refused,
+)
 from .adapters import request_problems
 from .errors import SchemaError
 
@@ -69,6 +76,14 @@ class Toolbox:
             ``min(32, os.cpu_count() + 4)`` by default. Threads are started when first
             needed, exit after 30 idle seconds, and are stopped by ``close()`` or when the
             toolbox is garbage-collected.
+        max_calls_per_turn: The most calls of one turn (one reply of the model, one
+            ``acall_many``) that are run: 32 by default; None for no limit. Each call past
+            it is not run and gets an error result telling the model to make fewer calls
+            at a time, so every call id still has its result.
+        max_result_chars_per_turn: The most characters the results of one turn send the
+            model together (400,000 by default; None for no limit). When they come to
+            more, the longest are cut to an equal share, with a note saying so; shorter
+            ones stay whole.
         registry: Where the annotations of the functions added are looked up
             (``annotate`` by default); a ``Tool`` added as it is keeps its own.
 
@@ -82,7 +97,8 @@ class Toolbox:
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0 ``error_detail``, ``timeout``, ``max_result_chars``,
-       ``max_workers``, ``registry``, ``close()`` and ``running_calls``.
+       ``max_workers``, ``max_calls_per_turn``, ``max_result_chars_per_turn``,
+       ``registry``, ``close()`` and ``running_calls``.
     """
 
     def __init__(
@@ -93,6 +109,8 @@ class Toolbox:
         timeout: float | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         max_workers: int = DEFAULT_MAX_WORKERS,
+        max_calls_per_turn: int | None = DEFAULT_MAX_CALLS_PER_TURN,
+        max_result_chars_per_turn: int | None = DEFAULT_MAX_RESULT_CHARS_PER_TURN,
         registry: Registry = annotate,
     ) -> None:
         check_registry(registry)
@@ -110,6 +128,8 @@ class Toolbox:
             check_error_detail(error_detail), check_timeout(timeout), max_result_chars,
             max_workers,
         )
+        self._max_calls = check_limit("max_calls_per_turn", max_calls_per_turn)
+        self._max_turn_chars = check_limit("max_result_chars_per_turn", max_result_chars_per_turn)
         weakref.finalize(self, self._rt.close)
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
@@ -355,6 +375,11 @@ class Toolbox:
         call at a time. Cancelling ``acall_many`` cancels every call still running (a
         sync tool's thread runs on until its function returns: see ``running_calls``).
 
+        The calls are one turn: only the first ``max_calls_per_turn`` run, each call
+        past them gets an error result (never run), and the results of those that ran
+        are cut to fit ``max_result_chars_per_turn`` together. There is one result per
+        call either way.
+
         Args:
             calls: ``ToolCall`` objects, such as those ``read_tool_calls`` returns.
             context: Passed to every tool's ``Context`` parameters.
@@ -373,6 +398,11 @@ class Toolbox:
                     "use read_tool_calls(response) or ToolCall(name, arguments, call_id)"
                 )
                 raise TypeError(msg)
+        limit = self._max_calls
+        extra: list[ToolResult] = []
+        if limit is not None and len(items) > limit:
+            extra = refused(items[limit:], limit, len(items))
+            del items[limit:]
         create_task = asyncio.get_running_loop().create_task
         results: list[Any] = []
         waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
@@ -395,7 +425,8 @@ class Toolbox:
             for _, task in waiting:
                 task.cancel()
             raise
-        return results
+        results = fit(results, self._max_turn_chars)
+        return results + extra if extra else results
 
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
@@ -407,6 +438,9 @@ class Toolbox:
 
         Each request carries ``definitions()`` in the client's shape; the calls of one
         turn run concurrently (``acall_many``) and their results go back matched by id.
+        The toolbox's ``max_calls_per_turn`` and ``max_result_chars_per_turn`` bound each
+        turn: calls past the first ``max_calls_per_turn`` get an error result (the model
+        is told to make fewer at a time) and are never run.
 
         Args:
             client: An ``openai.OpenAI`` (Chat Completions; ``api="responses"`` for the

@@ -16,6 +16,7 @@ from typing import Any
 from . import _moretypes as mt
 from . import inspect as ni
 from ._jsontext import unfenced
+from ._nodes import children_of, is_decimal
 from ._problems import ABSENT, Invalid, Members, brief, not_one_of, show
 
 
@@ -290,7 +291,7 @@ def has_newer_types(node: ni.Node) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if ni.is_decimal(current) or current.constraints.multiple_of is not None:
+        if is_decimal(current) or current.constraints.multiple_of is not None:
             return True
         if isinstance(current, ni.ArrayNode) and issubclass(current.container, enum.Flag):
             return True
@@ -303,7 +304,7 @@ def has_newer_types(node: ni.Node) -> bool:
                 return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)
-        stack.extend(ni.children_of(current))
+        stack.extend(children_of(current))
     return False
 
 
@@ -316,11 +317,11 @@ def needs_exact(node: ni.Node) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if ni.is_decimal(current):
+        if is_decimal(current):
             return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)
-        stack.extend(ni.children_of(current))
+        stack.extend(children_of(current))
     return False
 
 

@@ -16,7 +16,7 @@ import sys
 import types
 import typing
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, cast
 
 import attrs
@@ -31,17 +31,26 @@ from ._annotate import (
     default_annotation,
     iter_annotation_metadata,
     object_name,
-    remembering_hints,
 )
 from ._annotate import (
     current_stamp as _current_stamp,
+)
+from ._fields import (
+    NOTHING_TO_UNWRAP,
+    bounded,
+    check_parameter_names,
+    check_unique_keys,
+    function_annotation,
+    make_field,
+    override_parameters,
+    refuse_fixed_enum,
+    with_annotated_name,
 )
 from ._hints import (
     all_parameter_names,
     apply_validator,
     class_fields,
     class_hints,
-    constrain,
     function_hints,
     is_context,
     resolve_forward,
@@ -64,8 +73,10 @@ from ._nodes import (
     TupleNode,
     UnionNode,
     UseNode,
+    iter_objects,
     object_of,
 )
+from ._typehints import remembering_hints
 from .errors import SchemaError
 
 __all__ = (
@@ -186,11 +197,6 @@ _SCALAR_NODES[decimal.Decimal] = ScalarNode(
 )
 
 
-def is_decimal(node: Node) -> bool:
-    """The node of ``decimal.Decimal`` (a string of digits, bounds compared as numbers)."""
-    return isinstance(node, ScalarNode) and node.python_type is decimal.Decimal
-
-
 #: Types nested deeper than this (a class in a class in a list in ...) are refused with
 #: a SchemaError. Every provider limits nesting far below it (OpenAI: 10 levels of
 #: objects), and it leaves room below Python's recursion limit for everything that
@@ -198,12 +204,6 @@ def is_decimal(node: Node) -> bool:
 #: one level however deep its values go.
 _MAX_NESTING = 100
 
-
-# Type expressions that are never Annotated, an alias, a NewType or Final: list[int],
-# dict[str, int], X | None, Optional[X], and Enum classes.
-_NOTHING_TO_UNWRAP = frozenset(
-    {types.GenericAlias, types.UnionType, type(typing.Optional[int]), enum.EnumMeta}  # noqa: UP045
-)
 
 
 # None holds nothing per use: one shared node.
@@ -277,7 +277,7 @@ class _Inspector:
                 return _NULL
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
-        elif tp.__class__ in _NOTHING_TO_UNWRAP:
+        elif tp.__class__ in NOTHING_TO_UNWRAP:
             return self._bare(tp, path, owner)
         meta: list[Annotation] = []
         bounds: list[tuple[str, Any, str]] = []
@@ -299,13 +299,13 @@ class _Inspector:
                 break
         node = self._bare(tp, path, owner)
         if bounds:
-            node = _bounded(node, bounds, path, owner)
+            node = bounded(node, bounds, path, owner)
         for ann in meta:
             changes: dict[str, Any] = {}
             if ann.description is not None:
                 changes["description"] = ann.description
             if ann.enum is not None:
-                _refuse_fixed_enum(node, ann.enum, path, owner)
+                refuse_fixed_enum(node, ann.enum, path, owner)
                 changes["enum"] = ann.enum
             if changes:
                 if isinstance(node, ObjectNode):
@@ -320,13 +320,13 @@ class _Inspector:
     def _alias_annotation(self, alias: Any, cls: type) -> Annotation:
         return _annotation_for_alias(alias, cls, self)
 
-    def _override_parameters(self, tp: Any, cls: Any) -> dict[str, Annotation]:
-        return _override_parameters(tp, cls, self.override)
+    def override_parameters(self, tp: Any, cls: Any) -> dict[str, Annotation]:
+        return override_parameters(tp, cls, self.override)
 
-    def _function_annotation(
+    def function_annotation(
         self, func: Any, layers: list[Any]
     ) -> tuple[Annotation, dict[str, Annotation]]:
-        return _function_annotation(func, layers, self.override)
+        return function_annotation(func, layers, self.override)
 
     def _bare(self, tp: Any, path: str, owner: Any) -> Node:
         # The common forms first, told apart by their class alone: list[str] and
@@ -522,10 +522,10 @@ class _Inspector:
             cached = None
         if cached is not None:
             return cached
-        origin = t.get_origin(tp)
+        origin = None if tp.__class__ is type else t.get_origin(tp)  # Box[int]'s is Box
         cls = origin if origin is not None else tp
         ann = self.annotation(tp) if origin is None else self._alias_annotation(tp, cls)
-        override = self._override_parameters(tp, cls)
+        override = self.override_parameters(tp, cls)
         node = ObjectNode(
             python_type=tp,
             name=ann.name or object_name(cls),
@@ -548,7 +548,7 @@ class _Inspector:
                 type_=tp,
             ) from None
         if ann.parameters:
-            _check_parameter_names(ann, [row[0] for row in raw_fields], root, tp)
+            check_parameter_names(ann, [row[0] for row in raw_fields], root, tp)
         fields = []
         parameters = ann.parameters
         # A TypedDict key left out is not a key holding None.
@@ -569,15 +569,15 @@ class _Inspector:
             fnode = self.node(hint, field_path, tp) if scalar is None else scalar
             if validator is not None:
                 fnode = apply_validator(fnode, validator, field_path, tp)
-            if hint.__class__ is not type and hint.__class__ not in _NOTHING_TO_UNWRAP:
-                field_ann = _with_annotated_name(field_ann, hint)
+            if hint.__class__ is not type and hint.__class__ not in NOTHING_TO_UNWRAP:
+                field_ann = with_annotated_name(field_ann, hint)
             if field_ann.enum is not None:
-                _refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
-            fields.append(_make_field(
+                refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
+            fields.append(make_field(
                 name, init_name, fnode, field_ann, overridden(name) if overridden else None,
                 default, factory, absent_is_none,
             ))
-        _check_unique_keys(fields, root, tp)
+        check_unique_keys(fields, root, tp)
         # Frozen from birth; its fields are set once, here, after the fields that lead
         # back to it (a recursive type) have found it.
         object.__setattr__(node, "fields", tuple(fields))
@@ -595,11 +595,11 @@ class _Inspector:
                 path=name,
                 type_=func,
             ) from None
-        ann, override = self._function_annotation(func, layers)
+        ann, override = self.function_annotation(func, layers)
         # The override may describe any parameter of the underlying function, including
         # ones a partial binds; docstring entries for names that are not parameters
         # (``**kwargs``, say) are ignored.
-        _check_parameter_names(
+        check_parameter_names(
             Annotation(parameters=override), all_parameter_names(target, signature), name, func
         )
         hints = function_hints(target, name, func)
@@ -639,12 +639,12 @@ class _Inspector:
                 continue
             pnode = self.node(hint, ppath, func)
             default = NOTHING if p.default is p.empty else p.default
-            param_ann = _with_annotated_name(ann.parameters.get(p.name, Annotation()), hint)
-            _refuse_fixed_enum(pnode, param_ann.enum, ppath, func)
+            param_ann = with_annotated_name(ann.parameters.get(p.name, Annotation()), hint)
+            refuse_fixed_enum(pnode, param_ann.enum, ppath, func)
             fields.append(
-                _make_field(p.name, p.name, pnode, param_ann, override.get(p.name), default, None)
+                make_field(p.name, p.name, pnode, param_ann, override.get(p.name), default, None)
             )
-        _check_unique_keys(fields, name, func)
+        check_unique_keys(fields, name, func)
         return ObjectNode(
             # A bound method's node is cached on its function: it must not hold the
             # instance (a service, a session) alive.
@@ -655,211 +655,6 @@ class _Inspector:
             is_function=True,
             context_params=tuple(context),
         )
-
-
-_NUMERIC_BOUNDS = frozenset(
-    {"minimum", "exclusive_minimum", "maximum", "exclusive_maximum", "multiple_of"}
-)
-
-
-def _bounded(node: Node, bounds: list[tuple[str, Any, str]], path: str, owner: Any) -> Node:
-    """``node`` with the ``annotated_types`` bounds of its ``Annotated`` metadata.
-
-    Numeric bounds go on numbers (int, float, Decimal), length bounds on strings and
-    arrays; anything else would be a bound the schema cannot state or the decoder
-    cannot check, so it is refused.
-    """
-    target = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
-    numeric = is_decimal(target) or (
-        isinstance(target, ScalarNode) and target.type in ("integer", "number")
-    )
-    sized = (
-        isinstance(target, ScalarNode)
-        and target.type == "string"
-        and target.format is None
-        and not is_decimal(target)
-    ) or (isinstance(target, ArrayNode) and not issubclass(target.container, enum.Flag))
-    found = Constraints()
-    for field, value, spelled in bounds:
-        if field in _NUMERIC_BOUNDS:
-            if not numeric:
-                raise SchemaError(
-                    f"{spelled} bounds a number, but the type here is {_node_kind(target)}; "
-                    "put numeric bounds on int, float or Decimal",
-                    path=path,
-                    type_=owner,
-                )
-            if not mt.is_number(value) or (field == "multiple_of" and value <= 0):
-                raise SchemaError(
-                    f"{spelled}: the bound must be a finite int, float or Decimal"
-                    + (" greater than 0" if field == "multiple_of" else ""),
-                    path=path,
-                    type_=owner,
-                )
-            if isinstance(value, decimal.Decimal) and not is_decimal(target):
-                value = int(value) if value == value.to_integral_value() else float(value)
-        else:
-            if not sized:
-                raise SchemaError(
-                    f"{spelled} bounds a length, but the type here is {_node_kind(target)}; "
-                    "put length bounds on str, list, tuple[T, ...] or set",
-                    path=path,
-                    type_=owner,
-                )
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise SchemaError(
-                    f"{spelled}: a length must be an int of at least 0",
-                    path=path,
-                    type_=owner,
-                )
-        found = found.merged(Constraints(**{field: value}))
-    return constrain(node, found, None)
-
-
-def _node_kind(node: Node) -> str:
-    if isinstance(node, ScalarNode):
-        return f"{node.python_type.__name__} ({node.format or node.type})"
-    if isinstance(node, ArrayNode) and issubclass(node.container, enum.Flag):
-        return f"the Flag {node.container.__qualname__}"
-    names = {
-        ArrayNode: "an array", TupleNode: "a fixed-length tuple", DictNode: "a dict",
-        UnionNode: "a union", EnumNode: "an Enum", LiteralNode: "a Literal", AnyNode: "Any",
-        NullNode: "None", ObjectNode: "an object",
-    }
-    return names.get(type(node), type(node).__name__)
-
-
-def _make_field(
-    name: str,
-    init_name: str,
-    node: Node,
-    ann: Annotation,
-    override: Annotation | None,
-    default: Any,
-    factory: Callable[[], Any] | None,
-    absent_is_none: bool = True,
-) -> Field:
-    if ann.enum is not None:
-        node = _with_enum(node, ann.enum)
-    # A registered override wins; then Annotated[T, Annotation(...)] on the field's own
-    # type; then field metadata and the docstring. (An ObjectNode's own description is
-    # its class docstring, not this use of it: the renderer falls back to it.)
-    description = override.description if override is not None else None
-    if description is None:
-        use_site = None if isinstance(node, ObjectNode) else node.description
-        description = use_site if use_site is not None else ann.description
-    return Field(
-        name=name,
-        key=ann.name or name,
-        init_name=init_name,
-        node=node,
-        description=description,
-        required=default is NOTHING and factory is None,
-        default=default,
-        default_factory=factory,
-        absent_is_none=absent_is_none,
-    )
-
-
-def _with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
-    """``ann`` with the name an ``Annotated[T, Annotation(name=...)]`` gives, if it has none."""
-    if ann.name is not None or hint.__class__ is type or hint.__class__ in _NOTHING_TO_UNWRAP:
-        return ann
-    name = None
-    while t.is_annotated(hint):
-        for meta in iter_annotation_metadata(hint.__metadata__):
-            if meta.name is not None:
-                name = meta.name
-        hint = t.get_args(hint)[0]
-    return ann if name is None else attrs.evolve(ann, name=name)
-
-
-def _refuse_fixed_enum(node: Node, values: Any, path: str, owner: Any) -> None:
-    """An annotation enum on a type that already fixes its values is a mistake to report."""
-    if values is None:
-        return
-    inner = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
-    if isinstance(inner, (EnumNode, LiteralNode)):
-        kind = "Enum" if isinstance(inner, EnumNode) else "Literal"
-        allowed = ", ".join(repr(v) for v in inner.values)
-        raise SchemaError(
-            f"an annotation enum {list(values)!r} was given, but the field's {kind} type "
-            f"already fixes its values ({allowed}); remove enum= from the annotation, or "
-            "change the type",
-            path=path,
-            type_=owner,
-        )
-
-
-def _with_enum(node: Node, values: tuple[Any, ...]) -> Node:
-    if isinstance(node, UnionNode) and node.nullable:
-        inner = _with_enum(node.without_null(), values)
-        return UnionNode(options=(inner, NullNode()), description=node.description)
-    if isinstance(node, ObjectNode):
-        return UseNode(target=node, enum=values)
-    return attrs.evolve(node, enum=values)
-
-
-def _check_parameter_names(ann: Annotation, names: list[str], path: str, owner: Any) -> None:
-    for key in ann.parameters:
-        if key in names:
-            continue
-        import difflib
-
-        close = difflib.get_close_matches(key, names, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        listed = ", ".join(names) if names else "(none)"
-        raise SchemaError(
-            f"the annotation describes a field {key!r} that {object_name(owner)} does not "
-            f"have; {hint}its fields are: {listed}",
-            path=f"{path}.{key}",
-            type_=owner,
-        )
-
-
-def _check_unique_keys(fields: list[Field], path: str, owner: Any) -> None:
-    seen: dict[str, str] = {}
-    for f in fields:
-        if f.key in seen:
-            raise SchemaError(
-                f"the fields {seen[f.key]!r} and {f.name!r} are both named {f.key!r} for the "
-                "model; give one of them another name in its Annotation",
-                path=f"{path}.{f.name}",
-                type_=owner,
-            )
-        seen[f.key] = f.name
-
-
-def _function_annotation(
-    func: Any, layers: list[Any], override_of: Callable[[Any], Annotation | None]
-) -> tuple[Annotation, dict[str, Annotation]]:
-    """What the code and the registered overrides say about a callable.
-
-    ``layers`` runs from ``func`` inwards (partial, bound method, function; or a callable
-    object and its ``__call__``). The docstring of the innermost function counts (for a
-    callable object its class docstring comes first, its ``__call__`` docstring second);
-    an override registered on any layer counts, the outer ones winning.
-
-    Returns:
-        The merged annotation, and the overridden parameters alone.
-    """
-    base = default_annotation(func)
-    if len(layers) > 1 and layers[-1] is type(layers[-2]).__call__:
-        # A callable object: its class docstring first, its __call__ docstring second.
-        inner = default_annotation(layers[-1])
-        base = Annotation(
-            name=base.name,
-            description=base.description or inner.description,
-            parameters={**base.parameters, **inner.parameters},
-        )
-    merged: Annotation | None = None
-    for layer in reversed(layers):
-        own = override_of(layer)
-        if own is not None:
-            merged = own if merged is None else own.merged_over(merged)
-    if merged is None:
-        return base, {}
-    return merged.merged_over(base), dict(merged.parameters)
 
 
 def _is_string_key(node: Node) -> bool:
@@ -876,18 +671,6 @@ def _flatten_literal(tp: Any) -> Iterator[Any]:
             yield from _flatten_literal(arg)
         else:
             yield arg
-
-
-def _override_parameters(
-    tp: Any, cls: Any, override_of: Callable[[Any], Annotation | None]
-) -> dict[str, Annotation]:
-    found: dict[str, Annotation] = {}
-    for source in (cls, tp):
-        own = override_of(source) if source is not None else None
-        if own is not None:
-            for key, value in own.parameters.items():
-                found[key] = value.merged_over(found[key]) if key in found else value
-    return found
 
 
 def _annotation_for_alias(alias: Any, cls: type, inspector: _Inspector) -> Annotation:
@@ -979,67 +762,3 @@ def too_deep_error(obj: Any, action: str = "inspect") -> SchemaError:
 def _short(path: str) -> str:
     """A dotted path cut in the middle when a deep type makes it long."""
     return path if len(path) <= 200 else f"{path[:80]}…{path[-100:]}"
-
-
-def iter_objects(node: Node) -> Iterator[ObjectNode]:
-    """Every object node reachable from ``node``, each once, in first-seen order."""
-    return iter(object_graph(node)[0])
-
-
-# Nodes that hold no other node.
-_LEAVES = frozenset({ScalarNode, EnumNode, LiteralNode, NullNode, AnyNode})
-
-
-def object_graph(root: Node) -> tuple[list[ObjectNode], set[ObjectNode]]:
-    """The object nodes reachable from ``root`` in first-seen order, and those on a cycle.
-
-    One depth-first walk: an object met again while its own fields are being walked
-    closes a cycle, and every object on the path from it is recursive.
-    """
-    order: list[ObjectNode] = []
-    recursive: set[ObjectNode] = set()
-    path: list[ObjectNode] = []
-    done: set[ObjectNode] = set()  # object nodes hash by identity
-
-    def visit(node: Node) -> None:
-        kind = node.__class__
-        if kind in _LEAVES:
-            return
-        if isinstance(node, ObjectNode):
-            if node in done:
-                return
-            if node in path:
-                recursive.update(path[path.index(node):])
-                return
-            order.append(node)
-            path.append(node)
-            for f in node.fields:
-                visit(f.node)
-            path.pop()
-            done.add(node)
-        elif kind is ArrayNode:
-            visit(node.items)  # type: ignore[attr-defined]
-        elif kind is UseNode:
-            visit(node.target)  # type: ignore[attr-defined]
-        else:
-            for child in children_of(node):
-                visit(child)
-
-    visit(root)
-    return order, recursive
-
-
-def children_of(node: Node) -> Iterator[Node]:
-    if isinstance(node, ObjectNode):
-        for f in node.fields:
-            yield f.node
-    elif isinstance(node, ArrayNode):
-        yield node.items
-    elif isinstance(node, TupleNode):
-        yield from node.items
-    elif isinstance(node, DictNode):
-        yield node.values
-    elif isinstance(node, UnionNode):
-        yield from node.options
-    elif isinstance(node, UseNode):
-        yield node.target

@@ -102,7 +102,7 @@ def test_slow_sync_tools_do_not_hold_up_the_default_executor() -> None:
 
         async def main():
             loop = asyncio.get_running_loop()
-            box = Toolbox([slow], max_workers=64)
+            box = Toolbox([slow], max_workers=64, max_calls_per_turn=None)
             calls = [ToolCall("slow", {"i": i}) for i in range(60)]
             batch = asyncio.create_task(box.acall_many(calls))
             for _ in range(5):
