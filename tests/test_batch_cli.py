@@ -131,6 +131,21 @@ def test_standard_input(tmp_path: Path, jobs: str) -> None:
     assert b"total                 10" in done.stderr
 
 
+def test_standard_input_redirected_from_a_file(tmp_path: Path) -> None:
+    """``< file`` makes standard input seekable, but it has no path for workers to open."""
+    path = batch_file(tmp_path, 10)
+    with path.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "describedtypes", "decode", TARGET, "-", "--jobs", "2"],
+            stdin=stdin, capture_output=True, timeout=120, check=False,
+            env={**_env(), "PYTHONPATH": str(ROOT / "src")},
+        )
+    assert done.returncode == 1, done.stderr
+    assert [orjson.loads(line)["line"] for line in done.stdout.splitlines()] == list(
+        range(1, 11)
+    )
+
+
 # -- the progress bar ------------------------------------------------------------------------
 
 

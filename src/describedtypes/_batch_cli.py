@@ -131,7 +131,7 @@ def _run(
         if args.jobs == 1:
             chunks = _serial(tp, args.shape, source, errors is out)
         else:  # started before the bar, whose thread a fork would not copy
-            chunks = _parallel(stack, tp, args.target, args.shape, source, args.jobs, errors is out)
+            chunks = _parallel(stack, tp, args, source, errors is out)
         bar = _progress(size, sys.stderr)
         if bar is not None:
             stack.callback(bar.close)
@@ -398,8 +398,8 @@ def _blocks(
 
 
 def _parallel(
-    stack: contextlib.ExitStack, tp: Any, target: str, shape: str, source: IO[bytes],
-    jobs: int, together: bool,
+    stack: contextlib.ExitStack, tp: Any, args: argparse.Namespace, source: IO[bytes],
+    together: bool,
 ) -> Iterator[_Chunk]:
     """Chunks decoded in ``jobs`` processes, yielded in input order, few in flight.
 
@@ -409,9 +409,11 @@ def _parallel(
 
     The workers start now; ``stack`` stops them (kills them on an error or Ctrl-C).
     """
-    path = getattr(source, "name", None)
-    setup = (target, shape, together)
-    if isinstance(path, str) and source.seekable():
+    jobs, shape = args.jobs, args.shape
+    setup = (args.target, shape, together)
+    # Standard input redirected from a file is seekable too, but has no path to reopen.
+    path = args.file if args.file != "-" else None
+    if path is not None and source.seekable():
         workers = stack.enter_context(Workers(jobs - 1, _worker_range, _init_worker, setup))
         # A task is a few bytes: one waits in the pipe while the other is decoded.
         local = functools.partial(decode_range, tp, shape, together)
