@@ -3,10 +3,11 @@
 Built for ``describedtypes decode --jobs N`` in place of ``multiprocessing.Pool``, whose
 worker-handler thread wakes up, and polls every worker, each time a result is waiting in
 the shared result pipe; with results of a few hundred kilobytes that is a busy loop in
-the parent, which takes a core's worth of time from the workers it waits for. Here
-the parent has no threads: each worker has its own pipe, the parent hands out the next
-task to whichever worker has room (so a worker slowed down by a neighbour gets fewer) and
-waits on the pipes with ``multiprocessing.connection.wait``.
+the parent (0.15 s of CPU time in a 1.1 s run on two cores), time taken from the
+workers it waits for. Here the parent has no threads: each worker has its own pipe,
+the parent hands out the next task to whichever worker has room (so a worker slowed
+down by a neighbour gets fewer) and waits on the pipes with
+``multiprocessing.connection.wait``.
 
 - At most ``window`` tasks are out (sent and not yet yielded) and at most ``depth`` per
   worker, so memory stays flat; results that come back early wait in a dict.
@@ -107,6 +108,9 @@ class Workers:
         from multiprocessing.connection import wait
 
         conns = self._conns
+        if not conns and local is None:
+            msg = "no workers to run the tasks: start at least one, or pass local="
+            raise ValueError(msg)
         busy = dict.fromkeys(conns, 0)  # tasks out per worker
         ready: dict[int, Any] = {}  # results that came back before their turn
         source = iter(tasks)
