@@ -640,7 +640,7 @@ def default_annotation(obj: Any) -> Annotation:
     section, ``metadata={"description": ...}`` (attrs and dataclass fields), and
     ``Annotated[T, Annotation(...)]`` on its annotation.
     """
-    if obj.__class__ is type:
+    if type(obj) is type:
         # A plain class (no metaclass; never a generic alias, which on Python 3.10 passes
         # isinstance(..., type)): the common case, without the unwrapping below.
         doc = obj.__dict__.get("__doc__")

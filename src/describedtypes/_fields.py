@@ -168,7 +168,7 @@ def make_field(
 
 def with_annotated_name(ann: Annotation, hint: Any) -> Annotation:
     """``ann`` with the name an ``Annotated[T, Annotation(name=...)]`` gives, if it has none."""
-    if ann.name is not None or hint.__class__ is type or hint.__class__ in NOTHING_TO_UNWRAP:
+    if ann.name is not None or type(hint) is type or type(hint) in NOTHING_TO_UNWRAP:
         return ann
     name = None
     while t.is_annotated(hint):

@@ -62,7 +62,7 @@ def _evaluated_class_hints(cls: type) -> dict[str, Any] | None:
         if not isinstance(annotations, dict):
             return None
         for name, value in annotations.items():
-            if value.__class__ is type:  # str, int, a class: most annotations
+            if type(value) is type:  # str, int, a class: most annotations
                 pass
             elif value is None:
                 value = type(None)
@@ -87,7 +87,7 @@ def _evaluated(tp: Any, depth: int) -> bool:
     if getattr(tp, "__origin__", None) is typing.Literal:  # values, never evaluated
         return True
     for arg in tp.__args__:
-        if arg.__class__ is not type and not _evaluated(arg, depth + 1):
+        if type(arg) is not type and not _evaluated(arg, depth + 1):
             return False
     return True
 

@@ -267,7 +267,7 @@ class _Inspector:
             self._depth -= 1
 
     def _node(self, tp: Any, path: str, owner: Any) -> Node:
-        if tp.__class__ is type:
+        if type(tp) is type:
             # A plain class (str, int, an attrs class, an Enum is EnumMeta's): no
             # Annotated, alias or NewType to unwrap. Most nodes take this path.
             scalar = _SCALAR_NODES.get(tp)
@@ -277,7 +277,7 @@ class _Inspector:
                 return _NULL
             if attrs.has(tp) or dataclasses.is_dataclass(tp):
                 return self.object(tp, path)
-        elif tp.__class__ in NOTHING_TO_UNWRAP:
+        elif type(tp) in NOTHING_TO_UNWRAP:
             return self._bare(tp, path, owner)
         meta: list[Annotation] = []
         bounds: list[tuple[str, Any, str]] = []
@@ -331,7 +331,7 @@ class _Inspector:
     def _bare(self, tp: Any, path: str, owner: Any) -> Node:
         # The common forms first, told apart by their class alone: list[str] and
         # dict[str, X] (never a union, Literal or forward reference), X | None, Enums.
-        kind = tp.__class__
+        kind = type(tp)
         if kind is types.GenericAlias:
             return self._generic(tp, tp.__origin__, tp.__args__, path, owner)
         if kind is _OPTIONAL_ALIAS or kind is types.UnionType:
@@ -522,7 +522,7 @@ class _Inspector:
             cached = None
         if cached is not None:
             return cached
-        origin = None if tp.__class__ is type else t.get_origin(tp)  # Box[int]'s is Box
+        origin = None if type(tp) is type else t.get_origin(tp)  # Box[int]'s is Box
         cls = origin if origin is not None else tp
         ann = self.annotation(tp) if origin is None else self._alias_annotation(tp, cls)
         override = self.override_parameters(tp, cls)
@@ -565,11 +565,11 @@ class _Inspector:
                     type_=tp,
                 )
             # A plain str/int/float/... field: its shared node, without the walk.
-            scalar = _SCALAR_NODES.get(hint) if hint.__class__ is type else None
+            scalar = _SCALAR_NODES.get(hint) if type(hint) is type else None
             fnode = self.node(hint, field_path, tp) if scalar is None else scalar
             if validator is not None:
                 fnode = apply_validator(fnode, validator, field_path, tp)
-            if hint.__class__ is not type and hint.__class__ not in NOTHING_TO_UNWRAP:
+            if type(hint) is not type and type(hint) not in NOTHING_TO_UNWRAP:
                 field_ann = with_annotated_name(field_ann, hint)
             if field_ann.enum is not None:
                 refuse_fixed_enum(fnode, field_ann.enum, field_path, tp)
