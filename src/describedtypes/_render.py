@@ -589,14 +589,14 @@ def _key_text(key: ni.ScalarNode) -> str | None:
     if kind is not None:
         parts.append(f"Every key is {kind}.")
     c = key.constraints
-    if c.min_length is not None:
-        parts.append(f"Every key has at least {c.min_length} character"
-                     f"{'' if c.min_length == 1 else 's'}.")
-    if c.max_length is not None:
-        parts.append(f"Every key has at most {c.max_length} character"
-                     f"{'' if c.max_length == 1 else 's'}.")
-    if c.pattern is not None:
-        parts.append(f"Every key matches the regular expression `{c.pattern}`.")
+    for keyword, value, verb in (
+        ("minLength", c.min_length, "has"),
+        ("maxLength", c.max_length, "has"),
+        ("pattern", c.pattern, "matches"),
+    ):
+        if value is not None:  # worded as the bounds moved into descriptions are
+            clause = _CONSTRAINT_TEXT[keyword][1].format(value, s="" if value == 1 else "s")
+            parts.append(f"Every key {verb} {clause}.")
     return " ".join(parts) or None
 
 

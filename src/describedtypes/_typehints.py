@@ -62,11 +62,9 @@ def _evaluated_class_hints(cls: type) -> dict[str, Any] | None:
         if not isinstance(annotations, dict):
             return None
         for name, value in annotations.items():
-            if type(value) is type:  # str, int, a class: most annotations
-                pass
-            elif value is None:
+            if value is None:
                 value = type(None)
-            elif not _evaluated(value, 0):
+            elif type(value) is not type and not _evaluated(value, 0):  # str, int, a class
                 return None
             hints[name] = value
     return hints
