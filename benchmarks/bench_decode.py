@@ -220,11 +220,12 @@ NORMAL = "describedtypes.decode, no msgspec"
 @contextlib.contextmanager
 def without_fast_path(active: bool) -> Iterator[None]:
     """decode() as it runs without msgspec installed: Order's decoder has no fast path."""
-    module = sys.modules["describedtypes._decode"]
+    module = sys.modules["describedtypes._codec.decode"]
     if not active or not hasattr(module, "FALLBACK"):
         yield
         return
-    from describedtypes import _cache, annotate
+    from describedtypes import annotate
+    from describedtypes._types import cache as _cache
 
     entry = _cache.get(Order, ("decoder", Order, annotate))
     assert entry is not None, "decode(Order, ...) once first"
@@ -268,7 +269,7 @@ def candidates(data: bytes, number: int, rounds: int) -> dict[str, float]:
         "msgspec.json.decode": lambda: msgspec.json.decode(data, type=MOrder),
         "orjson.loads (floor)": lambda: orjson.loads(data),
     }
-    if hasattr(sys.modules["describedtypes._decode"], "FALLBACK"):  # it has a fast path
+    if hasattr(sys.modules["describedtypes._codec.decode"], "FALLBACK"):  # it has a fast path
         runs[NORMAL] = lambda: decode(Order, data)
     return measure(runs, number=number, rounds=rounds)
 

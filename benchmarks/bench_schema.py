@@ -23,8 +23,8 @@ from _common import TIMER, Row
 from _models import Status, build_attrs, build_msgspec, build_pydantic
 
 from describedtypes import OPENAI, STANDARD, schema
-from describedtypes import _schema as schema_module
 from describedtypes import inspect as inspect_module
+from describedtypes._schema import schema as schema_module
 
 
 def best(fn: object, number: int, repeat: int = 7) -> float:

@@ -36,7 +36,7 @@ from describedtypes import (
     schema,
 )
 from describedtypes import adapters as adapters_module
-from describedtypes._document import document
+from describedtypes._schema.document import document
 from describedtypes.adapters import Limits
 
 from .strategies import classes

@@ -315,7 +315,7 @@ def test_docstrings_read_as_docstring_parser_reads_them(lines: list[str]) -> Non
     gives, though plain docstrings skip it and single-style ones use that style alone."""
     import inspect as pyinspect
 
-    from describedtypes._docstrings import parse_docstring
+    from describedtypes._types.docstrings import parse_docstring
 
     doc = pyinspect.cleandoc("\n".join(lines))
     assert parse_docstring(doc) == _oracle(doc)

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes import _batch_cli
-from describedtypes._cli import main
+from describedtypes._cli import decode as _batch_cli
+from describedtypes._cli.main import main
 
 from .batch_lines import anthropic_line, mixed_openai_file
 

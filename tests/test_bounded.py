@@ -156,7 +156,7 @@ class TestErrorMemory:
     @pytest.mark.parametrize("entry", ["decode", "decode_arguments"])
     def test_an_invalid_json_error_keeps_no_reference_to_the_text(self, entry: str) -> None:
         """A DecodeError for 4 MB of unfinished JSON does not keep the 4 MB alive."""
-        from describedtypes._decode import decode_arguments
+        from describedtypes._codec.decode import decode_arguments
 
         def total(values: list[int]) -> int:
             return sum(values)

@@ -26,7 +26,7 @@ from describedtypes import (
     check,
     check_request,
 )
-from describedtypes._rules import regex_features, suggest_name
+from describedtypes._schema.rules import regex_features, suggest_name
 from describedtypes.adapters import Adapter
 
 S = {"type": "string"}
@@ -613,7 +613,7 @@ def test_check_reads_the_read_only_schema_schema_returns() -> None:
     import attrs
 
     from describedtypes import schema
-    from describedtypes._document import document
+    from describedtypes._schema.document import document
 
     leaf = attrs.make_class("Leaf", {"z": attrs.field(type=int)})
     holder = attrs.make_class("Holder", {

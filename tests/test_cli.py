@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from describedtypes._cli import main
+from describedtypes._cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "weather.py") + ":Weather"

@@ -9,7 +9,7 @@ import attrs
 import pytest
 
 from describedtypes import Annotation, DecodeError, annotate
-from describedtypes._decode import decode_arguments
+from describedtypes._codec.decode import decode_arguments
 from describedtypes.inspect import ObjectNode, type_info
 
 

@@ -15,7 +15,8 @@ from typing import Any
 import attrs
 import pytest
 
-from describedtypes import Annotation, DecodeError, Registry, _decode, annotate, decode
+from describedtypes import Annotation, DecodeError, Registry, annotate, decode
+from describedtypes._codec import decode as _decode
 
 
 @pytest.fixture(params=["msgspec", "no msgspec"])

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from describedtypes import DecodeError, decode, encode, schema
 from describedtypes import inspect as ni
-from describedtypes._nodes import is_decimal
+from describedtypes._types.nodes import is_decimal
 
 from .strategies import classes
 

@@ -42,7 +42,7 @@ from describedtypes import (
     make_converter,
     schema,
 )
-from describedtypes import inspect as ni
+from describedtypes._types import inspector
 
 ALL = [STANDARD, OPENAI, OPENAI_TOOLS, OPENAI_CHAT_TOOLS, ANTHROPIC_TOOLS, ANTHROPIC, GEMINI,
        MCP_TOOLS]
@@ -141,7 +141,7 @@ def through(adapter: Adapter, x: Any) -> bytes:
 def test_every_string_scalar_is_a_tested_key_type() -> None:
     """A string scalar the inspector gains is a dict key type: it must be tested here."""
     tested = {tp for tp, _ in KEY_TYPES.values()}
-    for tp, node in ni._SCALAR_NODES.items():
+    for tp, node in inspector._SCALAR_NODES.items():
         if node.type == "string":
             assert tp in tested, tp
 

@@ -32,7 +32,7 @@ from openai.lib._pydantic import to_strict_json_schema
 
 from describedtypes import OPENAI, SchemaError, check, encode, schema
 from describedtypes import inspect as ni
-from describedtypes._nodes import children_of
+from describedtypes._types.nodes import children_of
 
 from .strategies import classes
 

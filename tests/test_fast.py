@@ -1,6 +1,6 @@
 """The msgspec fast path of decode() accepts and rejects exactly what the normal path does.
 
-The fast path (``describedtypes._fast``) decodes with msgspec into mirror Structs and
+The fast path (``describedtypes._codec.fast``) decodes with msgspec into mirror Structs and
 builds the classes through their constructors; whatever it cannot decode goes to the
 normal decoder. The property that matters: whenever the fast path returns a value, the
 normal decoder accepts the same text and returns an identical value (same types all
@@ -32,13 +32,13 @@ from describedtypes import (
     Annotation,
     DecodeError,
     Registry,
-    _decode,
-    _fast,
-    _problems,
     annotate,
     decode,
     encode,
 )
+from describedtypes._codec import decode as _decode
+from describedtypes._codec import fast as _fast
+from describedtypes._codec import problems as _problems
 
 from .strategies import classes
 

@@ -45,7 +45,7 @@ from describedtypes import (
     encode,
     schema,
 )
-from describedtypes._document import document
+from describedtypes._schema.document import document
 
 from .grammar_support import (
     Compiled,

@@ -54,7 +54,7 @@ from describedtypes import (
     tool_results_for_openai_chat,
     tool_results_for_openai_responses,
 )
-from describedtypes._decode import decode_arguments
+from describedtypes._codec.decode import decode_arguments
 from describedtypes.inspect import ObjectNode, type_info
 
 from .strategies import classes

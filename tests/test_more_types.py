@@ -39,7 +39,7 @@ from describedtypes import (
     encode,
     schema,
 )
-from describedtypes._document import document
+from describedtypes._schema.document import document
 
 from .runtime.isolated import run_isolated
 

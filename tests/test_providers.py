@@ -34,7 +34,7 @@ from describedtypes import (
     check_request,
     schema,
 )
-from describedtypes._document import document
+from describedtypes._schema.document import document
 
 from .strategies import classes
 

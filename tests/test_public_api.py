@@ -37,3 +37,25 @@ def test_errors_subclass_the_builtins_callers_catch() -> None:
     assert issubclass(describedtypes.ArgumentError, ValueError)
     for name in ("SchemaError", "DecodeError", "ArgumentError"):
         assert issubclass(getattr(describedtypes, name), describedtypes.DescribedTypesError)
+
+
+def test_public_names_are_shown_under_the_package() -> None:
+    """Public classes and functions say describedtypes, not the private module defining them."""
+    import typing
+
+    for name in describedtypes.__all__:
+        obj = getattr(describedtypes, name)
+        if isinstance(obj, type) or (callable(obj) and hasattr(obj, "__code__")):
+            assert obj.__module__ in ("describedtypes", "describedtypes.errors"), name
+        if isinstance(obj, type):
+            typing.get_type_hints(obj)  # annotations still resolve after the move
+
+
+def test_public_names_pickle_by_their_public_path() -> None:
+    """A record made by the library pickles and unpickles through describedtypes.X."""
+    import pickle
+
+    call = describedtypes.ToolCall("weather", '{"city": "Bern"}', "c1")
+    assert pickle.loads(pickle.dumps(call)) == call
+    result = describedtypes.ToolResult(content="ok", call_id="c1", name="weather")
+    assert pickle.loads(pickle.dumps(result)) == result

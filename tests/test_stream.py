@@ -33,12 +33,12 @@ from describedtypes import (
     RefusalError,
     Registry,
     SchemaError,
-    _stream,
     adecode_stream,
     decode,
     decode_stream,
     encode,
 )
+from describedtypes._vendors import stream as _stream
 
 from .strategies import classes
 

@@ -504,7 +504,7 @@ class TestOnePathToADefinition:
     def test_rules_run_once_per_definition(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """definitions() checks each tool once; the request adds only its budgets."""
         from describedtypes import OPENAI_TOOLS, Toolbox
-        from describedtypes import adapters as adapters_module
+        from describedtypes._schema import adapters as adapters_module
 
         calls: list[str] = []
         real = adapters_module.run_rules

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from describedtypes import Toolbox, ToolCall, ToolResult
-from describedtypes._turn import share
+from describedtypes._tools.limits import share
 
 
 def run(coro: Any) -> Any:

@@ -11,7 +11,7 @@ import attrs
 from hypothesis import given
 
 from describedtypes import Annotation
-from describedtypes._typehints import _evaluated_class_hints, _get_type_hints
+from describedtypes._types.type_hints import _evaluated_class_hints, _get_type_hints
 
 from .strategies import classes
 

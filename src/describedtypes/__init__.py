@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_type_hints
 
-from ._annotate import Annotation, Registry, annotate
-from ._batch import BatchResult, decode_batch
-from ._context import Context
-from ._converter import make_converter, register_hooks
-from ._decode import decode, decode_arguments
-from ._document import Problem
-from ._encode import encode
-from ._extract import aextract, extract
-from ._glue import (
-    read_tool_calls,
-    tool_calls_from_anthropic,
-    tool_calls_from_openai_chat,
-    tool_calls_from_openai_responses,
-    tool_results_for_anthropic,
-    tool_results_for_openai_chat,
-    tool_results_for_openai_responses,
-)
-from ._graph import graph
-from ._partial import Partial
-from ._response import decode_response
-from ._schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
-from ._stream import adecode_stream, decode_stream
-from ._tools import ParseArgs, Tool, Toolbox, ToolCall, ToolResult
-from .adapters import (
+from ._ask.extract import aextract, extract
+from ._base.records import ToolCall, ToolResult
+from ._batch.lines import BatchResult, decode_batch
+from ._codec.converter import make_converter, register_hooks
+from ._codec.decode import decode, decode_arguments
+from ._codec.encode import encode
+from ._codec.partial import Partial
+from ._schema.adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
     GEMINI,
@@ -39,6 +23,24 @@ from .adapters import (
     Adapter,
     check,
     check_request,
+)
+from ._schema.document import Problem
+from ._schema.graph import graph
+from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
+from ._tools.tool import ParseArgs, Tool
+from ._tools.toolbox import Toolbox
+from ._types.annotate import Annotation, Registry, annotate
+from ._types.context import Context
+from ._vendors.replies import decode_response
+from ._vendors.stream import adecode_stream, decode_stream
+from ._vendors.toolcalls import (
+    read_tool_calls,
+    tool_calls_from_anthropic,
+    tool_calls_from_openai_chat,
+    tool_calls_from_openai_responses,
+    tool_results_for_anthropic,
+    tool_results_for_openai_chat,
+    tool_results_for_openai_responses,
 )
 from .errors import (
     ArgumentError,
@@ -111,6 +113,28 @@ __all__ = [
     "tool_results_for_openai_chat",
     "tool_results_for_openai_responses",
 ]
+
+
+
+
+def _own(names: list[str]) -> None:
+    """Show the public classes and functions as ``describedtypes.X`` (in reprs, tracebacks
+    and the docs), not under the private module that defines them; pickling finds them
+    here under the same name."""
+    for name in names:
+        obj = globals()[name]
+        own = isinstance(obj, type) or (callable(obj) and hasattr(obj, "__code__"))
+        if not own or not obj.__module__.startswith("describedtypes._"):
+            continue
+        if isinstance(obj, type):
+            # typing.get_type_hints() evaluates a class's string annotations in the module
+            # __module__ names: evaluate them first, where they were written.
+            obj.__annotations__ = get_type_hints(obj)
+        obj.__module__ = "describedtypes"
+
+
+_own(__all__)
+del _own
 
 
 def __getattr__(name: str) -> Any:

@@ -7,7 +7,7 @@ from .isolated import run_isolated
 PRELUDE = """
 import sys
 sys.path.insert(0, {root!r})
-from describedtypes._procpool import Workers, WorkerError
+from describedtypes._batch.workers import Workers, WorkerError
 from tests.runtime import workers_fns as f
 """
 

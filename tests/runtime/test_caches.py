@@ -55,7 +55,7 @@ def test_functions_partials_and_bound_methods_are_collected() -> None:
         import functools, gc, json, weakref
         from describedtypes import OPENAI_TOOLS, schema
         from describedtypes import inspect as ni
-        from describedtypes._decode import decode_arguments
+        from describedtypes._codec.decode import decode_arguments
 
         class Session:
             pass

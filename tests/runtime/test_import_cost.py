@@ -83,7 +83,7 @@ def test_a_lazy_module_rebinds_its_global_on_first_use() -> None:
     out = run_isolated(
         """
         import sys
-        from describedtypes._lazy import LazyModule
+        from describedtypes._base.lazy import LazyModule
 
         names = {}
         names["colorsys"] = LazyModule("colorsys", names)

@@ -80,7 +80,7 @@ reveal_type(schema(Weather, dict_type=fresh_mapping))  # expect: typing.Mapping[
 client: Any = None
 reveal_type(extract(Weather, client, messages=[], model="m"))  # expect: Weather
 reveal_type(extract(list[Weather], client, messages=[], model="m"))  # expect: list[Weather]
-reveal_type(decode_stream(Weather, ["{}"]))  # expect: typing.Iterator[Weather | describedtypes._partial.Partial[Weather]]  pyright: Iterator[Weather | Partial[Weather]]
+reveal_type(decode_stream(Weather, ["{}"]))  # expect: typing.Iterator[Weather | describedtypes._codec.partial.Partial[Weather]]  pyright: Iterator[Weather | Partial[Weather]]
 
 
 def typed_result(text: str) -> Weather:

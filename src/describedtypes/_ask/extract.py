@@ -1,0 +1,342 @@
+"""``extract()``: one structured-output request, decoded, with the error sent back on a miss.
+
+The conversation logic is written once, as a generator that yields what to do next
+(send a request, run tool calls) and receives the outcome; a sync and an async driver
+do the I/O. ``_loop`` (the tool loop) shares the drivers and the retry rule.
+"""
+
+from __future__ import annotations
+
+import inspect as _pyinspect
+import logging
+from collections.abc import Generator, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+import attrs
+
+from .._base.aio import run_coroutine
+from .._base.records import ToolCall, ToolResult
+from .._types.annotate import Registry, annotate
+from .._vendors.clients import Provider, provider_for, retry_text
+from ..errors import DecodeError, IncompleteReplyError, RefusalError
+
+if TYPE_CHECKING:
+    from .._tools.toolbox import Toolbox
+
+__all__ = ["aextract", "extract"]
+
+T = TypeVar("T")
+
+log = logging.getLogger("describedtypes")
+
+
+@attrs.frozen
+class Send:
+    """A step: send a request with these keywords; the response comes back."""
+
+    kwargs: dict[str, Any]
+
+
+@attrs.frozen
+class RunTools:
+    """A step: run these tool calls; the results come back, in order."""
+
+    calls: list[ToolCall]
+
+
+Steps = Generator["Send | RunTools", Any, Any]
+
+#: Keywords a caller may not pass through **request: the library sets them itself.
+_OWN_KEYWORDS = {
+    "response_format": "extract() sets response_format from the type",
+}
+
+
+# -- checking the arguments -------------------------------------------------------------
+
+
+def conversation(messages: Any, provider: Provider, entry: str) -> list[Any]:
+    """A new list holding the caller's messages (a str is one user message)."""
+    if isinstance(messages, str):
+        return [provider.user_message(messages)]
+    if isinstance(messages, (bytes, Mapping)) or not isinstance(messages, Iterable):
+        msg = (
+            f"{entry}(messages=...) takes a list of messages (or one str, the user's "
+            f"question), got {type(messages).__name__}"
+        )
+        raise TypeError(msg)
+    listed = list(messages)
+    if not listed:
+        msg = f"{entry}(messages=[]) has nothing to ask; pass at least one user message"
+        raise ValueError(msg)
+    for i, message in enumerate(listed):
+        if message is None or isinstance(message, (str, bytes, int, float, list, tuple)):
+            example = provider.user_message("...")
+            msg = (
+                f"{entry}(): messages[{i}] is a {type(message).__name__}; each message is a "
+                f"dict in the {provider.name} shape, such as {example!r}"
+            )
+            raise TypeError(msg)
+    return listed
+
+
+def check_call(
+    entry: str, provider: Provider, model: Any, count: Any, count_name: str, minimum: int,
+    request: dict[str, Any],
+) -> None:
+    if not isinstance(model, str) or not model:
+        msg = f"{entry}(model=...) must be the model's name as a non-empty str, got {model!r}"
+        raise TypeError(msg)
+    if isinstance(count, bool) or not isinstance(count, int):
+        msg = f"{entry}({count_name}=...) must be an int, got {type(count).__name__}"
+        raise TypeError(msg)
+    if count < minimum:
+        msg = f"{entry}({count_name}={count}) must be at least {minimum}"
+        raise ValueError(msg)
+    if provider.messages_key in request:
+        msg = (
+            f"{entry}() got {provider.messages_key}=; pass the conversation as messages=, "
+            f"it is sent as {provider.messages_key}"
+        )
+        raise TypeError(msg)
+
+
+# -- the retry rule ---------------------------------------------------------------------
+
+
+def _shown_path(path: str) -> str:
+    # A path holds key names the model chose: cut long ones, escape control characters
+    # so one log record stays one line.
+    if len(path) > 80:
+        path = path[:77] + "..."
+    return path if path.isprintable() else repr(path)
+
+
+def _where(err: DecodeError) -> str:
+    paths = list(dict.fromkeys(_shown_path(str(path)) for path, _ in err.errors))
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return f"{len(err.errors)} problem{'s' * (len(err.errors) != 1)} at {shown}"
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__qualname__", None) or repr(tp)
+
+
+def decode_or_retry(
+    tp: Any,
+    provider: Provider,
+    response: Any,
+    attempts: list[tuple[object, DecodeError]],
+    retries: int,
+) -> tuple[bool, Any]:
+    """Decode ``response``: ``(True, value)``, or ``(False, messages to append)`` for a
+    retry; raises when there is nothing left to try (with every attempt attached)."""
+    try:
+        return True, provider.decode(tp, response)
+    except (RefusalError, IncompleteReplyError) as err:
+        attempts.append((response, err))
+        err.attempts = list(attempts)
+        if isinstance(err, RefusalError):
+            log.warning("%s: the model refused to answer; not asking again", provider.name)
+            log.debug("%s: refusal text: %s", provider.name, err.refusal)
+        else:
+            log.warning(
+                "%s: the reply was cut off (%s); not asking again", provider.name, err.reason
+            )
+        raise
+    except DecodeError as err:
+        attempts.append((response, err))
+        err.attempts = list(attempts)
+        if len(attempts) > retries:
+            log.warning(
+                "%s: giving up after %d replies that did not decode into %s (%s)",
+                provider.name, len(attempts), _type_name(tp), _where(err),
+            )
+            raise
+        log.info(
+            "%s: reply %d did not decode into %s (%s); asking again (retry %d of %d)",
+            provider.name, len(attempts), _type_name(tp), _where(err), len(attempts), retries,
+        )
+        log.debug("%s: sent back to the model: %s", provider.name, retry_text(err))
+        return False, provider.retry_messages(response, err)
+
+
+def _extract_steps(
+    tp: Any, provider: Provider, transcript: list[Any], model: str, retries: int,
+    request: dict[str, Any],
+) -> Steps:
+    extra = provider.structured(tp, request)  # SchemaError here, before any request
+    attempts: list[tuple[object, DecodeError]] = []
+    while True:
+        log.debug(
+            "%s: request %d for %s (model %s, messages: %d)",
+            provider.name, len(attempts) + 1, _type_name(tp), model, len(transcript),
+        )
+        response = yield Send(provider.request(model, transcript, extra))
+        done, outcome = decode_or_retry(tp, provider, response, attempts, retries)
+        if done:
+            return outcome
+        transcript = [*transcript, *outcome]
+
+
+# -- the drivers ------------------------------------------------------------------------
+
+
+def drive(
+    steps: Steps, provider: Provider, toolbox: Toolbox | None = None, context: Any = None
+) -> Any:
+    """Run ``steps`` with a sync client."""
+    step = next(steps)
+    while True:
+        if isinstance(step, Send):
+            outcome = provider.create(**step.kwargs)
+            if _pyinspect.isawaitable(outcome):
+                if _pyinspect.iscoroutine(outcome):
+                    outcome.close()
+                msg = f"the {provider.name} client is async; use the a-prefixed function"
+                raise TypeError(msg)
+        else:
+            assert toolbox is not None
+            # No timeout here: each tool has its own (Tool / Toolbox timeout=).
+            outcome = run_coroutine(toolbox.acall_many(step.calls, context=context), None)
+        try:
+            step = steps.send(outcome)
+        except StopIteration as stop:
+            return stop.value
+
+
+async def adrive(
+    steps: Steps, provider: Provider, toolbox: Toolbox | None = None, context: Any = None
+) -> Any:
+    """Run ``steps`` with an async client."""
+    step = next(steps)
+    while True:
+        outcome: Any
+        if isinstance(step, Send):
+            outcome = await provider.create(**step.kwargs)
+        else:
+            assert toolbox is not None
+            results: list[ToolResult] = await toolbox.acall_many(step.calls, context=context)
+            outcome = results
+        try:
+            step = steps.send(outcome)
+        except StopIteration as stop:
+            return stop.value
+
+
+# -- the public functions ---------------------------------------------------------------
+
+
+def _prepare(
+    entry: str, tp: Any, client: Any, messages: Any, model: Any, retries: Any, api: Any,
+    request: dict[str, Any], *, want_async: bool, registry: Any,
+) -> tuple[Provider, Steps]:
+    provider = provider_for(
+        client, api, want_async=want_async, names=("extract", "aextract"), registry=registry
+    )
+    check_call(entry, provider, model, retries, "retries", 0, request)
+    for key, why in _OWN_KEYWORDS.items():
+        if key in request:
+            msg = f"{entry}() got {key}=; {why}"
+            raise TypeError(msg)
+    transcript = conversation(messages, provider, entry)
+    return provider, _extract_steps(tp, provider, transcript, model, retries, request)
+
+
+@overload
+def extract(
+    tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
+) -> T: ...
+
+
+@overload
+def extract(
+    tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
+) -> Any: ...
+
+
+def extract(
+    tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
+) -> Any:
+    """Ask the model for an instance of ``tp`` with one structured-output request.
+
+    The request carries ``tp``'s schema in the provider's structured-output shape. If the
+    reply does not decode, the reply and a user message holding ``str(error)`` (the
+    problems, path by path) are appended to the conversation and the model is asked
+    again, at most ``retries`` times.
+
+    - `openai.OpenAI`: `chat.completions.create` with `response_format`; with
+      `api="responses"`, `responses.create` with `text.format`.
+    - `anthropic.Anthropic`: `messages.create` with `output_config.format`;
+      `max_tokens` defaults to 4096.
+    - `google.genai.Client`: `models.generate_content` with
+      `config.response_json_schema`.
+
+    Args:
+        tp: The type to ask for, as for ``schema()`` (an object type: an attrs class, a
+            dataclass, a TypedDict, ...).
+        client: The caller's own SDK client (sync; see ``aextract`` for async ones).
+        messages: The conversation so far, in the provider's message shape, or one str
+            (the user's question). It is copied, never changed.
+        model: The model name.
+        retries: How many times to ask again after a reply that does not decode.
+        api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
+        registry: Where registered annotations are looked up, for the schema and the
+            decoding.
+        **request: Passed on to the SDK call unchanged (``temperature``, ``system``,
+            ``instructions``, ``max_tokens``, ``config``, ...). ``text`` (Responses),
+            ``output_config`` (Anthropic) and ``config`` (Gemini) are merged with the
+            structured-output setting.
+
+    Returns:
+        The decoded instance of ``tp``.
+
+    Raises:
+        DecodeError: No reply decoded after ``retries`` retries; ``.attempts`` holds every
+            ``(response, error)`` pair.
+        RefusalError: The model refused (raised at once, no retry).
+        IncompleteReplyError: The reply was cut off (raised at once, no retry).
+        SchemaError: ``tp`` cannot be described for the provider (before any request).
+        TypeError: ``client`` is not a supported client, or an argument has the wrong
+            type; the message says what to pass.
+
+    .. versionadded:: 0.2.0
+    """
+    provider, steps = _prepare(
+        "extract", tp, client, messages, model, retries, api, request, want_async=False,
+        registry=registry,
+    )
+    return drive(steps, provider)
+
+
+@overload
+async def aextract(
+    tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
+) -> T: ...
+
+
+@overload
+async def aextract(
+    tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
+) -> Any: ...
+
+
+async def aextract(
+    tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, **request: Any,
+) -> Any:
+    """``extract`` for async clients: ``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``,
+    and ``google.genai.Client`` (its ``.aio``) or ``Client.aio`` itself.
+
+    .. versionadded:: 0.2.0
+    """
+    provider, steps = _prepare(
+        "aextract", tp, client, messages, model, retries, api, request, want_async=True,
+        registry=registry,
+    )
+    return await adrive(steps, provider)

@@ -1,0 +1,124 @@
+"""``Toolbox.run()``: the tool loop. Ask, run the calls the model makes, send the results
+back, until the model answers without calling a tool."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from .._types.annotate import annotate
+from .._vendors.clients import Provider, provider_for
+from ..errors import DecodeError, MaxTurnsError
+from .extract import (
+    RunTools,
+    Send,
+    Steps,
+    adrive,
+    check_call,
+    conversation,
+    decode_or_retry,
+    drive,
+)
+
+if TYPE_CHECKING:
+    from .._tools.toolbox import Toolbox
+
+log = logging.getLogger("describedtypes")
+
+#: The toolbox's limits on a turn, which run() might be mistaken to take.
+_TOOLBOX_KEYWORDS = ("max_calls_per_turn", "max_result_chars_per_turn", "max_result_chars")
+
+
+def _run_steps(
+    toolbox: Toolbox,
+    provider: Provider,
+    transcript: list[Any],
+    model: str,
+    max_turns: int,
+    output_type: Any,
+    retries: int,
+    request: dict[str, Any],
+) -> Steps:
+    definitions = toolbox.definitions(provider.tool_adapter)  # SchemaError before sending
+    extra = provider.with_tools(definitions, request) if definitions else dict(request)
+    if output_type is not None:
+        extra = provider.structured(output_type, extra)
+    attempts: list[tuple[object, DecodeError]] = []
+    turn = 0
+    while True:
+        if turn == max_turns:
+            log.warning(
+                "%s: still calling tools after %d turns; stopping", provider.name, turn
+            )
+            raise MaxTurnsError(turn, transcript)
+        turn += 1
+        log.debug(
+            "%s: turn %d (model %s, messages: %d, tools: %d)",
+            provider.name, turn, model, len(transcript), len(definitions),
+        )
+        response = yield Send(provider.request(model, transcript, extra))
+        calls = provider.calls(response)
+        if calls:
+            log.debug("%s: turn %d: the model made %d tool calls", provider.name, turn, len(calls))
+            results = yield RunTools(calls)
+            transcript = [
+                *transcript,
+                *provider.reply_messages(response),
+                *provider.result_messages(results),
+            ]
+            continue
+        if output_type is None:
+            return provider.text(response)
+        done, outcome = decode_or_retry(output_type, provider, response, attempts, retries)
+        if done:
+            return outcome
+        transcript = [*transcript, *outcome]
+
+
+def _prepare(
+    entry: str, toolbox: Toolbox, client: Any, messages: Any, model: Any, max_turns: Any,
+    output_type: Any, retries: Any, api: Any, request: dict[str, Any], *, want_async: bool,
+    registry: Any,
+) -> tuple[Provider, Steps]:
+    provider = provider_for(
+        client, api, want_async=want_async, names=("Toolbox.run", "Toolbox.arun"),
+        registry=annotate if registry is None else registry,
+    )
+    check_call(entry, provider, model, max_turns, "max_turns", 1, request)
+    for key in _TOOLBOX_KEYWORDS:
+        if key in request:  # it would go on to the SDK call, which rejects it
+            msg = (
+                f"{entry}() got {key}=; it is a setting of the toolbox: "
+                f"Toolbox(tools, {key}=...)"
+            )
+            raise TypeError(msg)
+    check_call(entry, provider, model, retries, "retries", 0, {})
+    transcript = conversation(messages, provider, entry)
+    steps = _run_steps(
+        toolbox, provider, transcript, model, max_turns, output_type, retries, request
+    )
+    return provider, steps
+
+
+def run(
+    toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
+    output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
+    request: dict[str, Any],
+) -> Any:
+    provider, steps = _prepare(
+        "Toolbox.run", toolbox, client, messages, model, max_turns, output_type, retries,
+        api, request, want_async=False, registry=registry,
+    )
+    return drive(steps, provider, toolbox, context)
+
+
+async def arun(
+    toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
+    output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
+    request: dict[str, Any],
+) -> Any:
+    provider, steps = _prepare(
+        "Toolbox.arun", toolbox, client, messages, model, max_turns, output_type, retries,
+        api, request, want_async=True, registry=registry,
+    )
+    return await adrive(steps, provider, toolbox, context)

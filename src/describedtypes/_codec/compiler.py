@@ -1,0 +1,758 @@
+"""The decoder compiler: one generated Python function per class of a node tree."""
+
+from __future__ import annotations
+
+import decimal
+import enum
+import linecache
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._types import inspector as ni
+from .._types.nodes import hook_type
+from ..errors import SchemaError
+from .codegen import (
+    SOURCE_NUMBERS,
+    Compiled,
+    HookSource,
+    ctor_errors,
+    dict_entry,
+    expected_kinds,
+    hook_errors,
+    list_problems,
+    object_chooser,
+    repeated_key,
+    safe_name,
+    same_key,
+    try_remembered,
+    unknown,
+)
+from .objectsource import object_source
+from .problems import (
+    ABSENT,
+    EXACT_FLOAT,
+    INEXACT,
+    JSON_CLASSES,
+    MAX_FORMAT_LENGTH,
+    MORE,
+    Invalid,
+    Members,
+    Structure,
+    add_missing,
+    brief,
+    classify,
+    fail,
+    full,
+    merge,
+    not_one_of,
+    quote,
+    show,
+    value_kinds,
+)
+from .values import (
+    DECIMAL_TEXT,
+    FORMATS,
+    MAX_DECIMAL_LENGTH,
+    ExactNumber,
+    OutOfRange,
+    among,
+    as_array,
+    as_object,
+    enum_value_check,
+    exact_decimal,
+    length_checks,
+    number_checks,
+    pattern_check,
+    wrapped_hint,
+)
+
+
+class Compiler:
+    """Strictly private: turns one node tree into structure functions."""
+
+    def __init__(self, hooks: HookSource | None = None) -> None:
+        self.ns: dict[str, Any] = {
+            "Invalid": Invalid,
+            "merge": merge,
+            "add_missing": add_missing,
+            "ABSENT": ABSENT,
+            "as_object": as_object,
+            "as_array": as_array,
+            "unknown": unknown,
+            "ctor_errors": ctor_errors,
+            "list_problems": list_problems,
+        }
+        self.hooks = hooks
+        self.hooked_types: list[Any] = []
+        self._names = 0
+        self._objects: dict[ni.ObjectNode, str] = {}
+        self._done: dict[ni.ObjectNode, Compiled] = {}
+
+    def name(self, prefix: str, value: Any) -> str:
+        self._names += 1
+        key = f"{prefix}{self._names}"
+        self.ns[key] = value
+        return key
+
+    # -- dispatch ----------------------------------------------------------------
+
+    def compile(self, node: ni.Node) -> Compiled:
+        if isinstance(node, ni.UseNode):
+            node = node.target
+        hooked = self._hooked(node)
+        if hooked is not None:
+            return hooked
+        if isinstance(node, ni.ObjectNode):
+            return self.object(node)
+        if isinstance(node, ni.ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, ni.NullNode):
+            return self.null()
+        if isinstance(node, ni.AnyNode):
+            return self.anything(node)
+        if isinstance(node, ni.EnumNode):
+            return self.enumeration(node)
+        if isinstance(node, ni.LiteralNode):
+            return self.literal(node)
+        if isinstance(node, ni.ArrayNode):
+            return self.array(node)
+        if isinstance(node, ni.TupleNode):
+            return self.fixed_tuple(node)
+        if isinstance(node, ni.DictNode):
+            return self.mapping(node)
+        if isinstance(node, ni.UnionNode):
+            return self.union(node)
+        msg = f"unknown node {node!r}"
+        raise AssertionError(msg)
+
+    def _hooked(self, node: ni.Node) -> Compiled | None:
+        """The user's hook for the node's type, if the user's converter has its own."""
+        if self.hooks is None:
+            return None
+        if isinstance(node, ni.ObjectNode) and (node in self._done or node in self._objects):
+            return self._done.get(node)  # decided already (or being compiled)
+        tp = hook_type(node)
+        if tp is None:
+            return None
+        hook = self.hooks.hook_for(tp)
+        self.hooked_types.append(tp)
+        if hook is None:
+            return None
+
+        def call_hook(value: Any) -> Any:
+            try:
+                return hook(value, tp)
+            except RecursionError:
+                raise
+            except Exception as exc:
+                raise Invalid(hook_errors(exc)) from None
+
+        everything = frozenset(JSON_CLASSES)
+        compiled = Compiled(call_hook, None, everything)
+        if isinstance(node, ni.ObjectNode):
+            self._done[node] = compiled
+        return compiled
+
+    # -- scalars -----------------------------------------------------------------
+
+    def scalar(self, node: ni.ScalarNode) -> Compiled:
+        if node.python_type is decimal.Decimal:
+            return self.decimal(node)
+        kind = node.type
+        c = node.constraints
+        checks: list[Callable[[Any], str | None]] = []
+        if kind in ("integer", "number"):
+            checks += number_checks(c)
+        elif kind == "string":
+            checks += length_checks(c, "characters")
+        pattern = pattern_check(c.pattern) if kind == "string" and c.pattern else None
+        enum_check = enum_value_check(node.enum) if node.enum is not None else None
+        if node.format is not None and node.format in FORMATS:
+            return self._formatted(node, checks, pattern, enum_check)
+        str_type: Callable[[Any], Any] = node.python_type
+        expected = f"expected {kind}, got "
+
+        def finish(raw: Any, value: Any) -> Any:
+            problems = [m for m in (check(raw) for check in checks) if m is not None]
+            if pattern is not None and not problems:
+                found = pattern(value)
+                if found is not None:
+                    problems.append(found)
+            if enum_check is not None:
+                found = enum_check(raw)
+                if found is not None:
+                    problems.append(found)
+            if problems:
+                raise Invalid([[p] for p in problems])
+            return value
+
+        if kind == "string":
+            def fn(v: Any) -> Any:
+                if not isinstance(v, str):
+                    fail(expected + show(v))
+                return finish(v, v if v.__class__ is str_type else str_type(v))
+
+            kinds: frozenset[type] = frozenset({str})
+            lenient: frozenset[type] = frozenset()
+        elif kind == "integer":
+            def fn(v: Any) -> Any:
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    fail(expected + show(v))
+                if isinstance(v, float):
+                    if not v.is_integer():
+                        fail(expected + show(v))
+                    if not -EXACT_FLOAT <= v <= EXACT_FLOAT:
+                        fail(expected + show(v) + INEXACT)
+                    return finish(v, int(v))
+                return finish(v, int(v))
+
+            kinds, lenient = frozenset({int}), frozenset({float})
+        elif kind == "number":
+            def fn(v: Any) -> Any:
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    fail(expected + show(v))
+                try:
+                    f = float(v)
+                except OverflowError:  # an int beyond float range (parsed input only)
+                    fail(expected + show(v))
+                if f - f != 0.0:  # NaN or Infinity (parsed input only)
+                    fail(expected + show(v))
+                return finish(v, f)
+
+            kinds, lenient = frozenset({float}), frozenset({int})
+        else:
+            def fn(v: Any) -> Any:
+                if not isinstance(v, bool):
+                    fail(expected + show(v))
+                return finish(v, v)
+
+            kinds, lenient = frozenset({bool}), frozenset()
+        return Compiled(fn, self._scalar_fast(node), kinds, lenient)
+
+    def decimal(self, node: ni.ScalarNode) -> Compiled:
+        """A Decimal: a string of digits, or a JSON number read exactly."""
+        checks = number_checks(node.constraints)
+        enum_check = enum_value_check(node.enum) if node.enum is not None else None
+        expected = 'expected a decimal number as a string of digits (such as "12.50"), got '
+
+        def fn(v: Any) -> Any:
+            if isinstance(v, str):
+                if len(v) > MAX_DECIMAL_LENGTH or not DECIMAL_TEXT.match(v):
+                    fail(expected + show(v))
+                value = decimal.Decimal(v)
+            elif isinstance(v, ExactNumber):
+                value = decimal.Decimal(v.text)
+            elif isinstance(v, bool) or not isinstance(v, (int, float, decimal.Decimal)):
+                fail(expected + show(v))
+            elif isinstance(v, int):
+                value = decimal.Decimal(v)
+            else:  # a float (parsed input), or the Decimal itself
+                value = exact_decimal(v)
+            if not value.is_finite() or abs(value.adjusted()) > MAX_DECIMAL_LENGTH:
+                # Bounded: 1e999999999 is a valid JSON number, and a billion digits.
+                fail(
+                    f"the number {brief(value)} is out of range; send a decimal number "
+                    "between -1e1000 and 1e1000"
+                )
+            problems = [m for m in (check(value) for check in checks) if m is not None]
+            if enum_check is not None:
+                found = enum_check(value)
+                if found is not None:
+                    problems.append(found)
+            if problems:
+                raise Invalid([[p] for p in problems])
+            return value
+
+        return Compiled(fn, None, frozenset({str}), frozenset({int, float}))
+
+    def _scalar_fast(self, node: ni.ScalarNode) -> str | None:
+        if (
+            node.constraints.pattern is not None
+            or node.constraints.multiple_of is not None
+            or node.python_type not in (str, int, float, bool)
+        ):
+            return None
+        parts = [
+            {
+                "string": "{v}.__class__ is str",
+                "integer": "{v}.__class__ is int",
+                "number": "({v}.__class__ is float and {v} - {v} == 0.0)",
+                "boolean": "{v}.__class__ is bool",
+            }[node.type]
+        ]
+        c = node.constraints
+        if node.type in ("integer", "number"):
+            for attr, op in (
+                ("minimum", ">="),
+                ("exclusive_minimum", ">"),
+                ("maximum", "<="),
+                ("exclusive_maximum", "<"),
+            ):
+                bound = getattr(c, attr)
+                if bound is not None:
+                    parts.append(f"{{v}} {op} {self.name('_b', bound)}")
+        elif node.type == "string":
+            if c.min_length is not None:
+                parts.append(f"len({{v}}) >= {int(c.min_length)}")
+            if c.max_length is not None:
+                parts.append(f"len({{v}}) <= {int(c.max_length)}")
+        if node.enum is not None:
+            values = node.enum
+            if node.type == "boolean" or any(isinstance(x, bool) for x in values):
+                return None
+            parts.append(f"{{v}} in {self.name('_e', frozenset(values))}")
+        return "(" + " and ".join(parts) + ")"
+
+    def _formatted(
+        self,
+        node: ni.ScalarNode,
+        checks: list[Callable[[Any], str | None]],
+        pattern: Callable[[Any], str | None] | None,
+        enum_check: Callable[[Any], str | None] | None,
+    ) -> Compiled:
+        assert node.format is not None
+        parse, what = FORMATS[node.format]
+        expected = f"expected {what}, got "
+        own_type = node.python_type
+
+        def fn(v: Any) -> Any:
+            if not isinstance(v, str):
+                if v.__class__ is own_type:  # parsed input holding the value itself
+                    return v
+                fail(expected + show(v))
+            problems = [m for m in (check(v) for check in checks) if m is not None]
+            if pattern is not None and not problems:
+                found = pattern(v)
+                if found is not None:
+                    problems.append(found)
+            if enum_check is not None:
+                found = enum_check(v)
+                if found is not None:
+                    problems.append(found)
+            if problems:
+                raise Invalid([[p] for p in problems])
+            if len(v) > MAX_FORMAT_LENGTH:
+                fail(expected + show(v))
+            try:
+                return parse(v)
+            except OutOfRange as exc:
+                fail(f"{quote(v)} is written right but is not a valid {node.format}: {exc}")
+            except ValueError:
+                fail(expected + show(v))
+
+        convert = None
+        if not checks and pattern is None and enum_check is None:
+            parser = self.name("_p", parse)
+            convert = (
+                f"({parser}({{v}}) if {{v}}.__class__ is str and len({{v}}) <= "
+                f"{MAX_FORMAT_LENGTH} else ABSENT)"
+            )
+        return Compiled(fn, None, frozenset({str}), convert=convert)
+
+    def null(self) -> Compiled:
+        def fn(v: Any) -> Any:
+            if v is not None:
+                raise Invalid([[f"expected null, got {show(v)}"]])
+
+        return Compiled(fn, "{v} is None", frozenset({type(None)}))
+
+    def anything(self, node: ni.AnyNode) -> Compiled:
+        if node.enum is None:
+            return Compiled(lambda v: v, "True", frozenset(JSON_CLASSES))
+        check = enum_value_check(node.enum)
+
+        def fn(v: Any) -> Any:
+            found = check(v)
+            if found is not None:
+                fail(found)
+            return v
+
+        return Compiled(fn, None, frozenset(JSON_CLASSES))
+
+    def enumeration(self, node: ni.EnumNode) -> Compiled:
+        members = Members([(m.value, m) for m in node.cls])
+        allowed = node.enum
+        values = node.values
+        if allowed is not None:
+            values = tuple(v for v in values if among(v, allowed))
+            members = Members(
+                [
+                    (v, m)
+                    for v, m in zip(members.values, node.cls, strict=True)
+                    if among(v, allowed)
+                ]
+            )
+
+        cls = node.cls
+        own = frozenset(m for m in cls if m.value in values)
+
+        def fn(v: Any) -> Any:
+            found = members.get(v, ABSENT)
+            if found is ABSENT:
+                if isinstance(v, cls) and v in own:  # parsed input holding the member
+                    return v
+                fail(not_one_of(v, values))
+            return found
+
+        convert = None
+        for kind in (str, int):
+            if values and all(type(v) is kind for v in values):
+                table = self.name("_em", dict(members.others))
+                convert = (
+                    f"({table}.get({{v}}, ABSENT) "
+                    f"if {{v}}.__class__ is {kind.__name__} else ABSENT)"
+                )
+        return Compiled(fn, None, *value_kinds(values), convert=convert)
+
+    def literal(self, node: ni.LiteralNode) -> Compiled:
+        pairs = list(zip(node.values, node.python_values, strict=True))
+        if node.enum is not None:
+            pairs = [(v, p) for v, p in pairs if among(v, node.enum)]
+        members = Members(pairs)
+        values = members.values
+
+        def fn(v: Any) -> Any:
+            found = members.get(v, ABSENT)
+            if found is ABSENT:
+                fail(not_one_of(v, values))
+            return found
+
+        fast = None
+        if all(type(v) is str for v in values) and all(type(p) is str for _, p in pairs):
+            fast = f"({{v}}.__class__ is str and {{v}} in {self.name('_l', frozenset(values))})"
+        return Compiled(fn, fast, *value_kinds(values))
+
+    # -- containers --------------------------------------------------------------
+
+    def array(self, node: ni.ArrayNode) -> Compiled:
+        item = self.compile(node.items)
+        checks = length_checks(node.constraints, "items")
+        container = node.container
+        unique = node.unique or container in (set, frozenset)
+        item_fn = item.fn
+        flag = issubclass(container, enum.Flag)
+
+        def length(v: list[Any]) -> None:
+            problems = [m for m in (check(v) for check in checks) if m is not None]
+            if problems:
+                raise Invalid([[p] for p in problems])
+
+        def collect(v: list[Any]) -> list[Any]:
+            out: list[Any] = []
+            errs: list[list[Any]] | None = None
+            for i, x in enumerate(v):
+                try:
+                    out.append(item_fn(x))
+                except Invalid as e:
+                    errs = merge(errs, e, i)
+                    if full(errs):
+                        break
+            if errs is not None:
+                raise Invalid(errs)
+            return out
+
+        def finish(out: list[Any]) -> Any:
+            if container is list:
+                return out
+            if flag:  # the names of a Flag's members: their combination
+                if len(set(out)) != len(out):
+                    fail("the items must be unique")
+                combined = container(0)
+                for member in out:
+                    combined |= member
+                return combined
+            if not unique:
+                return container(out)
+            try:
+                made = container(out)
+            except TypeError as exc:
+                fail(f"the items cannot be kept in a set ({exc}); decode into a list instead")
+            if len(made) != len(out):
+                fail("the items must be unique")
+            return made
+
+        if item.fast is not None and container is list and not checks:
+            check = item.fast.format(v="x")
+            name = f"_array{self._names}"
+            src = (
+                f"def {name}(v):\n"
+                "    if v.__class__ is not list:\n"
+                "        v = as_array(v)\n"
+                "    for x in v:\n"
+                f"        if not {check}:\n"
+                "            return _collect(v)\n"
+                "    return v[:]\n"
+            )
+            fn = self._exec(name, src, "array", {"_collect": collect})
+            return Compiled(fn, None, frozenset({list}), items=item)
+
+        def general(v: Any) -> Any:
+            if v.__class__ is not list:
+                if flag and isinstance(v, container):  # parsed input holding the value
+                    return v
+                v = as_array(v)
+            if checks:
+                length(v)
+            out: list[Any] = []
+            append = out.append
+            try:
+                for x in v:
+                    append(item_fn(x))
+            except Invalid as e:
+                list_problems(item_fn, v, len(out), e)
+            return finish(out)
+
+        inline = item if container is list and not checks else None
+        return Compiled(general, None, frozenset({list}), items=inline)
+
+    def fixed_tuple(self, node: ni.TupleNode) -> Compiled:
+        items = [self.compile(i).fn for i in node.items]
+        n = len(items)
+
+        def fn(v: Any) -> Any:
+            if v.__class__ is not list:
+                v = as_array(v)
+            if len(v) != n:
+                fail(f"expected an array of exactly {n} items, got {len(v)}")
+            out: list[Any] = []
+            errs: list[list[Any]] | None = None
+            for i, (f, x) in enumerate(zip(items, v, strict=True)):
+                try:
+                    out.append(f(x))
+                except Invalid as e:
+                    errs = merge(errs, e, i)
+            if errs is not None:
+                raise Invalid(errs)
+            return tuple(out)
+
+        return Compiled(fn, None, frozenset({list}))
+
+    def mapping(self, node: ni.DictNode) -> Compiled:
+        key = self.compile(node.keys)
+        value = self.compile(node.values)
+        key_fn, value_fn = key.fn, value.fn
+        plain_keys = key.fast == "{v}.__class__ is str"
+        container = node.container
+
+        def from_object(v: dict[Any, Any]) -> Any:
+            out: dict[Any, Any] = {}
+            sent: dict[Any, Any] | None = None  # decoded key -> the text that sent it
+            errs: list[list[Any]] | None = None
+            for k, x in v.items():
+                if not plain_keys or k.__class__ is not str:
+                    try:
+                        k2 = key_fn(k)
+                    except Invalid as e:
+                        for item in e.errors:
+                            if item[0] is not MORE:
+                                item[0] = "invalid key: " + item[0]
+                        errs = merge(errs, e, k)
+                        if full(errs):
+                            break
+                        continue
+                    # Two different texts for one key ("1.5" and "1.50" for a Decimal): the
+                    # second value would silently replace the first, as in the entries form.
+                    if sent is None:
+                        sent = {}
+                    first = sent.setdefault(k2, k)
+                    if first is not k:
+                        errs = merge(errs, Invalid([[same_key(k, first)]]), k)
+                        if full(errs):
+                            break
+                        continue
+                else:
+                    k2 = k
+                try:
+                    out[k2] = value_fn(x)
+                except Invalid as e:
+                    errs = merge(errs, e, k)
+                    if full(errs):
+                        break
+            if errs is not None:
+                raise Invalid(errs)
+            return out if container is dict else container(out)
+
+        def from_entries(v: list[Any]) -> Any:
+            out: dict[Any, Any] = {}
+            first: dict[Any, int] = {}  # key -> index of the entry that sent it
+            texts: dict[int, Any] = {}  # that entry's key as sent
+            errs: list[list[Any]] | None = None
+            for i, entry in enumerate(v):
+                if errs is not None and full(errs):
+                    break
+                try:
+                    k, x = dict_entry(entry)
+                except Invalid as e:
+                    errs = merge(errs, e, i)
+                    continue
+                problems: list[list[Any]] | None = None
+                raw = k
+                try:
+                    k = key_fn(k)
+                except Invalid as e:
+                    problems = merge(problems, e, "key")
+                else:
+                    seen = first.get(k)
+                    if seen is None:
+                        first[k] = i
+                        texts[i] = raw
+                    else:
+                        # A second value for a key would silently replace the first.
+                        problems = add_missing(
+                            problems, "key", repeated_key(raw, seen, texts[seen])
+                        )
+                try:
+                    x = value_fn(x)
+                except Invalid as e:
+                    problems = merge(problems, e, "value")
+                if problems is not None:
+                    errs = merge(errs, Invalid(problems), i)
+                    continue
+                out[k] = x
+            if errs is not None:
+                raise Invalid(errs)
+            return out if container is dict else container(out)
+
+        def fn(v: Any) -> Any:
+            if v.__class__ is dict:
+                return from_object(v)
+            if isinstance(v, Mapping):
+                return from_object(dict(v))
+            if isinstance(v, (list, tuple)):
+                return from_entries(list(v))
+            raise Invalid([[f"expected object, got {show(v)}{wrapped_hint(v, '{')}"]])
+
+        return Compiled(fn, None, frozenset({dict}), frozenset({list}))
+
+    # -- unions ------------------------------------------------------------------
+
+    def union(self, node: ni.UnionNode) -> Compiled:
+        options = [(o, self.compile(o)) for o in node.options]
+        if node.nullable and len(options) == 2:
+            inner = next(c for o, c in options if not isinstance(o, ni.NullNode))
+            inner_fn = inner.fn
+            fast = None if inner.fast is None else f"({{v}} is None or {inner.fast})"
+            convert = None
+            if inner.convert is not None:
+                convert = f"(None if {{v}} is None else {inner.convert})"
+
+            def nullable(v: Any) -> Any:
+                return None if v is None else inner_fn(v)
+
+            return self._with_enum(
+                node,
+                Compiled(
+                    nullable, fast, inner.kinds | {type(None)}, inner.lenient, convert=convert
+                ),
+            )
+        exact: dict[type, list[tuple[ni.Node, Structure]]] = {c: [] for c in JSON_CLASSES}
+        loose: dict[type, list[tuple[ni.Node, Structure]]] = {c: [] for c in JSON_CLASSES}
+        for option, compiled in options:
+            for cls in JSON_CLASSES:
+                if cls in compiled.kinds:
+                    exact[cls].append((option, compiled.fn))
+                elif cls in compiled.lenient:
+                    loose[cls].append((option, compiled.fn))
+        table: dict[type, tuple[Structure, ...]] = {}
+        choosers: dict[type, Callable[[Any], list[Structure]]] = {}
+        for cls in JSON_CLASSES:
+            pairs = exact[cls] + loose[cls]
+            table[cls] = tuple(fn for _, fn in pairs)
+            if cls is dict:
+                chooser = object_chooser(pairs)
+                if chooser is not None:
+                    choosers[cls] = chooser
+        expected = expected_kinds(node)
+
+        def fn(v: Any) -> Any:
+            cls = classify(v)
+            candidates: Any = table.get(cls, ()) if cls is not None else ()
+            if not candidates:
+                fail(f"expected {expected}, got {show(v)}")
+            if cls is dict and choosers:
+                candidates = choosers[dict](v)
+            if len(candidates) == 1:
+                return candidates[0](v)
+            if cls is dict or cls is list:
+                return try_remembered(candidates, v)
+            failures: list[Invalid] = []
+            for candidate in candidates:
+                try:
+                    return candidate(v)
+                except Invalid as e:
+                    failures.append(e)
+            raise min(failures, key=lambda e: len(e.errors))
+
+        kinds = frozenset(c for c in JSON_CLASSES if exact[c])
+        lenient = frozenset(c for c in JSON_CLASSES if loose[c] and not exact[c])
+        return self._with_enum(node, Compiled(fn, None, kinds, lenient))
+
+    def _with_enum(self, node: ni.Node, compiled: Compiled) -> Compiled:
+        if node.enum is None:
+            return compiled
+        check = enum_value_check(node.enum)
+        inner = compiled.fn
+        nullable = isinstance(node, ni.UnionNode) and node.nullable
+
+        def fn(v: Any) -> Any:
+            if v is None and nullable:
+                return None
+            found = check(v)
+            if found is not None:
+                fail(found)
+            return inner(v)
+
+        return Compiled(fn, None, compiled.kinds, compiled.lenient)
+
+    # -- objects -----------------------------------------------------------------
+
+    def object(self, node: ni.ObjectNode) -> Compiled:
+        done = self._done.get(node)
+        if done is not None:
+            return done
+        if node.is_function:
+            msg = (
+                f"{node.name} is a function; decode() builds types. A function's arguments "
+                "are decoded by Toolbox (or decode_arguments(func, data))"
+            )
+            raise SchemaError(msg, type_=node.python_type)
+        if node in self._objects:  # a cycle: call through the namespace
+            ns, fname = self.ns, self._objects[node]
+
+            def later(v: Any) -> Any:
+                return ns[fname](v)
+
+            return Compiled(later, None, frozenset({dict}), ref=fname)
+        fname = f"_o{len(self._objects)}_{safe_name(node.name)}"
+        self._objects[node] = fname
+        src = object_source(
+            node, fname, arguments=False, compile_node=self.compile, name=self.name
+        )
+        fn = self._exec(fname, src, node.name)
+        self.ns[fname] = fn
+        compiled = Compiled(fn, None, frozenset({dict}), ref=fname)
+        self._done[node] = compiled
+        return compiled
+
+    def arguments(self, node: ni.ObjectNode) -> Structure:
+        fname = f"_args_{safe_name(node.name)}"
+        src = object_source(
+            node, fname, arguments=True, compile_node=self.compile, name=self.name
+        )
+        return self._exec(fname, src, node.name)
+
+    def _exec(
+        self, name: str, src: str, label: str, extra: dict[str, Any] | None = None
+    ) -> Structure:
+        self._names += 1
+        # Unique in the process, so two types of the same name never share a file name.
+        filename = f"<describedtypes decode {label} #{next(SOURCE_NUMBERS)}>"
+        ns = self.ns if extra is None else {**self.ns, **extra}
+        exec(compile(src, filename, "exec"), ns)
+        fn: Structure = ns[name]
+        # Registered so tracebacks and profiles can show the generated source, and
+        # dropped with the function.
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        weakref.finalize(fn, linecache.cache.pop, filename, None)
+        return fn

@@ -1,0 +1,346 @@
+"""An optional fast path for ``decode()``: msgspec checks the reply, attrs builds it.
+
+With msgspec installed (``pip install "describedtypes[fast]"``), ``decode(cls, text)``
+first decodes the text with msgspec into generated mirror ``Struct`` types, one per
+class in the tree, with ``forbid_unknown_fields=True``; then the user's classes are
+built from them through their own constructors, so validators, converters and
+``__attrs_post_init__`` run exactly as on the normal path. When msgspec rejects the
+reply, or a constructor raises, the normal decoder runs on the same text and produces
+the full ``DecodeError`` (or, where msgspec was only stricter, the value).
+
+The mirror is exact or it is not built: a type is decoded on the fast path only when
+every part of it is something msgspec accepts no more of than the normal decoder does,
+and turns into the same Python values. Anything else (datetime and time strings, sets,
+fixed tuples, unions other than ``X | None``, ``Any``, Annotation enums, validator
+constraints, defaults computed from ``self``, recursive types, ``converter=``) keeps
+the normal path for the whole type.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import itertools
+import types
+import uuid
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Union, cast
+
+import attrs
+
+from .._types import declared
+from .._types import inspector as ni
+
+__all__ = ["FALLBACK", "fast_decoder_for"]
+
+#: Returned by a fast decoder that could not decode the reply: use the normal path.
+FALLBACK: Any = object()
+
+#: The largest integers msgspec's bounds allow; orjson (the normal path) reads integers
+#: from -2**63 up to 2**64 - 1 exactly and larger ones as inexact floats, which decode
+#: rejects for an int. The few integers between 2**63 and 2**64 take the normal path.
+_INT_MIN = -(2**63)
+_INT_MAX = 2**63 - 1
+
+_ENABLED = True
+
+
+def fast_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | None:
+    """The fast decoder of ``tp`` inspected as ``node`` (JSON text in, value or ``FALLBACK``
+    out), or None.
+
+    None when msgspec is not installed, ``tp`` is not a class, or some part of it cannot
+    be mirrored exactly. Built once with the normal decoder of ``tp`` and cached with it
+    (on the class), so it lives and is invalidated exactly as that decoder is.
+    """
+    if not _ENABLED or not issubclass(type(tp), type) or not isinstance(node, ni.ObjectNode):
+        return None  # list[int], Box[int], int, ...: the normal path
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    try:
+        mirror = _Mirror(msgspec)
+        root_type, root_expr = mirror.object(node, "v")
+    except _CannotMirror:
+        return None
+    return mirror.finish(root_expr, msgspec.json.Decoder(root_type).decode)
+
+
+class _CannotMirror(Exception):
+    """Strictly private: some part of the type has no exact msgspec mirror."""
+
+
+class _Mirror:
+    """Strictly private: mirror Struct types and the code that turns them into values."""
+
+    def __init__(self, msgspec: Any) -> None:
+        from . import codegen as _codegen
+        from . import values as _values
+
+        self.call_arguments = _codegen.call_arguments
+        self.constructor = _values.constructor_of
+        self.safe_name = _codegen.safe_name
+        self.msgspec = msgspec
+        self.ns: dict[str, Any] = {"_UNSET": msgspec.UNSET, "_astuple": msgspec.structs.astuple}
+        self.named: dict[int, str] = {}
+        self.lines: list[str] = []
+        self.objects: dict[int, tuple[Any, str | None]] = {}
+        self.active: set[int] = set()
+        self.depth = 0
+
+    def name(self, prefix: str, value: Any) -> str:
+        """The generated code's global for ``value`` (one per object)."""
+        key = self.named.get(id(value))
+        if key is None:
+            key = self.named[id(value)] = f"{prefix}{len(self.ns)}"
+            self.ns[key] = value
+        return key
+
+    def finish(self, root_expr: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """The fast decoder: parse with msgspec, build the classes, or say ``FALLBACK``."""
+        self.ns["_parse"] = parse
+        self.ns["_FALLBACK"] = FALLBACK
+        root = (
+            "def _decode_fast(data):\n"
+            "    try:\n"
+            "        v = _parse(data)\n"
+            f"        return {root_expr}\n"
+            "    except Exception:  # msgspec rejected it, or a constructor did\n"
+            "        return _FALLBACK\n"
+        )
+        code = compile("\n".join([*self.lines, root]), "<describedtypes fast decode>", "exec")
+        exec(code, self.ns)
+        decode_fast: Callable[[Any], Any] = self.ns["_decode_fast"]
+        return decode_fast
+
+    # -- one node: (msgspec type, expression turning the decoded value `var` into ours)
+
+    def of(self, node: ni.Node, var: str) -> tuple[Any, str | None]:
+        """The mirror type of ``node``; the expression is None when the value is ours as is."""
+        if node.enum is not None or node.constraints:
+            raise _CannotMirror
+        if isinstance(node, ni.ObjectNode):
+            return self.object(node, var)
+        if isinstance(node, ni.UseNode):  # a described use of a class: decoded as the class
+            return self.object(node.target, var)
+        if isinstance(node, ni.ScalarNode):
+            return self.scalar(node), None
+        if isinstance(node, ni.EnumNode):
+            return self.enumeration(node), None
+        if isinstance(node, ni.LiteralNode):
+            return self.literal(node), None
+        if isinstance(node, ni.UnionNode):
+            return self.union(node, var)
+        if isinstance(node, ni.ArrayNode):
+            return self.array(node, var)
+        if isinstance(node, ni.DictNode):
+            return self.mapping(node, var)
+        raise _CannotMirror  # Any, null alone, fixed tuples, node kinds added later
+
+    def scalar(self, node: ni.ScalarNode) -> Any:
+        tp = node.python_type
+        if node.format is None and tp in (str, float, bool):
+            return tp
+        if node.format is None and tp is int:
+            return self.msgspec_int()
+        # msgspec reads only YYYY-MM-DD dates and canonical UUIDs, a subset of what
+        # date.fromisoformat and uuid.UUID read, to the same values; other text takes the
+        # normal path. Its date-time and time rules differ: no mirror for those.
+        if node.format == "date" and tp is datetime.date:
+            return datetime.date
+        if node.format == "uuid" and tp is uuid.UUID:
+            return uuid.UUID
+        raise _CannotMirror
+
+    def msgspec_int(self) -> Any:
+        return cast(Any, Annotated)[int, self.msgspec.Meta(ge=_INT_MIN, le=_INT_MAX)]
+
+    def enumeration(self, node: ni.EnumNode) -> Any:
+        cls = node.cls
+        if issubclass(cls, enum.Flag):  # msgspec reads any combination of flags
+            raise _CannotMirror
+        kinds = {type(m.value) for m in cls}
+        if kinds != {str} and kinds != {int}:
+            raise _CannotMirror
+        return cls
+
+    def literal(self, node: ni.LiteralNode) -> Any:
+        values = node.values
+        kinds = {type(v) for v in values}
+        pairs = zip(values, node.python_values, strict=True)
+        if (kinds != {str} and kinds != {int}) or any(
+            type(p) is not type(v) or p != v for v, p in pairs
+        ):
+            raise _CannotMirror
+        return cast(Any, Literal)[values]
+
+    def union(self, node: ni.UnionNode, var: str) -> tuple[Any, str | None]:
+        rest = [o for o in node.options if not isinstance(o, ni.NullNode)]
+        if len(rest) != 1:
+            raise _CannotMirror
+        inner_type, inner = self.of(rest[0], var)
+        if not node.nullable:  # a described single option: the option itself
+            return inner_type, inner
+        nullable = cast(Any, Union)[inner_type, None]
+        if inner is None:
+            return nullable, None
+        return nullable, f"(None if {var} is None else {inner})"
+
+    def array(self, node: ni.ArrayNode, var: str) -> tuple[Any, str | None]:
+        if node.unique or node.container not in (list, tuple):
+            raise _CannotMirror
+        item = self.fresh()
+        item_type, convert = self.of(node.items, item)
+        if node.container is list:
+            expr = None if convert is None else f"[{convert} for {item} in {var}]"
+            return types.GenericAlias(list, (item_type,)), expr
+        expr = None if convert is None else f"tuple([{convert} for {item} in {var}])"
+        return types.GenericAlias(tuple, (item_type, ...)), expr
+
+    def mapping(self, node: ni.DictNode, var: str) -> tuple[Any, str | None]:
+        keys = node.keys
+        if (
+            node.container is not dict
+            or not isinstance(keys, ni.ScalarNode)
+            or keys.python_type is not str
+            or keys.format is not None
+            or keys.enum is not None
+            or keys.constraints
+        ):
+            raise _CannotMirror
+        item = self.fresh()
+        value_type, convert = self.of(node.values, item)
+        key = self.fresh()
+        expr = None
+        if convert is not None:
+            expr = f"{{{key}: {convert} for {key}, {item} in {var}.items()}}"
+        return types.GenericAlias(dict, (str, value_type)), expr
+
+    def fresh(self) -> str:
+        self.depth += 1
+        return f"x{self.depth}"
+
+    def object(self, node: ni.ObjectNode, var: str) -> tuple[Any, str]:
+        if node.is_function or id(node) in self.active:  # recursive types: not mirrored
+            raise _CannotMirror
+        done = self.objects.get(id(node))
+        if done is None:
+            self.active.add(id(node))
+            done = self.objects[id(node)] = self.struct(node)
+            self.active.discard(id(node))
+        struct, fname = done
+        if fname is not None:
+            return struct, f"{fname}({var})"
+        return struct, self.call(node, var, self.field_values(node, var))
+
+    def struct(self, node: ni.ObjectNode) -> tuple[Any, str | None]:
+        """The mirror Struct of a class, and the builder function's name if it needs one."""
+        msgspec = self.msgspec
+        cls = self.constructor(node.python_type)
+        if attrs.has(cls) and any(a.converter is not None for a in attrs.fields(cls)):
+            raise _CannotMirror  # the converter, not the annotation, decides what is valid
+        specs: list[tuple[str, Any, Any]] = []
+        for i, f in enumerate(node.fields):
+            ftype, _ = self.of(f.node, "_")
+            if f.default is declared.TAKES_SELF:
+                raise _CannotMirror
+            if not f.has_default and not f.nullable:
+                field = msgspec.field(name=f.key)
+            elif not f.has_default:  # nullable, no default: absent means None
+                field = msgspec.field(name=f.key, default=None)
+            elif _plain_default(f):  # the same object the constructor would use
+                field = msgspec.field(name=f.key, default=f.default)
+            else:  # the constructor's own default (a factory) applies when absent
+                field = msgspec.field(name=f.key, default=msgspec.UNSET)
+                ftype = cast(Any, Union)[ftype, msgspec.UnsetType]
+            specs.append((f"f{i}", ftype, field))
+        struct = msgspec.defstruct(
+            f"Fast{self.safe_name(node.name)}",
+            specs,
+            kw_only=True,
+            forbid_unknown_fields=True,
+            gc=False,
+        )
+        if not any(_computed_default(f) for f in node.fields):  # built inline where used
+            return struct, None
+        fname = f"_b{len(self.lines)}_{self.safe_name(node.name)}"
+        self.lines.append(self.builder(node, fname))
+        return struct, fname
+
+    def builder(self, node: ni.ObjectNode, fname: str) -> str:
+        """The function building the class from its mirror ``s`` when the constructor
+        computes some defaults: those fields are sent only when present in the reply.
+
+        With up to two of them, one constructor call per combination of present and
+        absent: a keyword dict built per object cost as much as the constructor call.
+        With more, one call with the present ones gathered in a dict.
+        """
+        values = self.field_values(node, "s")
+        optional = [
+            (f.init_name, f"s.f{i}") for i, f in enumerate(node.fields) if _computed_default(f)
+        ]
+        lines = [f"def {fname}(s):"]
+        if len(optional) > _BRANCHED_OPTIONAL:
+            lines.append("    kw = {}")
+            for name, raw in optional:
+                lines.append(f"    if {raw} is not _UNSET:")
+                lines.append(f"        kw[{name!r}] = {values.pop(name)}")
+            lines.append(f"    return {self.call(node, 's', values, rest='**kw')}")
+            return "\n".join(lines) + "\n"
+        combinations = list(itertools.product((True, False), repeat=len(optional)))
+        for present in combinations:
+            left_out = {name for (name, _), here in zip(optional, present, strict=True) if not here}
+            call = self.call(node, "s", {k: v for k, v in values.items() if k not in left_out})
+            if present == combinations[-1]:  # all absent: the only case left
+                lines.append(f"    return {call}")
+                break
+            test = " and ".join(
+                f"{raw} is {'not ' if here else ''}_UNSET"
+                for (_, raw), here in zip(optional, present, strict=True)
+            )
+            lines.append(f"    if {test}:")
+            lines.append(f"        return {call}")
+        return "\n".join(lines) + "\n"
+
+    def field_values(self, node: ni.ObjectNode, var: str) -> dict[str, str]:
+        """Each field's value read from mirror ``var``, by constructor keyword."""
+        values: dict[str, str] = {}
+        for i, f in enumerate(node.fields):
+            raw = f"{var}.f{i}"
+            _, convert = self.of(f.node, raw)
+            values[f.init_name] = convert or raw
+        return values
+
+    def call(
+        self, node: ni.ObjectNode, var: str, values: dict[str, str], rest: str | None = None
+    ) -> str:
+        """The constructor call sending ``values`` (by constructor keyword), then ``rest``."""
+        constructor = self.constructor(node.python_type)
+        args = self.call_arguments(constructor, values)
+        name = self.name("_cls", constructor)
+        if rest is None and args and args == [f"{var}.f{i}" for i in range(len(node.fields))]:
+            # Every field goes to the constructor as is and in order: one C call reads
+            # them all, as cheap as an attribute load for one field and cheaper from two.
+            return f"{name}(*_astuple({var}))"
+        if rest is not None:
+            args.append(rest)
+        return f"{name}({', '.join(args)})"
+
+
+#: Up to this many fields defaulted by the constructor: one call per combination.
+_BRANCHED_OPTIONAL = 2
+
+_PLAIN_DEFAULTS = (type(None), bool, int, float, str)
+
+
+def _computed_default(f: ni.Field) -> bool:
+    """The constructor computes the default (a factory): left to it when absent."""
+    return f.has_default and not _plain_default(f)
+
+
+def _plain_default(f: ni.Field) -> bool:
+    """A default msgspec can fill in itself: an immutable value, used as is."""
+    if f.default_factory is not None or not f.has_default:
+        return False
+    return type(f.default) in _PLAIN_DEFAULTS or isinstance(f.default, enum.Enum)

@@ -1,0 +1,169 @@
+"""The generated source of one class's structure function (or a function's arguments).
+
+The decoder compiler (``_compile``) compiles each field's type and hands the results to
+``object_source``, which writes the Python function that reads a JSON object into the
+class: required fields with ``d[key]``, optional ones with ``d.get``, one constructor
+call at the end, and every problem collected on the way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._types import declared
+from .._types import inspector as ni
+from .._types import kinds as mt
+from .codegen import (
+    Compiled,
+    call_arguments,
+    check_lines,
+    convert_lines,
+    fast_list_lines,
+    indent,
+    inline_list_lines,
+    unknown_hints,
+)
+from .values import allows_null, constructor_of
+
+__all__ = ["object_source"]
+
+
+def object_source(
+    node: ni.ObjectNode,
+    fname: str,
+    *,
+    arguments: bool,
+    compile_node: Callable[[ni.Node], Compiled],
+    name: Callable[[str, Any], str],
+) -> str:
+    """The source of one object's structure function (or a function's arguments).
+
+    Fields the model must send are read with ``d[key]``; optional ones with
+    ``d.get``. In class mode every field whose value is always known (sent, null
+    for an absent nullable field, or a plain default) is passed to the constructor,
+    positionally where its signature allows (much cheaper than keywords); fields
+    with a factory default are passed only when sent, so the class makes its own.
+    In argument mode only what the model sent is returned.
+    """
+    lines = [
+        f"def {fname}(d):",
+        "    if d.__class__ is not dict:",
+        "        d = as_object(d)",
+        "    errs = None",
+    ]
+    required = 0
+    always: dict[str, str] = {}  # init_name -> variable, passed on every call
+    uses_kw = arguments
+    noun = "argument" if arguments else "field"
+    missing = name("_msg", f"missing required {noun}")
+    for i, f in enumerate(node.fields):
+        compiled = compile_node(f.node)
+        fn = compiled.ref or name("_f", compiled.fn)
+        key = repr(f.key)
+        var = f"v{i}"
+        items = compiled.items
+        if items is not None and items.fast is not None:
+            check = fast_list_lines(var, key, fn, items.fast)
+        elif items is not None:
+            item_name = items.ref or name("_i", items.fn)
+            check = inline_list_lines(var, key, fn, item_name)
+        elif compiled.convert is not None:
+            check = convert_lines(var, key, fn, compiled.convert)
+        else:
+            check = check_lines(var, key, fn, compiled.fast)
+        if not f.has_default and not f.nullable:
+            required += 1
+            lines += [
+                "    try:",
+                f"        {var} = d[{key}]",
+                "    except KeyError:",
+                f"        errs = add_missing(errs, {key}, {missing})",
+                "    else:",
+                *indent(check, 8),
+            ]
+            if arguments:
+                lines.append(f"        kw[{f.init_name!r}] = {var}")
+            else:
+                always[f.init_name] = var
+            continue
+        plain_default = (
+            f.default_factory is None
+            and f.default is not declared.TAKES_SELF
+            and f.default is not declared.ABSENT
+            and f.has_default
+        )
+        # null for a field that only has a default: say how to get the default.
+        null_lines = []
+        if f.default is declared.ABSENT and not allows_null(f.node):
+            # A TypedDict key that may be left out: null leaves it out (the strict
+            # adapters, where every key is sent, spell "left out" as null).
+            null_lines = [
+                f"    elif {var} is None:",
+                "        n += 1",
+            ]
+        elif not allows_null(f.node):
+            null_msg = name(
+                "_msg", f"null is not allowed; leave the {noun} out to use its default"
+            )
+            null_lines = [
+                f"    elif {var} is None:",
+                "        n += 1",
+                f"        errs = add_missing(errs, {key}, {null_msg})",
+            ]
+        if arguments or not (plain_default or not f.has_default):
+            # Passed only when sent: the function's or the factory's default applies.
+            uses_kw = True
+            lines += [
+                f"    {var} = d.get({key}, ABSENT)",
+                f"    if {var} is ABSENT:",
+                "        pass",
+                *null_lines,
+                "    else:",
+                "        n += 1",
+                *indent(check, 8),
+                f"        kw[{f.init_name!r}] = {var}",
+            ]
+            continue
+        absent = "None" if not f.has_default else name("_d", f.default)
+        lines += [
+            f"    {var} = d.get({key}, ABSENT)",
+            f"    if {var} is ABSENT:",
+            f"        {var} = {absent}",
+            *null_lines,
+            "    else:",
+            "        n += 1",
+            *indent(check, 8),
+        ]
+        always[f.init_name] = var
+    if uses_kw:
+        lines.insert(4, "    kw = {}")
+    lines.insert(4, f"    n = {required}")
+    known = name("_k", frozenset(f.key for f in node.fields))
+    hints = name("_h", unknown_hints(node, noun))
+    lines += [
+        "    if errs is not None or n != len(d):",
+        f"        errs = unknown(d, {known}, {hints}, errs)",
+        "        if errs is not None:",
+        "            raise Invalid(errs)",
+    ]
+    if arguments:
+        lines.append("    return kw")
+        return "\n".join(lines) + "\n"
+    constructor = constructor_of(node.python_type)
+    if mt.is_typeddict(constructor):
+        constructor = dict  # what calling the TypedDict makes, without the detour
+    cls = name("_cls", constructor)
+    fields = name("_fm", {f.name: f.key for f in node.fields})
+    call_args = call_arguments(constructor, always)
+    if uses_kw:
+        call_args.append("**kw")
+    lines += [
+        "    try:",
+        f"        return {cls}({', '.join(call_args)})",
+        "    except RecursionError:",
+        "        raise",
+        "    except Exception as exc:",
+        f"        raise Invalid(ctor_errors(exc, {fields})) from None",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,434 @@
+"""Partial values: what has arrived of a reply that is still streaming.
+
+A JSON reply arrives front to back, so at any moment at most one value per level is
+still open: the last member of each object or array along the "tail" of the text.
+Everything before it is finished. The builder here keeps, for each open container on
+that tail, the values already decoded for its finished members, so each parse of the
+growing text decodes only what finished since the last one (plus the open tail);
+finished values are decoded by the same compiled functions ``decode()`` uses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import types
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar, get_origin
+
+from .._types import inspector as ni
+from .._types.annotate import Registry
+from .codegen import HookSource
+from .compiler import Compiler
+from .problems import Invalid
+
+__all__ = ["Partial"]
+
+T = TypeVar("T")
+
+_EMPTY: Mapping[str, Any] = types.MappingProxyType({})
+#: ``Partial._value`` of a class's partial: its value is its fields.
+_FIELDS: Any = object()
+
+
+class Partial(Generic[T]):
+    """What has arrived so far of a ``T`` that is still streaming.
+
+    Fields read as attributes (``partial.name``); ``fields`` maps the Python names of
+    the fields that have arrived to their decoded values, and a field that has not
+    arrived yet is absent (reading it raises ``AttributeError``). A finished nested
+    object is an instance of its class, an enum a member, a date a ``date``; a nested
+    object still arriving is a ``Partial`` of its class, a list still arriving a
+    ``list`` of the items so far. At most one field, ``growing``, may still change:
+    a string there is the text received so far (shown only for plain ``str`` fields,
+    and checked against its constraints once it is finished), a list or object there
+    may still gain items or fields. Every other field in ``fields`` is final.
+
+    A partial is never an instance of ``T``: ``isinstance(value, Partial)`` tells a
+    partial from the finished value. A field named like one of the attributes below is
+    read through ``fields[...]``.
+
+    Attributes:
+        type_: The class (or type expression) this is a part of.
+        fields: The fields that have arrived, by Python name (read-only).
+        growing: The name of the field that may still change, or ``None``.
+        value: What has arrived as plain data: a ``dict`` of the fields for a class;
+            for any other type (a list, a dict, a string at the top) the value so far.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __slots__ = ("_fields", "_growing", "_type", "_value")
+
+    _type: Any
+    _fields: Mapping[str, Any]
+    _growing: str | None
+    _value: Any
+
+    def __init__(
+        self,
+        type_: Any,
+        fields: Mapping[str, Any] | None = None,
+        *,
+        growing: str | None = None,
+        value: Any = None,
+    ) -> None:
+        object.__setattr__(self, "_type", type_)
+        object.__setattr__(
+            self, "_fields", types.MappingProxyType(dict(fields)) if fields else _EMPTY
+        )
+        object.__setattr__(self, "_growing", growing)
+        object.__setattr__(self, "_value", _FIELDS if value is None else value)
+
+    @property
+    def type_(self) -> Any:
+        """The class (or type expression) this is a part of."""
+        return self._type
+
+    @property
+    def fields(self) -> Mapping[str, Any]:
+        """The fields that have arrived, by Python name."""
+        return self._fields
+
+    @property
+    def growing(self) -> str | None:
+        """The name of the one field that may still change, or ``None``."""
+        return self._growing
+
+    @property
+    def value(self) -> Any:
+        """What has arrived, as plain data."""
+        if self._value is _FIELDS:
+            return dict(self._fields)
+        return self._value
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in Partial.__slots__:
+            raise AttributeError(name)
+        try:
+            return self._fields[name]
+        except KeyError:
+            pass
+        kind = _type_name(self._type)
+        if name in _field_names(self._type):
+            msg = (
+                f"{kind}.{name} has not arrived yet; check "
+                f"'{name}' in partial.fields first, or wait for the finished value"
+            )
+        else:
+            msg = f"a Partial[{kind}] has no field {name!r}"
+        raise AttributeError(msg)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        msg = "a Partial is read-only: it shows what has arrived so far"
+        raise AttributeError(msg)
+
+    def __delattr__(self, name: str) -> None:
+        msg = "a Partial is read-only: it shows what has arrived so far"
+        raise AttributeError(msg)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Partial):
+            return NotImplemented
+        return (
+            self._type == other._type
+            and self._growing == other._growing
+            and self._fields == other._fields
+            and self._value == other._value
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        kind = _type_name(self._type)
+        if self._value is _FIELDS:
+            shown = []
+            for name, value in self._fields.items():
+                mark = "…" if name == self._growing else ""
+                shown.append(f"{name}={value!r}{mark}")
+            return f"Partial[{kind}]({', '.join(shown)})"
+        return f"Partial[{kind}]({self._value!r}…)"
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._fields))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        value = None if self._value is _FIELDS else self._value
+        return (_rebuild, (self._type, dict(self._fields), self._growing, value))
+
+
+def _rebuild(type_: Any, fields: dict[str, Any], growing: str | None, value: Any) -> Partial[Any]:
+    return Partial(type_, fields, growing=growing, value=value)
+
+
+def _field_names(tp: Any) -> list[str]:
+    if not isinstance(tp, type) or get_origin(tp) is not None:
+        return []
+    try:
+        node = ni.type_info(tp)
+    except Exception:
+        return []
+    return [f.name for f in node.fields] if isinstance(node, ni.ObjectNode) else []
+
+
+def _type_name(tp: Any) -> str:
+    if isinstance(tp, type) and get_origin(tp) is None:  # list[int] is a type on 3.10
+        return tp.__name__
+    return repr(tp).replace("typing.", "")
+
+
+# -- building partials ----------------------------------------------------------------
+
+#: (present, value, state, settled): whether anything is shown, what, the open
+#: container's memory for the next parse, and whether the value is final.
+_Built = tuple[bool, Any, Any, bool]
+_ABSENT: _Built = (False, None, None, False)
+
+
+class _OpenState:
+    """One open container: its finished members, decoded once, and its tail's state."""
+
+    __slots__ = ("count", "out", "tail", "tail_state")
+
+    def __init__(self, out: Any) -> None:
+        self.count = 0  # members finished and decoded so far
+        self.out = out  # what they show: a dict of fields or entries, or a list of items
+        self.tail: Any = None
+        self.tail_state: Any = None
+
+
+class PartialPlan:
+    """The compiled structure functions of one type's nodes, made on first use."""
+
+    def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
+        self.root = ni.type_info(tp, registry)
+        self.tp = tp
+        self._compiler = Compiler(None if converter is None else HookSource(converter))
+        self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}
+        self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
+        self._lock = threading.Lock()
+
+    def fn(self, node: ni.Node) -> Callable[[Any], Any]:
+        found = self._fns.get(id(node))
+        if found is None:
+            with self._lock:  # one compiler, shared by the streams of this type
+                found = self._fns.get(id(node))
+                if found is None:
+                    found = (node, self._compiler.compile(node).fn)
+                    self._fns[id(node)] = found
+        return found[1]
+
+    def by_key(self, node: ni.ObjectNode) -> dict[str, ni.Field]:
+        found = self._keys.get(id(node))
+        if found is None:
+            found = (node, {f.key: f for f in node.fields})
+            self._keys[id(node)] = found
+        return found[1]
+
+
+class PartialBuilder:
+    """Turns successive parses of the growing text into partial values."""
+
+    def __init__(self, plan: PartialPlan) -> None:
+        self.plan = plan
+        self.state: Any = None
+        #: Set before each build: the text ends inside a string / right after a number.
+        self.in_string = False
+        self.in_number = False
+
+    def build(self, parsed: Any) -> Partial[Any] | None:
+        present, value, self.state, _ = self._open(self.plan.root, parsed, self.state)
+        if not present:
+            return None
+        if isinstance(value, Partial):
+            return value
+        if not isinstance(value, (list, dict, str)):
+            return None  # a number, true or null at the top: the end shows it
+        return Partial(self.plan.tp, value=value)
+
+    # A finished value: decoded by the rules decode() uses. If it breaks them, an
+    # object or array is shown by its valid parts (decode() reports the rest at the
+    # end) and a scalar not at all.
+    def _finished(self, node: ni.Node, value: Any) -> tuple[bool, Any]:
+        try:
+            return True, self.plan.fn(node)(value)
+        except Invalid:
+            pass
+        if isinstance(value, (dict, list)):
+            present, shown, _, _ = self._open(node, value, None, closed=True)
+            return present, shown
+        return False, None
+
+    def _open(self, node: ni.Node, value: Any, state: Any, *, closed: bool = False) -> _Built:
+        if isinstance(node, ni.UnionNode):
+            option = self._option(node, value, closed)
+            if option is None:
+                return _ABSENT
+            node = option
+        if isinstance(value, dict):
+            if isinstance(node, ni.ObjectNode):
+                return self._object(node, value, state, closed)
+            if isinstance(node, ni.DictNode):
+                return self._mapping(node, value, state, closed)
+        elif isinstance(value, list):
+            if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
+                return self._array(node, value, state, closed)
+        elif isinstance(value, str):
+            if self.in_string and not closed:
+                if _plain_str(node):
+                    return True, value, None, False
+                return _ABSENT
+        elif (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and self.in_number
+            and not closed
+        ):
+            return _ABSENT
+        if isinstance(node, ni.AnyNode) and not closed:
+            return True, value, None, not isinstance(value, (dict, list))
+        present, shown = self._finished(node, value)
+        return present, shown, None, present
+
+    def _tail(self, state: _OpenState, key: Any, node: ni.Node, value: Any) -> _Built:
+        tail_state = state.tail_state if state.tail == key else None
+        built = self._open(node, value, tail_state)
+        state.tail, state.tail_state = key, built[2]
+        return built
+
+    def _object(
+        self, node: ni.ObjectNode, value: dict[Any, Any], state: Any, closed: bool
+    ) -> _Built:
+        if not isinstance(state, _OpenState):
+            state = _OpenState({})
+        by_key = self.plan.by_key(node)
+        size = len(value)
+        finished = size if closed or not size else size - 1
+        if finished > state.count:
+            for key, item in itertools.islice(value.items(), state.count, finished):
+                field = by_key.get(key)
+                if field is not None:
+                    present, shown = self._finished(field.node, item)
+                    if present:
+                        state.out[field.name] = shown
+            state.count = finished
+        fields = dict(state.out)
+        growing = None
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
+            key, item = next(reversed(value.items()))
+            field = by_key.get(key)
+            if field is not None:
+                present, shown, _, settled = self._tail(state, key, field.node, item)
+                if present:
+                    fields[field.name] = shown
+                    if not settled:
+                        growing = field.name
+        return True, Partial(node.python_type, fields, growing=growing), state, False
+
+    def _mapping(
+        self, node: ni.DictNode, value: dict[Any, Any], state: Any, closed: bool
+    ) -> _Built:
+        if not isinstance(state, _OpenState):
+            state = _OpenState({})
+        size = len(value)
+        finished = size if closed or not size else size - 1
+        if finished > state.count:
+            for key, item in itertools.islice(value.items(), state.count, finished):
+                ok, decoded_key = self._finished(node.keys, key)
+                if ok:
+                    present, shown = self._finished(node.values, item)
+                    if present:
+                        state.out[decoded_key] = shown
+            state.count = finished
+        out = dict(state.out)
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
+            key, item = next(reversed(value.items()))
+            ok, decoded_key = self._finished(node.keys, key)
+            if ok:
+                present, shown, _, _ = self._tail(state, key, node.values, item)
+                if present:
+                    out[decoded_key] = shown
+        return True, out, state, False
+
+    def _array(
+        self, node: ni.ArrayNode | ni.TupleNode, value: list[Any], state: Any, closed: bool
+    ) -> _Built:
+        if not isinstance(state, _OpenState):
+            state = _OpenState([])
+        size = len(value)
+        if isinstance(node, ni.TupleNode):
+            size = min(size, len(node.items))
+        finished = size if closed or not size else size - 1
+        if finished > state.count:
+            for index in range(state.count, finished):
+                present, shown = self._finished(self._item(node, index), value[index])
+                if present:
+                    state.out.append(shown)
+            state.count = finished
+        out = list(state.out)
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
+            index = size - 1
+            present, shown, _, _ = self._tail(state, index, self._item(node, index), value[index])
+            if present:
+                out.append(shown)
+        return True, out, state, False
+
+    @staticmethod
+    def _item(node: ni.ArrayNode | ni.TupleNode, index: int) -> ni.Node:
+        return node.items if isinstance(node, ni.ArrayNode) else node.items[index]
+
+    def _option(self, node: ni.UnionNode, value: Any, closed: bool) -> ni.Node | None:
+        """The one option of a union an open value can belong to, if it is decided."""
+        if value is None:
+            return ni.NullNode() if node.nullable else None
+        if isinstance(value, dict):
+            objects = [o for o in node.options if isinstance(o, ni.ObjectNode)]
+            others = [o for o in node.options if isinstance(o, (ni.DictNode, ni.AnyNode))]
+            fitting = [o for o in objects if self._fits(o, value, closed)]
+            if len(fitting) == 1 and not others:
+                return fitting[0]
+            if not objects and len(others) == 1:
+                return others[0]
+            return None
+        if isinstance(value, list):
+            arrays = [o for o in node.options if isinstance(o, (ni.ArrayNode, ni.TupleNode))]
+            return arrays[0] if len(arrays) == 1 else None
+        if isinstance(value, str) and self.in_string and not closed:
+            strings = [o for o in node.options if _plain_str(o)]
+            return strings[0] if strings else None
+        return node  # a finished scalar: the union's own decoder decides
+
+    def _fits(self, node: ni.ObjectNode, value: dict[Any, Any], closed: bool) -> bool:
+        """Every key sent is one of the class's, and any finished Literal tag matches."""
+        by_key = self.plan.by_key(node)
+        last = next(reversed(value)) if value else None
+        for key, item in value.items():
+            field = by_key.get(key)
+            if field is None:
+                return False
+            unfinished = key == last and self.in_string and not closed
+            if (
+                isinstance(field.node, ni.LiteralNode)
+                and not unfinished
+                and item not in field.node.values
+            ):
+                return False
+        return True
+
+
+def _plain_str(node: ni.Node) -> bool:
+    """A ``str`` with no format or fixed values: its text so far is worth showing."""
+    if isinstance(node, ni.UnionNode):
+        return any(_plain_str(o) for o in node.options)
+    return (
+        isinstance(node, ni.ScalarNode)
+        and node.python_type is str
+        and node.format is None
+        and node.enum is None
+    )

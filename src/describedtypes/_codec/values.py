@@ -1,0 +1,364 @@
+"""JSON values and the checks shared by scalar decoders (RFC 3339 text, bounds)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import decimal
+import enum
+import json
+import re
+import sys
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._types import inspector as ni
+from .._types import kinds as mt
+from .._types.nodes import children_of, is_decimal
+from .jsontext import unfenced
+from .problems import ABSENT, Invalid, Members, brief, not_one_of, show
+
+
+def as_object(value: Any) -> dict[Any, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise Invalid([[f"expected object, got {show(value)}{wrapped_hint(value, '{')}"]])
+
+
+def as_array(value: Any) -> list[Any]:
+    # Sets only reach here in parsed input (cattrs.unstructure keeps them as sets).
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return list(value)
+    raise Invalid([[f"expected array, got {show(value)}{wrapped_hint(value, '[')}"]])
+
+
+def wrapped_hint(value: Any, opener: str) -> str:
+    """The fix when the value is there but wrapped: JSON text in a string, a 1-item array."""
+    kind = "object" if opener == "{" else "array"
+    if isinstance(value, str) and value.lstrip()[:1] == opener:
+        return f"; send the {kind} itself, not a string holding its JSON"
+    if (
+        opener == "{"
+        and isinstance(value, (list, tuple))
+        and len(value) == 1
+        and isinstance(value[0], Mapping)
+    ):
+        return "; send the object itself, not an array holding it"
+    return ""
+
+
+# The text forms the schema's ``format`` names, read exactly (RFC 3339 section 5.6,
+# RFC 4122 section 3), and the same on every Python: ``fromisoformat`` is not used, as
+# from 3.11 on it also reads ISO 8601 forms such as "20200101" or "2020-W01-1", a date
+# as a date-time and a space for the "T". The one allowance: a date-time or time may
+# leave out its offset (a naive value), since that is what encode() writes for a naive
+# value; a grammar-constrained model always writes it.
+_TIME_TEXT = (
+    r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))?"
+)
+
+
+_DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+
+
+_DATETIME_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]" + _TIME_TEXT + r"\Z")
+
+
+_TIME_RE = re.compile(_TIME_TEXT + r"\Z")
+
+
+_UUID_RE = re.compile(
+    r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z"
+)
+
+
+_UTC = datetime.timezone.utc
+
+
+class OutOfRange(ValueError):
+    """Strictly private: text of the right form naming no real value (30 February)."""
+
+
+def _checked(make: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return make(*args, **kwargs)
+    except ValueError as exc:
+        reason = str(exc)
+        if "second must be" in reason:
+            reason += " (Python has no leap seconds)"
+        raise OutOfRange(reason) from None
+
+
+def _time_parts(groups: tuple[str | None, ...]) -> tuple[int, int, int, int, Any]:
+    """(hour, minute, second, microsecond, tzinfo) from _TIME_TEXT's groups."""
+    hour, minute, second, fraction, zulu, sign, off_hour, off_minute = groups
+    micro = int((fraction + "000000")[:6]) if fraction else 0  # cut to Python's resolution
+    tz: Any = None
+    if zulu:
+        tz = _UTC
+    elif sign:
+        hours, minutes = int(off_hour or ""), int(off_minute or "")
+        if hours > 23 or minutes > 59:
+            msg = "the offset's hours must be in 0..23 and its minutes in 0..59"
+            raise OutOfRange(msg)
+        delta = datetime.timedelta(hours=hours, minutes=minutes)
+        tz = datetime.timezone(-delta if sign == "-" else delta)
+    return int(hour or ""), int(minute or ""), int(second or ""), micro, tz
+
+
+def _parse_date(text: str) -> datetime.date:
+    """An RFC 3339 ``full-date``: ``YYYY-MM-DD`` and nothing else."""
+    m = _DATE_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 date"
+        raise ValueError(msg)
+    try:
+        # Checked to be YYYY-MM-DD, which every Python's C parser reads the same way.
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        return _checked(datetime.date, int(m[1]), int(m[2]), int(m[3]))  # type: ignore[no-any-return]
+
+
+def _parse_datetime(text: str) -> datetime.datetime:
+    """An RFC 3339 ``date-time`` (``T`` or ``t``, seconds, any fraction, ``Z`` or ±hh:mm)."""
+    m = _DATETIME_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 date-time"
+        raise ValueError(msg)
+    if _iso_reads(m[7], m[8], m[9], m[11]):
+        try:
+            return datetime.datetime.fromisoformat(text)
+        except ValueError:
+            pass  # the long way says why
+    return _rfc_datetime(m)
+
+
+def _rfc_datetime(m: re.Match[str]) -> datetime.datetime:
+    hour, minute, second, micro, tz = _time_parts(m.groups()[3:])
+    return _checked(  # type: ignore[no-any-return]
+        datetime.datetime, int(m[1]), int(m[2]), int(m[3]), hour, minute, second, micro, tz
+    )
+
+
+def _parse_time(text: str) -> datetime.time:
+    """An RFC 3339 ``full-time`` (``HH:MM:SS``, any fraction, ``Z`` or ±hh:mm)."""
+    m = _TIME_RE.match(text)
+    if m is None:
+        msg = "not an RFC 3339 time"
+        raise ValueError(msg)
+    if _iso_reads(m[4], m[5], m[6], m[8]):
+        try:
+            return datetime.time.fromisoformat(text)
+        except ValueError:
+            pass  # the long way says why
+    return _rfc_time(m)
+
+
+def _rfc_time(m: re.Match[str]) -> datetime.time:
+    hour, minute, second, micro, tz = _time_parts(m.groups())
+    return _checked(datetime.time, hour, minute, second, micro, tz)  # type: ignore[no-any-return]
+
+
+#: From 3.11 on ``fromisoformat`` reads a ``Z`` and fractions of any length (cut to
+#: microseconds), as RFC 3339 allows; 3.10 reads neither.
+_ISO_READS_RFC = sys.version_info >= (3, 11)
+
+
+def _iso_reads(
+    fraction: str | None, zulu: str | None, sign: str | None, off_minute: str | None
+) -> bool:
+    """Whether ``fromisoformat`` reads this (checked) RFC 3339 time as the long way does.
+
+    It reads the common spellings the same on every Python and is much faster. It
+    accepts offset minutes past 59, which RFC 3339 does not; ``z`` it refuses, as it
+    does impossible values (30 February): those go the long way, which says why.
+    """
+    if sign is not None and (off_minute is None or off_minute >= "60"):
+        return False
+    if _ISO_READS_RFC:
+        return True
+    return zulu is None and (fraction is None or len(fraction) in (3, 6))
+
+
+def _parse_uuid(text: str) -> uuid.UUID:
+    """A UUID in RFC 4122's text form: 8-4-4-4-12 hex digits, either case, nothing around."""
+    if _UUID_RE.match(text) is None:
+        msg = "not an RFC 4122 UUID"
+        raise ValueError(msg)
+    return uuid.UUID(text)
+
+
+FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "date-time": (
+        _parse_datetime,
+        "date-time string (RFC 3339, e.g. 2024-05-01T12:30:00Z)",
+    ),
+    "date": (_parse_date, "date string (YYYY-MM-DD)"),
+    "time": (_parse_time, "time string (HH:MM:SS, e.g. 12:30:00Z)"),
+    "uuid": (_parse_uuid, "UUID string (8-4-4-4-12 hex digits)"),
+}
+
+
+def number_checks(c: ni.Constraints) -> list[Callable[[Any], str | None]]:
+    checks: list[Callable[[Any], str | None]] = []
+    if c.minimum is not None:
+        lo = c.minimum
+        checks.append(lambda v: None if v >= lo else f"must be at least {lo}, got {brief(v)}")
+    if c.exclusive_minimum is not None:
+        xlo = c.exclusive_minimum
+        checks.append(lambda v: None if v > xlo else f"must be greater than {xlo}, got {brief(v)}")
+    if c.maximum is not None:
+        hi = c.maximum
+        checks.append(lambda v: None if v <= hi else f"must be at most {hi}, got {brief(v)}")
+    if c.exclusive_maximum is not None:
+        xhi = c.exclusive_maximum
+        checks.append(lambda v: None if v < xhi else f"must be less than {xhi}, got {brief(v)}")
+    if c.multiple_of is not None:
+        step = c.multiple_of
+        checks.append(
+            lambda v: None if _is_multiple(v, step) else f"must be a multiple of {step}, got "
+            f"{brief(v)}"
+        )
+    return checks
+
+
+def exact_decimal(value: Any) -> decimal.Decimal:
+    """A number as the decimal it was written as (a float by its shortest repr)."""
+    if isinstance(value, decimal.Decimal):
+        return value
+    if isinstance(value, float):
+        return decimal.Decimal(repr(float(value)))
+    return decimal.Decimal(value)
+
+
+def _is_multiple(value: Any, step: Any) -> bool:
+    """``value`` is a whole multiple of ``step``, in decimal arithmetic (so 0.3 is a
+    multiple of 0.1, as written)."""
+    if isinstance(value, int) and isinstance(step, int):
+        return value % step == 0
+    try:
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            return exact_decimal(value) % exact_decimal(step) == 0
+    except (decimal.InvalidOperation, ValueError, OverflowError):
+        return False
+
+
+class ExactNumber(float):
+    """A JSON number with a fraction or exponent, with the text it was written as.
+
+    Only replies decoded into types holding a Decimal are read this way (with the
+    standard library parser), so the Decimal gets every digit the model wrote.
+    """
+
+    text: str
+
+    def __new__(cls, text: str) -> ExactNumber:
+        made = super().__new__(cls, text)
+        made.text = text
+        return made
+
+
+def exact_loads(data: str | bytes | bytearray | memoryview, parsed: Any) -> Any:
+    """``data`` (already parsed by orjson as ``parsed``, maybe inside a fence) with exact
+    numbers; ``parsed`` itself where the standard parser refuses what orjson took (an
+    integer of more than 4300 digits, nesting past the recursion limit)."""
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+        return json.loads(unfenced(text), parse_float=ExactNumber)
+    except (ValueError, RecursionError):
+        return parsed
+
+
+DECIMAL_TEXT = re.compile(mt.DECIMAL_PATTERN)
+
+
+#: Digits beyond these are refused before Decimal() parses them (bounded work).
+MAX_DECIMAL_LENGTH = 1000
+
+
+def allows_null(node: ni.Node) -> bool:
+    return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
+
+
+def has_newer_types(node: ni.Node) -> bool:
+    """A Decimal, Flag, TypedDict, NamedTuple, dataclass InitVar or multipleOf in the tree."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if is_decimal(current) or current.constraints.multiple_of is not None:
+            return True
+        if isinstance(current, ni.ArrayNode) and issubclass(current.container, enum.Flag):
+            return True
+        if isinstance(current, ni.ObjectNode) and not current.is_function:
+            cls = constructor_of(current.python_type)
+            if mt.is_typeddict(cls) or mt.is_namedtuple(cls):
+                return True
+            own = getattr(cls, "__dataclass_fields__", {})
+            if any(f._field_type is dataclasses._FIELD_INITVAR for f in own.values()):  # type: ignore[attr-defined]
+                return True
+        if isinstance(current, ni.DictNode):
+            stack.append(current.keys)
+        stack.extend(children_of(current))
+    return False
+
+
+def needs_exact(node: ni.Node) -> bool:
+    """Whether a Decimal is anywhere in the tree (then numbers are read exactly)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if is_decimal(current):
+            return True
+        if isinstance(current, ni.DictNode):
+            stack.append(current.keys)
+        stack.extend(children_of(current))
+    return False
+
+
+def length_checks(c: ni.Constraints, unit: str) -> list[Callable[[Any], str | None]]:
+    checks: list[Callable[[Any], str | None]] = []
+    if c.min_length is not None:
+        lo = c.min_length
+        checks.append(
+            lambda v: None if len(v) >= lo else f"must have at least {lo} {unit}, got {len(v)}"
+        )
+    if c.max_length is not None:
+        hi = c.max_length
+        checks.append(
+            lambda v: None if len(v) <= hi else f"must have at most {hi} {unit}, got {len(v)}"
+        )
+    return checks
+
+
+def pattern_check(pattern: str) -> Callable[[Any], str | None]:
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return lambda v: None  # the attrs validator, if any, still runs on construction
+    shown = brief(pattern, 60)
+    return lambda v: None if compiled.search(v) else f"must match the pattern {shown}"
+
+
+def among(value: Any, values: tuple[Any, ...]) -> bool:
+    """``value`` is one of ``values``, with ``True`` never equal to ``1``."""
+    return any(ni.same_value(value, v) for v in values)
+
+
+def enum_value_check(values: tuple[Any, ...]) -> Callable[[Any], str | None]:
+    members = Members([(v, v) for v in values])
+    return lambda v: None if members.get(v, ABSENT) is not ABSENT else not_one_of(v, values)
+
+
+def constructor_of(tp: Any) -> Any:
+    origin = getattr(tp, "__origin__", None)
+    return origin if isinstance(origin, type) else tp

@@ -1,0 +1,528 @@
+"""LLM adapters: what each provider's request takes, as small frozen strategy objects.
+
+An adapter holds one provider's choices (the wrapper shape around the schema body, how
+optional fields are spelled, which keywords and formats are accepted, the name rule, the
+size limits, and the rules its output is checked against) and is passed to
+``schema(obj, llm_adapter=...)``. Build your own with ``Adapter(...)`` or
+``OPENAI.replace(...)``; the schema builder never branches on an adapter's identity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast
+
+import attrs
+
+from ..errors import SchemaError
+from .document import Document, Limits, Problem, Rule, document
+from .rules import (
+    ANTHROPIC_RULES,
+    GEMINI_RULES,
+    MCP_RULES,
+    OPENAI_RULES,
+    request_budgets,
+    run_rules,
+)
+
+__all__ = [
+    "ALL_KEYWORDS",
+    "Adapter",
+    "Document",
+    "Limits",
+    "Problem",
+    "Rule",
+    "check",
+    "check_request",
+    "Wrapper",
+    "anthropic_output_format",
+    "anthropic_tool",
+    "bare_body",
+    "display_title",
+    "gemini_function",
+    "mcp_tool",
+    "openai_chat_tool",
+    "openai_response_format",
+    "openai_responses_tool",
+    "STANDARD",
+    "OPENAI",
+    "OPENAI_TOOLS",
+    "OPENAI_CHAT_TOOLS",
+    "ANTHROPIC_TOOLS",
+    "ANTHROPIC",
+    "GEMINI",
+    "MCP_TOOLS",
+    "OPENAI_LIMITS",
+    "ANTHROPIC_LIMITS",
+]
+
+Body = dict[str, Any]
+
+#: Every optional keyword the builder can emit. An adapter's ``keywords`` names the ones
+#: its provider accepts; the builder expresses the others another way (a bound as text in
+#: the description, ``const`` as a one-value ``enum``).
+ALL_KEYWORDS = frozenset(
+    {
+        "minimum",
+        "exclusiveMinimum",
+        "maximum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "const",
+    }
+)
+
+
+class Wrapper(Protocol):
+    """Builds the provider's request object around a schema body."""
+
+    def __call__(self, name: str, description: str | None, body: Body, strict: bool) -> Body:
+        """Return the wrapped object; ``description`` None means leave the key out."""
+        ...
+
+
+def bare_body(name: str, description: str | None, body: Body, strict: bool) -> Body:
+    """The body alone (plain JSON Schema)."""
+    return body
+
+
+def openai_response_format(
+    name: str, description: str | None, body: Body, strict: bool
+) -> Body:
+    """The ``json_schema`` object of a Chat Completions ``response_format``."""
+    out: Body = {"name": name}
+    if description is not None:
+        out["description"] = description
+    out["strict"] = strict
+    out["schema"] = body
+    return out
+
+
+def openai_responses_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
+    """A Responses API function tool (flat)."""
+    out: Body = {"type": "function", "name": name}
+    if description is not None:
+        out["description"] = description
+    out["strict"] = strict
+    out["parameters"] = body
+    return out
+
+
+def openai_chat_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
+    """A Chat Completions tool: the function nested under ``"function"``."""
+    function: Body = {"name": name}
+    if description is not None:
+        function["description"] = description
+    function["strict"] = strict
+    function["parameters"] = body
+    return {"type": "function", "function": function}
+
+
+def anthropic_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
+    """A Messages API tool."""
+    out: Body = {"name": name}
+    if description is not None:
+        out["description"] = description
+    out["strict"] = strict
+    out["input_schema"] = body
+    return out
+
+
+def anthropic_output_format(
+    name: str, description: str | None, body: Body, strict: bool
+) -> Body:
+    """The ``output_config.format`` object; it has no name or description field."""
+    return {"type": "json_schema", "schema": body}
+
+
+def gemini_function(name: str, description: str | None, body: Body, strict: bool) -> Body:
+    """A function declaration on Gemini's JSON Schema path."""
+    out: Body = {"name": name}
+    if description is not None:
+        out["description"] = description
+    out["parameters_json_schema"] = body
+    return out
+
+
+def mcp_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
+    """An MCP tool definition.
+
+    ``title`` is the human display name MCP clients show: the name spelled as words
+    (``get_weather`` and ``GetWeather`` become ``Get weather``).
+    """
+    out: Body = {"name": name, "title": display_title(name)}
+    if description is not None:
+        out["description"] = description
+    out["inputSchema"] = body
+    return out
+
+
+def display_title(name: str) -> str:
+    """``name`` as words for people: ``get_weather`` -> ``Get weather``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+", " ", name)
+    words = spaced.split()
+    if not words:
+        return name
+    text = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
+    return text[:1].upper() + text[1:]
+
+
+# What each strict-dependent choice is under strict mode; non-strict is the opposite.
+# ``replace(strict=...)`` switches these together unless they are given explicitly.
+_FOLLOW_STRICT = {
+    "nullable_optionals": True,
+    "emit_defaults": False,
+    "dict_as_entries": True,
+    "tuples": False,
+    "any_type": False,
+}
+
+
+# cache_hash: an adapter is part of every schema cache key, so hashing must be cheap.
+@attrs.frozen(kw_only=True, repr=False, cache_hash=True)
+class Adapter:
+    """One provider's rules for a schema, and the shape that carries it.
+
+    Args:
+        name: The adapter's name, for messages and ``repr``.
+        wrap: Builds the provider's object around the body (see ``Wrapper``).
+        strict: Objects are closed (``additionalProperties: false``) and list every
+            property in ``required``; types that cannot be closed raise ``SchemaError``.
+            Rules marked strict-only are checked only when this is True.
+        nullable_optionals: Optional (``T | None``) fields are spelled as a union with
+            null. When False they keep their type ``T``.
+        emit_defaults: Emit ``default`` for fields whose default is a JSON value (never
+            under ``strict``, where every field is required).
+        ref_siblings: A ``$ref`` may carry a ``description`` beside it. When False, a
+            described reference to a non-recursive class is inlined instead.
+        dict_as_entries: ``dict[str, T]`` becomes an array of ``{"key", "value"}``
+            objects (for providers that forbid open objects).
+        tuples: Fixed-length tuples may use ``prefixItems``.
+        any_type: ``Any`` may be expressed as ``{}``.
+        recursion: The provider accepts recursive schemas; when False, the adapter's
+            rules reject them.
+        object_root: The body's root must be an object.
+        root_description: The body's root carries the type's description (when the
+            wrapper does not hold it).
+        keywords: The optional keywords emitted as keywords (see ``ALL_KEYWORDS``); the
+            others are written into the description as text (``const`` becomes a
+            one-value ``enum``).
+        formats: The string formats accepted (None: every format); others are written
+            into the description.
+        min_items_max: The largest ``minItems`` accepted (None: any); a larger bound is
+            written into the description.
+        enum_types: The JSON types an ``enum`` may hold (None: any scalar). An enum with
+            other values is written into the description.
+        type_lists: ``type`` may be a list (``["string", "null"]``); when False, unions of
+            types are spelled with ``anyOf``.
+        regex_subset: Patterns must avoid backreferences, lookaround and ``\\b``; a
+            pattern that uses them is written into the description.
+        name_pattern: The regular expression a schema or tool name must match.
+        limits: Size limits and request budgets, checked by the ``limits`` rule.
+        checks: The rules the built output is checked against; ``check()`` runs the same.
+
+    .. versionadded:: 0.1.0
+    """
+
+    name: str
+    wrap: Wrapper = bare_body
+    strict: bool = False
+    nullable_optionals: bool = False
+    emit_defaults: bool = True
+    ref_siblings: bool = True
+    dict_as_entries: bool = False
+    tuples: bool = True
+    any_type: bool = True
+    recursion: bool = True
+    object_root: bool = False
+    root_description: bool = True
+    keywords: frozenset[str] = ALL_KEYWORDS
+    formats: frozenset[str] | None = None
+    min_items_max: int | None = None
+    enum_types: frozenset[str] | None = None
+    type_lists: bool = True
+    regex_subset: bool = False
+    name_pattern: str | None = None
+    limits: Limits = attrs.field(factory=Limits)
+    checks: tuple[Rule, ...] = ()
+
+    def replace(self, **changes: Any) -> Adapter:
+        """A copy of this adapter with ``changes`` applied.
+
+        Switching ``strict`` also switches the choices that follow it (optional-field
+        style, defaults, the dict encoding, tuples and ``Any``) unless they are given:
+        ``OPENAI_TOOLS.replace(strict=False)`` leaves optional fields out of
+        ``required``, emits defaults and sends ``"strict": false``.
+
+        .. versionadded:: 0.1.0
+        """
+        if "name" not in changes:
+            changes["name"] = self.name + "(" + ", ".join(
+                f"{k}={v!r}" for k, v in sorted(changes.items())
+            ) + ")"
+        strict = changes.get("strict", self.strict)
+        if strict != self.strict:
+            for key, under_strict in _FOLLOW_STRICT.items():
+                changes.setdefault(key, under_strict if strict else not under_strict)
+        return attrs.evolve(self, **changes)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def valid_name(self, name: str) -> bool:
+        """True when the provider accepts ``name`` as a schema or tool name."""
+        return self.name_pattern is None or re.fullmatch(self.name_pattern, name) is not None
+
+
+OPENAI_LIMITS = Limits(
+    max_properties=5000,
+    max_depth=10,
+    max_chars=120_000,
+    max_enum_values=1000,
+    large_enum_values=250,
+    large_enum_chars=15_000,
+)
+"""OpenAI's structured-output size limits (strict mode)."""
+
+ANTHROPIC_LIMITS = Limits(max_strict_tools=20, max_optional_params=24, max_union_params=16)
+"""Anthropic's per-request budgets for strict tools and JSON outputs."""
+
+_OPENAI_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+# OpenAI lists minLength/maxLength only as unsupported for fine-tuned models, and
+# rejects uniqueItems (provider rules O6-O8, O11 in docs/provider-rules.md): those go
+# into the description.
+_OPENAI_KEYWORDS = frozenset(
+    {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "pattern",
+     "minItems", "maxItems", "const"}
+)
+_OPENAI_NAME = r"[a-zA-Z0-9_-]{1,64}"
+
+# Anthropic strict: no numeric, length or item-count bounds; minItems of 0 or 1 only
+# (provider rules A3-A5). Nullable types are spelled with anyOf: the SDK's own schema
+# transform takes only single types, and both spellings count the same toward A9.
+_ANTHROPIC_KEYWORDS = frozenset({"pattern", "minItems", "const"})
+_ANTHROPIC_FORMATS = _OPENAI_FORMATS | {"uri"}
+_ANTHROPIC_NAME = r"[a-zA-Z0-9_-]{1,128}"
+
+# Gemini's JSON Schema path (provider rule G2): other keywords are ignored, so bounds the
+# model would not see go into the description, and const becomes a one-value enum.
+_GEMINI_KEYWORDS = frozenset({"minimum", "maximum", "minItems", "maxItems"})
+_GEMINI_NAME = r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}"
+
+_MCP_NAME = r"[A-Za-z0-9_.-]{1,128}"
+
+STANDARD = Adapter(name="STANDARD")
+"""Plain JSON Schema (draft 2020-12): the body alone, optional fields left out of ``required``.
+
+.. versionadded:: 0.1.0
+"""
+
+OPENAI = Adapter(
+    name="OPENAI",
+    wrap=openai_response_format,
+    strict=True,
+    nullable_optionals=True,
+    emit_defaults=False,
+    ref_siblings=False,
+    dict_as_entries=True,
+    tuples=False,
+    any_type=False,
+    object_root=True,
+    root_description=False,
+    keywords=_OPENAI_KEYWORDS,
+    formats=_OPENAI_FORMATS,
+    name_pattern=_OPENAI_NAME,
+    limits=OPENAI_LIMITS,
+    checks=OPENAI_RULES,
+)
+"""The ``json_schema`` object of an OpenAI structured-output ``response_format``.
+
+.. versionadded:: 0.1.0
+"""
+
+OPENAI_TOOLS = OPENAI.replace(name="OPENAI_TOOLS", wrap=openai_responses_tool)
+"""An OpenAI Responses API function tool: ``{"type": "function", "name", ..., "parameters"}``.
+
+.. versionadded:: 0.1.0
+"""
+
+OPENAI_CHAT_TOOLS = OPENAI.replace(name="OPENAI_CHAT_TOOLS", wrap=openai_chat_tool)
+"""An OpenAI Chat Completions tool: ``{"type": "function", "function": {...}}``.
+
+.. versionadded:: 0.1.0
+"""
+
+ANTHROPIC_TOOLS = Adapter(
+    name="ANTHROPIC_TOOLS",
+    wrap=anthropic_tool,
+    strict=True,
+    nullable_optionals=True,
+    emit_defaults=False,
+    ref_siblings=False,
+    dict_as_entries=True,
+    tuples=False,
+    any_type=False,
+    recursion=False,
+    object_root=True,
+    root_description=False,
+    keywords=_ANTHROPIC_KEYWORDS,
+    formats=_ANTHROPIC_FORMATS,
+    min_items_max=1,
+    type_lists=False,
+    regex_subset=True,
+    name_pattern=_ANTHROPIC_NAME,
+    limits=ANTHROPIC_LIMITS,
+    checks=ANTHROPIC_RULES,
+)
+"""An Anthropic Messages API tool with ``strict: true``.
+
+.. versionadded:: 0.1.0
+"""
+
+ANTHROPIC = ANTHROPIC_TOOLS.replace(
+    name="ANTHROPIC", wrap=anthropic_output_format, root_description=True, name_pattern=None
+)
+"""Anthropic's ``output_config.format``: ``{"type": "json_schema", "schema": body}``.
+
+.. versionadded:: 0.1.0
+"""
+
+GEMINI = Adapter(
+    name="GEMINI",
+    wrap=gemini_function,
+    emit_defaults=False,
+    ref_siblings=False,
+    object_root=True,
+    root_description=False,
+    keywords=_GEMINI_KEYWORDS,
+    enum_types=frozenset({"string", "number", "integer"}),
+    name_pattern=_GEMINI_NAME,
+    checks=GEMINI_RULES,
+)
+"""A Gemini function declaration on the JSON Schema path (``parameters_json_schema``).
+
+.. versionadded:: 0.1.0
+"""
+
+MCP_TOOLS = Adapter(
+    name="MCP_TOOLS",
+    wrap=mcp_tool,
+    object_root=True,
+    root_description=False,
+    name_pattern=_MCP_NAME,
+    checks=MCP_RULES,
+)
+"""An MCP tool definition: ``{"name", "description", "inputSchema"}`` (STANDARD rules).
+
+.. versionadded:: 0.1.0
+"""
+
+
+# -- checking any schema against an adapter's rules -----------------------------------
+
+
+def _require_adapter(adapter: Any) -> None:
+    if not isinstance(adapter, Adapter):
+        msg = f"llm_adapter must be an Adapter such as OPENAI or ANTHROPIC_TOOLS, got {adapter!r}"
+        raise SchemaError(msg)
+
+
+def check(schema: Mapping[str, Any], llm_adapter: Adapter) -> list[Problem]:
+    """Every problem ``adapter``'s provider would reject in ``schema``, with its pointer.
+
+    ``schema`` is a JSON Schema body (from this library, pydantic, or written by hand) or
+    an adapter's wrapped output such as an OpenAI tool; a wrapped output's name and
+    ``strict`` flag are checked too (``"strict": false`` turns the strict-only rules off).
+
+    Args:
+        schema: The schema or wrapped definition, as plain JSON data.
+        llm_adapter: The provider to check against (``OPENAI``, ``ANTHROPIC_TOOLS``, ...).
+
+    Returns:
+        The problems, in document order per rule; empty when the provider accepts it.
+
+    Raises:
+        TypeError: ``schema`` is not a JSON object; ``SchemaError`` (a ``TypeError``):
+            ``llm_adapter`` is not an Adapter.
+
+    .. versionadded:: 0.1.0
+    """
+    adapter = llm_adapter
+    _require_adapter(adapter)
+    if not isinstance(cast(Any, schema), Mapping):
+        msg = f"check() takes a JSON Schema object (a dict), got {type(schema).__name__}"
+        raise TypeError(msg)
+    if not adapter.checks:
+        return []
+    return run_rules(document(schema, adapter), adapter)
+
+
+def check_request(
+    definitions: Sequence[Mapping[str, Any]], llm_adapter: Adapter
+) -> list[Problem]:
+    """Problems of a whole request's tool definitions: each one's, and the shared budgets.
+
+    Besides checking every definition as ``check()`` does, this sums what a provider
+    budgets per request (Anthropic: strict tools, optional parameters, union-typed
+    parameters) and rejects two tools with the same name.
+
+    Args:
+        definitions: The wrapped tool definitions, as ``schema(f, adapter)`` returns them.
+        llm_adapter: The adapter they were built for.
+
+    Returns:
+        The problems, with pointers that start with the definition's index (``/2/...``);
+        request-wide ones have the pointer ``""``.
+
+    Raises:
+        TypeError: ``definitions`` is not a list of JSON objects; ``SchemaError`` (a
+            ``TypeError``): ``llm_adapter`` is not an Adapter.
+
+    .. versionadded:: 0.1.0
+    """
+    adapter = llm_adapter
+    _require_adapter(adapter)
+    items: Any = definitions
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+        msg = f"check_request() takes a list of tool definitions, got {type(definitions).__name__}"
+        raise TypeError(msg)
+    return request_problems(definitions, adapter, each=True)
+
+
+def request_problems(
+    definitions: Sequence[Mapping[str, Any]], adapter: Adapter, *, each: bool = False
+) -> list[Problem]:
+    """The request-wide problems of ``definitions`` (and each one's, with ``each``)."""
+    problems: list[Problem] = []
+    docs: list[Document] = []
+    for i, item in enumerate(definitions):
+        if not isinstance(cast(Any, item), Mapping):
+            msg = f"definition {i} is a {type(item).__name__}, not a JSON object"
+            raise TypeError(msg)
+        doc = document(item, adapter, prefix=f"/{i}")
+        docs.append(doc)
+        if each:
+            problems.extend(run_rules(doc, adapter))
+    problems.extend(request_budgets(docs, adapter))
+    seen: dict[str, int] = {}
+    for i, doc in enumerate(docs):
+        if not isinstance(doc.name, str) or doc.name_pointer is None:
+            continue
+        if doc.name in seen:
+            problems.append(Problem(
+                doc.name_pointer, "unique-names",
+                f"the tool name {doc.name!r} is already used by definition {seen[doc.name]}; "
+                "tool names must be unique within a request",
+            ))
+        else:
+            seen[doc.name] = i
+    return problems

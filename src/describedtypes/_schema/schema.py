@@ -1,0 +1,355 @@
+"""The schema builder: renders inspected nodes as JSON Schema through an adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+import orjson
+
+from .._types import annotate as _annotate
+from .._types import cache as _cache
+from .._types import inspector as ni
+from .._types.annotate import Registry, annotate, current_stamp
+from ..errors import SchemaError
+from .adapters import STANDARD, Adapter, check
+from .render import Builder, Json, Rewrite
+
+__all__ = ["Rewrite", "build", "explain", "schema"]
+
+
+class Built:
+    """Strictly private: a cached build: the read-only schema, its rewrites, its JSON."""
+
+    __slots__ = ("_json", "frozen", "rewrites")
+
+    def __init__(self, frozen: Any, rewrites: tuple[Rewrite, ...]) -> None:
+        self.frozen = frozen
+        self.rewrites = rewrites
+        self._json: bytes | None = None
+
+    @property
+    def json(self) -> bytes:
+        if self._json is None:
+            self._json = orjson.dumps(self.frozen)
+        return self._json
+
+
+def build(
+    obj: Any, adapter: Adapter, use_references: bool, registry: Registry = annotate
+) -> tuple[Json, list[Rewrite], ni.Node]:
+    """Build the wrapped schema of ``obj`` as plain dicts, with the rewrites made."""
+    node = ni.type_info(obj, registry)
+    wrapped, rewrites = build_definition(node, obj, adapter, use_references)
+    return wrapped, rewrites, node
+
+
+def build_definition(
+    node: ni.Node,
+    obj: Any,
+    adapter: Adapter,
+    use_references: bool = False,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> tuple[Json, list[Rewrite]]:
+    """The wrapped definition of ``node`` for ``adapter``, checked once by its rules.
+
+    ``name`` and ``description`` replace what the node says (a tool registered under
+    another name); the one path for ``schema()`` and for tool definitions.
+    """
+    builder = Builder(node, adapter, use_references, obj)
+    try:
+        body = builder.body()
+    except RecursionError:
+        raise ni.too_deep_error(obj, "build the schema of") from None
+    root = ni.object_of(node)
+    own_name = root.name if root is not None else _fallback_name(obj)
+    own_description = root.description if root is not None else node.description
+    if description is not None and "description" in body:
+        body["description"] = description
+    final_name = own_name if name is None else name
+    wrapped = adapter.wrap(
+        final_name, own_description if description is None else description, body,
+        adapter.strict,
+    )
+    # The same rules check() applies: never hand out a schema the provider rejects.
+    try:
+        problems = check(wrapped, adapter)
+    except RecursionError:
+        raise ni.too_deep_error(obj, "check the schema of") from None
+    if problems:
+        raise rejection(adapter, problems, final_name, obj)
+    return wrapped, builder.rewrites
+
+
+def rejection(adapter: Adapter, problems: list[Any], name: str, obj: Any) -> SchemaError:
+    """The error for a schema or request ``adapter``'s provider would reject."""
+    lines = [str(p) for p in problems]
+    text = lines[0] if len(lines) == 1 else "\n" + "\n".join(f"- {line}" for line in lines)
+    return SchemaError(f"{adapter.name} would reject this schema: {text}", path=name, type_=obj)
+
+
+def _fallback_name(obj: Any) -> str:
+    from .._types.annotate import object_name
+
+    return object_name(obj)
+
+
+def _frozen_copy_error(kind: str) -> TypeError:
+    return TypeError(
+        f"this schema {kind} is cached and shared by every caller, so it is read-only; "
+        "copy.deepcopy(schema(...)) gives a mutable copy (plain dicts and lists), and "
+        "schema(..., dict_type=...) builds a fresh one"
+    )
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A read-only ``dict``: what ``schema()`` returns, shared by every call.
+
+    It is a real ``dict`` subclass, so ``json``, orjson, httpx and the provider SDKs take
+    it as it is; changing it raises ``TypeError``. ``copy.deepcopy`` (and ``copy.copy``,
+    ``pickle``) give plain, mutable ``dict`` and ``list`` objects.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise _frozen_copy_error("object")
+
+    __setitem__ = __delitem__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+    __ior__ = _readonly
+
+    def __copy__(self) -> dict[Any, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: Any) -> dict[Any, Any]:
+        thawed: dict[Any, Any] = thaw(self, dict)
+        return thawed
+
+    def __reduce__(self) -> Any:
+        return (dict, (thaw(self, dict),))
+
+
+class FrozenList(list):  # type: ignore[type-arg]
+    """A read-only ``list``: the arrays inside a schema ``schema()`` returns.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise _frozen_copy_error("array")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _readonly
+    append = extend = insert = pop = remove = clear = sort = reverse = _readonly
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: Any) -> list[Any]:
+        thawed: list[Any] = thaw(self, dict)
+        return thawed
+
+    def __reduce__(self) -> Any:
+        return (list, (thaw(self, dict),))
+
+
+def freeze(value: Any) -> Any:
+    """A deeply read-only copy of JSON data (dicts and lists; everything else is shared)."""
+    if isinstance(value, dict):
+        return _frozen_dict(value)
+    if isinstance(value, list):
+        return _frozen_list(value)
+    return value
+
+
+# dict(...) and list(...) fill a FrozenDict or FrozenList without calling the blocked
+# __setitem__/append: copying a built schema costs one C-level copy per container.
+def _frozen_dict(value: dict[Any, Any]) -> FrozenDict:
+    out = {}
+    for k, v in value.items():
+        if v.__class__ not in _ATOMS:  # strings and numbers, the most values, at once
+            if isinstance(v, dict):
+                v = _frozen_dict(v)
+            elif isinstance(v, list):
+                v = _frozen_list(v)
+        out[k] = v
+    return FrozenDict(out)
+
+
+def _frozen_list(value: list[Any]) -> FrozenList:
+    return FrozenList([
+        v if v.__class__ in _ATOMS
+        else _frozen_dict(v) if isinstance(v, dict)
+        else _frozen_list(v) if isinstance(v, list)
+        else v
+        for v in value
+    ])
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
+    if isinstance(value, dict):
+        out = dict_type()
+        for k, v in value.items():
+            out[k] = thaw(v, dict_type)
+        return out
+    if isinstance(value, list):
+        return [thaw(v, dict_type) for v in value]
+    return value
+
+
+def cached_build(
+    obj: Any, adapter: Adapter, use_references: bool, registry: Registry = annotate
+) -> Built:
+    """The cached build of ``obj`` for ``adapter``, built now if there is none current."""
+    key = ("schema", _cache.key_of(obj), adapter, use_references, registry)
+    entry = _cache.get(obj, key)
+    if entry is not None and entry.is_current(lambda: ni.type_info(obj, registry)):
+        built: Built = entry.value
+        return built
+    stamp = current_stamp()
+    body, rewrites, node = build(obj, adapter, use_references, registry)
+    built = Built(freeze(body), tuple(rewrites))
+    _cache.put(obj, key, _cache.Entry(built, registry, stamp, node=node))
+    return built
+
+
+def _check_arguments(adapter: Any, registry: Any, label: str = "llm_adapter") -> None:
+    if not isinstance(adapter, Adapter):
+        msg = f"{label} must be an Adapter such as STANDARD or OPENAI, got {adapter!r}"
+        raise SchemaError(msg)
+    if not isinstance(registry, Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
+
+
+def schema(
+    obj: Any,
+    llm_adapter: Adapter = STANDARD,
+    *,
+    use_references: bool = False,
+    dict_type: Callable[[], Any] = dict,
+    report: list[Rewrite] | None = None,
+    registry: Registry = annotate,
+) -> Mapping[str, Any]:
+    """The JSON Schema of a type or function, shaped for ``llm_adapter``.
+
+    The result is cached per object, adapter and registry. With the default
+    ``dict_type=dict`` every call returns the same read-only ``FrozenDict`` (a ``dict``
+    subclass that ``json``, orjson and the provider SDKs accept as it is), so a repeated
+    call costs well under a microsecond; ``copy.deepcopy(...)`` of it is a mutable
+    copy made of plain dicts and lists. Any other ``dict_type`` builds a fresh, mutable
+    tree of that mapping type on each call.
+
+    Args:
+        obj: An attrs class, a dataclass, any supported type expression, or a function.
+        llm_adapter: Where the schema goes: ``STANDARD`` (the plain body), ``OPENAI``
+            (a structured-output ``json_schema`` object), ``OPENAI_TOOLS`` (a Responses
+            API function tool), or any other adapter.
+        use_references: Put every nested class under ``$defs`` and refer to it with
+            ``$ref``. Recursive classes go there either way.
+        dict_type: The mapping type used for every object in the output.
+        report: A list to which every change the adapter made to fit its provider
+            (a keyword moved into a description, ...) is appended as a ``Rewrite``.
+        registry: Where registered annotations are looked up.
+
+    Returns:
+        The schema; keys in reading order (``type``, ``properties``, ``required``, ...).
+
+    Raises:
+        SchemaError: ``obj`` cannot be described under ``llm_adapter``; the message
+            names the path, the reason and the fix.
+
+    .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
+    """
+    built = _built(obj, llm_adapter, use_references, registry)
+    if report is not None:
+        report.extend(built.rewrites)
+    if dict_type is dict:
+        shared: Mapping[str, Any] = built.frozen
+        return shared
+    if not callable(cast(Any, dict_type)):
+        msg = f"dict_type must be a mapping type such as dict, got {dict_type!r}"
+        raise SchemaError(msg)
+    thawed: Mapping[str, Any] = thaw(built.frozen, dict_type)
+    return thawed
+
+
+def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
+    # The common case, spelled out: a class (or function) whose schema is cached and no
+    # registration since. ``obj.__dict__`` is the object's own namespace, where the
+    # cache owner keeps its entries; anything else takes the general path.
+    try:
+        entry = obj.__dict__[_cache.ATTRIBUTE][
+            ("schema", obj, adapter, use_references is True, registry)
+        ]
+        if entry.stamp == _annotate.stamp:
+            built: Built = entry.value
+            return built
+    except (KeyError, AttributeError, TypeError):
+        pass
+    _check_arguments(adapter, registry)
+    return cached_build(obj, adapter, bool(use_references), registry)
+
+
+def schema_json(
+    obj: Any,
+    llm_adapter: Adapter = STANDARD,
+    *,
+    use_references: bool = False,
+    registry: Registry = annotate,
+) -> bytes:
+    """The schema ``schema()`` returns, as compact UTF-8 JSON bytes (cached, no copy).
+
+    For code that sends bytes (an HTTP body, a file), this skips serialising the same
+    schema again on every request.
+
+    Raises:
+        SchemaError: as ``schema()``.
+
+    .. versionadded:: 0.2.0
+    """
+    return _built(obj, llm_adapter, use_references, registry).json
+
+
+def explain(
+    obj: Any,
+    llm_adapter: Adapter = STANDARD,
+    *,
+    use_references: bool = False,
+    registry: Registry = annotate,
+) -> list[Rewrite]:
+    """Every change ``llm_adapter`` makes to fit ``obj``'s schema to its provider.
+
+    A bound moved into the description, a ``$ref`` inlined, a default or keyword dropped,
+    a dict sent as key/value entries: each is a ``Rewrite`` with the JSON pointer (into the
+    schema body) where it happened. ``schema(..., report=[...])`` collects the same list.
+
+    Args:
+        obj: The type or function, as passed to ``schema()``.
+        llm_adapter: The adapter it is built for.
+        use_references: As for ``schema()``.
+        registry: As for ``schema()``.
+
+    Returns:
+        The rewrites in the order they were made; empty when nothing was changed.
+
+    Raises:
+        SchemaError: ``obj`` cannot be described under ``llm_adapter``.
+
+    .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       The adapter parameter is named ``llm_adapter``, as in ``schema()``.
+    """
+    return list(_built(obj, llm_adapter, use_references, registry).rewrites)

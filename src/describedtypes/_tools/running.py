@@ -1,0 +1,581 @@
+"""What running a tool needs besides the tool: threads, time limits, and safe text.
+
+- ``ToolThreads``: the bounded pool of daemon threads a ``Toolbox`` runs sync tools on
+  (never the event loop's default executor), started lazily and stopped by ``close()``
+  or when the toolbox is collected.
+- The error-detail policy and the limits on what reaches the model: an exception's text
+  read without ever raising, cut to a bounded length, with its line breaks escaped.
+- ``start_eagerly``: step a coroutine once right away, and hand it to a task only if it
+  really waits for something.
+- Running one call: the concurrency gate, time limits, telling a tool's own
+  ``CancelledError`` from a cancelled caller, and listing calls left running.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import contextlib
+import logging
+import os
+import sys
+import threading
+import types
+import weakref
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._base.aio import is_awaitable
+from .._base.aio import run_coroutine as _run_coroutine
+from .._base.lazy import LazyModule as _LazyModule
+from ..errors import ArgumentError
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when a tool first runs asynchronously: it is slow to import
+    asyncio = _LazyModule("asyncio", globals())
+
+if TYPE_CHECKING:
+    from .._base.records import ToolCall, ToolResult
+
+logger = logging.getLogger("describedtypes")
+logger.addHandler(logging.NullHandler())
+
+# -- threads -------------------------------------------------------------------------------
+
+DEFAULT_MAX_WORKERS = min(32, (os.cpu_count() or 1) + 4)
+"""Threads a Toolbox may start for sync tools, unless ``max_workers=`` says otherwise."""
+
+_IDLE_SECONDS = 30.0
+"""A thread with nothing to do for this long exits; the next call starts another."""
+
+
+class _PoolState:
+    """The part of a pool its threads share: the queue and the counts, never the owner."""
+
+    def __init__(self, max_workers: int, name: str) -> None:
+        self.max_workers = max_workers
+        self.name = name
+        self.lock = threading.Lock()
+        self.ready = threading.Condition(self.lock)
+        self.queue: collections.deque[Any] = collections.deque()
+        self.threads = 0
+        self.idle = 0
+        self.closed = False
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            pending = list(self.queue)
+            self.queue.clear()
+            self.ready.notify_all()
+        for future, *_ in pending:
+            future.cancel()
+
+
+def _work(state: _PoolState) -> None:
+    while True:
+        with state.lock:
+            state.idle += 1
+            while not state.queue and not state.closed:
+                if not state.ready.wait(_IDLE_SECONDS) and not state.queue:
+                    break
+            state.idle -= 1
+            if not state.queue:
+                state.threads -= 1
+                return
+            future, fn, args = state.queue.popleft()
+        if not future.set_running_or_notify_cancel():
+            continue
+        try:
+            result = fn(*args)
+        except BaseException as exc:  # handed to the caller, who decides what propagates
+            future.set_exception(exc)
+            del exc
+        else:
+            future.set_result(result)
+        del future, fn, args
+
+
+class ToolThreads(concurrent.futures.Executor):
+    """A bounded pool of daemon threads, started one by one as calls need them.
+
+    Daemon threads: a tool that never returns cannot keep the interpreter from exiting
+    (``concurrent.futures.ThreadPoolExecutor`` joins its threads at exit).
+    """
+
+    def __init__(
+        self, max_workers: int = DEFAULT_MAX_WORKERS, name: str = "describedtypes"
+    ) -> None:
+        self._state = _PoolState(max_workers, name)
+
+    @property
+    def max_workers(self) -> int:
+        return self._state.max_workers
+
+    @property
+    def threads(self) -> int:
+        """Threads alive now (busy or idle)."""
+        return self._state.threads
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = (_with_kwargs(fn, kwargs), *args)
+            fn = _call_first
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        state = self._state
+        with state.lock:
+            if state.closed:
+                msg = "this pool of tool threads is closed"
+                raise RuntimeError(msg)
+            state.queue.append((future, fn, args))
+            if state.idle > len(state.queue) - 1:
+                state.ready.notify()
+            elif state.threads < state.max_workers:
+                state.threads += 1
+                thread = threading.Thread(
+                    target=_work, args=(state,), name=f"{state.name}-{state.threads}", daemon=True
+                )
+                thread.start()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop the idle threads; calls still running finish on their own threads."""
+        self._state.close()
+
+
+def _with_kwargs(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[..., Any]:
+    return lambda *args: fn(*args, **kwargs)
+
+
+def _call_first(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
+# -- what an exception may tell the model ----------------------------------------------------
+
+ErrorDetail = Literal["message", "full", "type", "none"] | Callable[[BaseException], str]
+"""How much of a tool's exception the model is told (``Toolbox(error_detail=...)``)."""
+
+ERROR_DETAILS = ("message", "full", "type", "none")
+
+MAX_MESSAGE_CHARS = 500
+"""Under ``error_detail="message"``: the most characters of an exception's text shown."""
+
+DEFAULT_MAX_RESULT_CHARS = 100_000
+"""The most characters of a tool's result sent to the model, unless configured."""
+
+_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+_LINE_BREAKS.update({c: f"\\x{c:02x}" for c in range(32) if c not in _LINE_BREAKS and c != 9})
+_LINE_BREAKS[0x7F] = "\\x7f"
+
+
+def type_name(exc: BaseException) -> str:
+    try:
+        name = type(exc).__name__
+    except Exception:  # a metaclass may do anything
+        return "Exception"
+    return name if type(name) is str else "Exception"
+
+
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, never raising: an unreadable message is said to be so."""
+    try:
+        return str.__str__(str(exc))  # str() may return a str subclass
+    except Exception:
+        return f"(the {type_name(exc)}'s message could not be read)"
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line (line breaks and control characters escaped), at most ``limit``."""
+    if len(text) > limit:
+        cut = text[:limit].translate(_LINE_BREAKS)[:limit]
+        return f"{cut}… ({len(text) - limit} more characters)"
+    return text.translate(_LINE_BREAKS)[:limit] if not text.isprintable() else text
+
+
+def check_error_detail(value: Any) -> ErrorDetail:
+    if callable(value) or value in ERROR_DETAILS:
+        return value  # type: ignore[no-any-return]
+    msg = (
+        f"error_detail must be one of {', '.join(map(repr, ERROR_DETAILS))} or a function "
+        f"exception -> str, got {value!r}"
+    )
+    raise ValueError(msg)
+
+
+def describe_exception(
+    tool: str, exc: BaseException, detail: ErrorDetail, max_chars: int | None
+) -> str:
+    """The model's text for a tool that raised ``exc``, under the ``detail`` policy."""
+    head = f"Tool {tool!r} failed"
+    if detail == "message":
+        text = exception_text(exc)
+        kind = type_name(exc)
+        return f"{head}: {kind}: {one_line(text, MAX_MESSAGE_CHARS)}" if text else f"{head}: {kind}"
+    if detail == "type":
+        return f"{head}: {type_name(exc)}"
+    if detail == "none":
+        return f"{head}."
+    if detail == "full":
+        text = exception_text(exc)
+        full = f"{head}: {type_name(exc)}: {text}" if text else f"{head}: {type_name(exc)}"
+        return cut_result(full, max_chars)
+    told: object = None
+    try:
+        told = detail(exc)
+    except Exception:
+        logger.exception("the error_detail function failed for the tool %r", tool)
+    if not isinstance(told, str):
+        if told is not None:
+            logger.error("error_detail returned %s, not a str", type(told).__name__)
+        return f"{head}: {type_name(exc)}"
+    return cut_result(f"{head}: {str.__str__(told)}" if told else f"{head}.", max_chars)
+
+
+def cut_result(text: str, max_chars: int | None) -> str:
+    """``text``, or its first ``max_chars`` characters and a note saying it was cut."""
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    return (
+        f"{text[:max_chars]}\n[The result was cut here: it had {len(text):,} characters and "
+        f"only the first {max_chars:,} are shown.]"
+    )
+
+
+# -- running a coroutine's first step right away ---------------------------------------------
+
+
+@types.coroutine
+def _continue(coro: Coroutine[Any, Any, Any], first: Any) -> Generator[Any, Any, Any]:
+    """Go on with ``coro`` after its first step yielded ``first`` (``yield from`` the middle)."""
+    pending = first
+    while True:
+        try:
+            sent = yield pending
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as exc:
+            try:
+                pending = coro.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+        else:
+            try:
+                pending = coro.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+
+async def _rest(coro: Coroutine[Any, Any, Any], first: Any) -> Any:
+    return await _continue(coro, first)
+
+
+def start_eagerly(
+    coro: Coroutine[Any, Any, Any], create_task: Callable[[Any], Any]
+) -> tuple[bool, Any]:
+    """Run ``coro`` until it first waits: ``(True, result)``, or ``(False, task)`` with a task
+    (made by ``create_task``) that goes on with it. Exceptions from the first step raise."""
+    try:
+        first = coro.send(None)
+    except StopIteration as stop:
+        return True, stop.value
+    return False, create_task(_rest(coro, first))
+
+
+# -- running calls under the concurrency rule ----------------------------------------------
+
+
+class Gate:
+    """Strictly private: keeps a ``concurrent=False`` tool to one call at a time.
+
+    One thread lock covers every caller (threads, event loops, worker threads); an
+    ``asyncio.Lock`` per event loop makes waiting coroutines queue in their loop instead
+    of each parking a worker thread on the thread lock.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._guard = threading.Lock()
+        self._loop_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def loop_lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            lock = self._loop_locks.get(loop)
+            if lock is None:
+                lock = self._loop_locks[loop] = asyncio.Lock()
+            return lock
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
+        async with self.loop_lock():
+            # Held by another thread or loop: poll for it (1 ms, doubling up to 50 ms)
+            # rather than park a thread of the loop's default executor on it, where a
+            # stuck holder would hold up everything else that executor runs.
+            delay = 0.001
+            while not self.lock.acquire(blocking=False):
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.05)
+            try:
+                yield
+            finally:
+                self.lock.release()
+
+
+def run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
+    """Run a tool's awaitable to completion from synchronous code (within ``timeout``
+    seconds; past it, the model is told the tool timed out)."""
+    return _run_coroutine(awaitable, timeout, lambda: _timed_out(name, timeout))
+
+
+class Settings:
+    """Strictly private: how a Toolbox runs its calls (one per Toolbox; defaults for a Tool).
+
+    Holds no reference to the Toolbox, so a finalizer can close the threads when the
+    Toolbox is collected.
+    """
+
+    __slots__ = ("_pool", "error_detail", "lock", "max_result_chars", "max_workers", "running",
+                 "timeout")
+
+    def __init__(
+        self,
+        error_detail: ErrorDetail = "message",
+        timeout: float | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+    ) -> None:
+        self.error_detail = error_detail
+        self.timeout = timeout
+        self.max_result_chars = max_result_chars
+        self.max_workers = max_workers
+        self.lock = threading.Lock()
+        self._pool: ToolThreads | None = None
+        #: Calls running on a thread or in a task the caller no longer waits for.
+        self.running: dict[int, ToolCall] = {}
+
+    def pool(self) -> ToolThreads:
+        pool = self._pool
+        if pool is None:
+            with self.lock:
+                pool = self._pool
+                if pool is None:
+                    pool = self._pool = ToolThreads(self.max_workers)
+        return pool
+
+    def close(self) -> None:
+        with self.lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
+
+
+DEFAULTS = Settings()
+"""The settings of a ``Tool`` called on its own (its threads are shared, library-wide)."""
+
+HAS_CANCELLING = sys.version_info >= (3, 11)
+_CANCEL_GRACE = 1.0
+"""Seconds an async tool is given to stop after it is cancelled (timeout, cancelled batch)."""
+
+
+class TimedOut(TimeoutError):
+    """Strictly private: a call overran its ``timeout``; the model is told so."""
+
+
+class ToolCancelled(Exception):
+    """Strictly private: the tool raised ``CancelledError`` itself (nobody cancelled it)."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__("the tool raised CancelledError")
+        self.original = original
+
+
+def cancelled_from_outside() -> bool:
+    """Whether the running task was asked to cancel (so a CancelledError is the caller's)."""
+    if not HAS_CANCELLING:
+        # Python 3.10 cannot tell; tools are run in a task of their own there, so a
+        # CancelledError reaching the caller is the caller's.
+        return True
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0  # type: ignore[attr-defined,unused-ignore]
+
+
+def _thread_call(
+    running: dict[int, ToolCall],
+    call: ToolCall,
+    func: Callable[..., Any],
+    kwargs: dict[str, Any],
+    lock: Any,
+) -> Any:
+    key = id(kwargs)  # unique while this call runs
+    running[key] = call
+    try:
+        if lock is None:
+            return func(**kwargs)
+        with lock:
+            return func(**kwargs)
+    except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
+        raise ToolCancelled(exc) from exc
+    finally:
+        del running[key]
+
+
+def log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
+    ms = seconds * 1000
+    if result.is_error:
+        why = type_name(result.exception) if result.exception is not None else "invalid call"
+        logger.info("tool %s failed (%s) in %.2f ms, call_id=%s", result.name, why, ms,
+                    result.call_id)
+    else:
+        logger.info("tool %s ran in %.2f ms, call_id=%s", result.name, ms, result.call_id)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("tool %s arguments=%.1000r content=%.1000r", result.name, arguments,
+                     result.content)
+
+
+async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall) -> Any:
+    """Run a tool's coroutine in a task of its own: its own CancelledError and a timeout
+    are told apart from a cancellation of the caller."""
+    task = asyncio.ensure_future(coro)
+    try:
+        done, _ = await asyncio.wait((task,), timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        _track(task, rt, call)
+        raise
+    if not done:
+        task.cancel()
+        done, _ = await asyncio.wait((task,), timeout=_CANCEL_GRACE)
+        if not done:
+            _track(task, rt, call)
+            _left_running(call, "it overran its timeout and did not stop when cancelled")
+        raise _timed_out(call.name, timeout)
+    if task.cancelled():
+        raise ToolCancelled(asyncio.CancelledError())
+    return task.result()
+
+
+def _track(task: asyncio.Future[Any], rt: Settings, call: ToolCall) -> None:
+    """List a task that may still run in ``running_calls`` until it is done."""
+    if task.done():
+        return
+    key = id(task)
+    rt.running[key] = call
+    task.add_done_callback(lambda t: (rt.running.pop(key, None), t.cancelled() or t.exception()))
+
+
+def _left_running(call: ToolCall, why: str) -> None:
+    logger.warning(
+        "tool %s (call_id=%s) is still running after %s; it is listed in "
+        "Toolbox.running_calls until it returns", call.name, call.call_id, why
+    )
+
+
+def _timed_out(name: str, timeout: float | None) -> TimedOut:
+    return TimedOut(
+        f"Tool {name!r} timed out: it did not finish within its time limit of {timeout:g} "
+        "seconds."
+    )
+
+
+def own_words(exc: ArgumentError, rt: Settings) -> str:
+    """An ``ArgumentError``'s message, as the tool wrote it, within the result limit."""
+    text = exception_text(exc)
+    limit = rt.max_result_chars
+    return text if limit is None or len(text) <= limit else cut_result(text, limit)
+
+
+def check_timeout(timeout: Any) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        msg = f"timeout must be a number of seconds or None, got {timeout!r}"
+        raise TypeError(msg)
+    if not timeout > 0 or timeout == float("inf"):
+        msg = f"timeout must be a positive, finite number of seconds, got {timeout!r}"
+        raise ValueError(msg)
+    return float(timeout)
+
+
+
+# -- running one call of a tool (``tool`` is a ``Tool``) --------------------------------------
+
+
+def call_within(
+    tool: Any, kwargs: dict[str, Any], timeout: float, rt: Settings, call: ToolCall
+) -> Any:
+    if tool.is_async:
+        if tool._gate is None:
+            return run_coroutine(tool.func(**kwargs), timeout, call.name)
+        with tool._gate.lock:
+            return run_coroutine(tool.func(**kwargs), timeout, call.name)
+    lock = None if tool._gate is None else tool._gate.lock
+    future = rt.pool().submit(_thread_call, rt.running, call, tool.func, kwargs, lock)
+    done, _ = concurrent.futures.wait([future], timeout)
+    if not done:
+        future.cancel()
+        _left_running(call, "it overran its timeout")
+        raise _timed_out(call.name, timeout)
+    value = future.result()
+    return run_coroutine(value, timeout, call.name) if is_awaitable(value) else value
+
+
+async def on_loop(tool: Any, kwargs: dict[str, Any]) -> Any:
+    try:
+        if tool._gate is None:
+            return tool.func(**kwargs)
+        async with tool._gate.hold():
+            return tool.func(**kwargs)
+    except asyncio.CancelledError as exc:  # raised by the function: it never waited
+        raise ToolCancelled(exc) from exc
+
+async def in_thread(
+    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
+) -> Any:
+    lock = None
+    pool = rt.pool()
+    if tool._gate is None:
+        future = pool.submit(_thread_call, rt.running, call, tool.func, kwargs, None)
+    else:
+        # Queue in this loop; the worker thread takes the thread lock itself, so a
+        # cancelled caller never lets two runs overlap.
+        lock = tool._gate.loop_lock()
+        await lock.acquire()
+        try:
+            future = pool.submit(
+                _thread_call, rt.running, call, tool.func, kwargs, tool._gate.lock
+            )
+        except BaseException:
+            lock.release()
+            raise
+    waiter = asyncio.wrap_future(future)
+    try:
+        done, _ = await asyncio.wait((waiter,), timeout=timeout)
+    except asyncio.CancelledError:
+        waiter.cancel()
+        if not future.done():
+            _left_running(call, "its caller was cancelled")
+        raise
+    finally:
+        if lock is not None:
+            lock.release()
+    if not done:
+        waiter.cancel()
+        _left_running(call, "it overran its timeout")
+        raise _timed_out(call.name, timeout)
+    return waiter.result()
+
+async def in_task(
+    tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
+) -> Any:
+    if tool._gate is None:
+        return await _watch(tool.func(**kwargs), timeout, rt, call)
+    async with tool._gate.hold():
+        return await _watch(tool.func(**kwargs), timeout, rt, call)
+
+

@@ -1,0 +1,565 @@
+"""A tool: one function described to a model, and the records of its calls.
+
+``Tool`` reads the function's parameters once (``_toolplan``), checks a model's arguments against
+them and runs the function under the policies of ``_toolrun`` (time limits, what an
+exception may say, how long a result may be). ``ToolCall`` and ``ToolResult`` are the
+call as a provider sent it and what goes back to the model.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import inspect as _pyinspect
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import attrs
+import orjson
+
+from .._base.aio import is_async, is_awaitable
+from .._base.lazy import LazyModule as _LazyModule
+from .._base.records import Arguments, ToolCall, ToolResult, failure, new_result
+from .._codec.encode import encode
+from .._codec.jsontext import json_problem
+from .._codec.problems import Invalid, decode_error, problem_lines
+from .._codec.values import exact_loads
+from .._schema import adapters as _adapters
+from .._types.annotate import Registry, annotate, current_stamp
+from .._types.inspector import ObjectNode
+from ..errors import ArgumentError, SchemaError
+from .plan import Plan, plan_for
+from .running import (
+    DEFAULTS,
+    HAS_CANCELLING,
+    MAX_MESSAGE_CHARS,
+    Gate,
+    Settings,
+    TimedOut,
+    ToolCancelled,
+    call_within,
+    cancelled_from_outside,
+    check_timeout,
+    cut_result,
+    describe_exception,
+    exception_text,
+    in_task,
+    in_thread,
+    log_outcome,
+    logger,
+    on_loop,
+    one_line,
+    own_words,
+    run_coroutine,
+    type_name,
+)
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when a tool first runs asynchronously: it is slow to import
+    asyncio = _LazyModule("asyncio", globals())
+
+__all__ = ["ParseArgs", "Tool"]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+ParseArgs = Callable[[dict[str, Any]], Mapping[str, Any] | None]
+"""``parse_args(raw) -> kwargs``: replaces the built-in argument checking of one tool.
+
+It receives the model's arguments as a parsed JSON object and returns the keyword
+arguments for the function (``None`` means: pass ``raw`` unchanged). It rejects a call by
+raising ``ArgumentError(message)``; the message reaches the model unchanged.
+"""
+
+
+def listing(names: Sequence[str]) -> str:
+    return ", ".join(names) if names else "(none)"
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    options = list(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in options}
+        close = [lowered[word.lower()]] if word.lower() in lowered else []
+    return f"Did you mean {close[0]!r}? " if close else ""
+
+
+class Tool:
+    """A function the model may call, with the name and description it is shown under.
+
+    Args:
+        func: A function, async function, bound method, static or class method,
+            ``functools.partial`` (its bound arguments are hidden) or callable object.
+            Parameters typed ``Context[...]`` receive the call's ``context=``.
+        name: The tool name shown to the model; defaults to the annotation's name (the
+            function's ``__name__`` unless ``annotate.register`` says otherwise).
+        description: What the tool does, for the model; defaults to the annotation's
+            description (the docstring's summary).
+        parse_args: Replaces the built-in argument checking (see ``ParseArgs``).
+        concurrent: False keeps this tool to one call at a time, across threads and
+            event loops (for tools that share state that is not thread-safe).
+        timeout: Seconds a call may take; a call that overruns gives an error result
+            saying so (``exception`` is a ``TimeoutError``). None: the Toolbox's
+            ``timeout``. A sync tool cannot be stopped from outside: its thread runs on
+            until the function returns, listed in ``Toolbox.running_calls``.
+        blocking: For a sync function: True (the default) runs it on a worker thread
+            under ``acall``; False runs it directly on the event loop, which is faster
+            for a function that returns at once and never blocks (it then cannot have a
+            ``timeout``).
+        registry: Where registered annotations are looked up (``annotate`` by default).
+
+    Raises:
+        SchemaError: ``func`` cannot be described to a model (a parameter without a type
+            annotation, ``*args``/``**kwargs``, positional-only parameters, ...).
+
+    .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``timeout``, ``blocking`` and ``registry``.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_description",
+        "_gate",
+        "_node",
+        "_plan",
+        "blocking",
+        "concurrent",
+        "func",
+        "is_async",
+        "name",
+        "parse_args",
+        "registry",
+        "timeout",
+    )
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parse_args: ParseArgs | None = None,
+        concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
+        registry: Registry = annotate,
+    ) -> None:
+        _check_options(func, name, description, parse_args)
+        check_registry(registry)
+        self.registry = registry
+        _check_not_unbound(func)
+        self.func = func
+        self.is_async = is_async(func)
+        self.timeout = check_timeout(timeout)
+        self.blocking = bool(blocking)
+        if not self.blocking and self.timeout is not None and not self.is_async:
+            msg = (
+                "a sync tool with blocking=False runs on the event loop, where nothing can "
+                "stop it: drop timeout= or blocking=False"
+            )
+            raise SchemaError(msg, type_=func)
+        self._plan = plan_for(func, registry)
+        self._node: ObjectNode | None = None
+        self.name: str = name if name is not None else self._plan.name
+        self._description = description
+        self.parse_args = parse_args
+        self.concurrent = bool(concurrent)
+        self._gate = None if self.concurrent else Gate()
+
+    def __repr__(self) -> str:
+        extra = "" if self.concurrent else ", concurrent=False"
+        if self.timeout is not None:
+            extra += f", timeout={self.timeout!r}"
+        if not self.blocking:
+            extra += ", blocking=False"
+        return f"Tool({self.name!r}, func={self.func!r}{extra})"
+
+    def _current(self) -> Plan:
+        plan = self._plan
+        if plan.generation != current_stamp():
+            plan = self._plan = plan_for(self.func, self.registry)
+            self._node = None
+        return plan
+
+    @property
+    def node(self) -> ObjectNode:
+        """The inspected parameters (``describedtypes.inspect.ObjectNode``)."""
+        plan = self._current()
+        node = self._node
+        if node is None:
+            node = self._node = plan.node(self.func)
+        return node
+
+    @property
+    def description(self) -> str | None:
+        """The description the model sees, or None when nothing describes the tool."""
+        return self._description if self._description is not None else self._current().description
+
+    @property
+    def required_parameters(self) -> list[str]:
+        """The argument names the model must send."""
+        return list(self._current().required)
+
+    @property
+    def accepted_parameters(self) -> list[str]:
+        """Every argument name the model may send."""
+        return list(self._current().accepted)
+
+    def definition(self, llm_adapter: _adapters.Adapter) -> Any:
+        """This tool's definition in ``llm_adapter``'s shape (e.g. ``OPENAI_TOOLS``).
+
+        Raises:
+            SchemaError: The tool cannot be described for that provider (its name, a
+                parameter type), with the fix.
+        """
+        _require_adapter(llm_adapter)
+        if not llm_adapter.valid_name(self.name):
+            msg = (
+                f"the tool name {self.name!r} is not accepted by {llm_adapter.name} (it must "
+                f"match {llm_adapter.name_pattern}); register the tool with name=..."
+            )
+            raise SchemaError(msg, path=self.name, type_=self.func)
+        return self._current().definition(self.func, llm_adapter, self.name, self._description)
+
+    # -- running -----------------------------------------------------------------------
+
+    def _prepare(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> dict[str, Any] | ToolResult:
+        """The keyword arguments for the function, or the error result to return."""
+        plan = self._plan
+        if plan.generation != current_stamp():
+            plan = self._current()
+        raw: Any = None
+        kind = type(arguments)
+        if kind is bytes or kind is str:  # the common case, inlined
+            try:
+                raw = orjson.loads(arguments)  # type: ignore[arg-type]
+            except orjson.JSONDecodeError:
+                raw = None
+            else:
+                if type(raw) is not dict:
+                    raw = None
+        if raw is None:
+            raw = _parse_raw(arguments)
+            if isinstance(raw, str):
+                return failure(self._argument_message(plan, [("$", raw)]), call_id, name)
+        if plan.exact and isinstance(arguments, (str, bytes, bytearray)) and raw:
+            # A Decimal parameter reads its digits from the text, not a parsed float.
+            raw = exact_loads(arguments, raw)
+        if self.parse_args is None:
+            try:
+                kwargs = plan.decode(raw)
+            except Invalid as exc:
+                error = decode_error(exc.errors)
+                message = self._argument_message(plan, error.errors, truncated=error.truncated)
+                return failure(message, call_id, name)
+            except RecursionError:
+                errors = [("$", "the arguments are nested too deeply; send flatter values")]
+                return failure(self._argument_message(plan, errors), call_id, name)
+            if plan.fill_none:
+                for param in plan.fill_none:
+                    if param not in kwargs:
+                        kwargs[param] = None
+        else:
+            try:
+                parsed: Any = self.parse_args(raw)
+            except ArgumentError as exc:
+                return failure(own_words(exc, rt), call_id, name, exc)
+            except Exception as exc:
+                return self._error(exc, call_id, name, rt)
+            if parsed is None:
+                kwargs = raw
+            elif isinstance(parsed, Mapping):
+                kwargs = dict(parsed)
+            else:
+                wrong = TypeError(
+                    f"parse_args of tool {self.name!r} returned {type(parsed).__name__}; "
+                    "return a dict of keyword arguments (or None to keep the raw ones)"
+                )
+                return self._error(wrong, call_id, name, rt)
+        if plan.context_params:
+            for param in plan.context_params:
+                kwargs[param] = context
+        return kwargs
+
+    def _argument_message(
+        self, plan: Plan, errors: Sequence[tuple[str, str]], *, truncated: bool = False
+    ) -> str:
+        # The first twenty problems, long paths shortened, "at least" when cut short.
+        lines = problem_lines(list(errors), truncated=truncated)
+        return (
+            f"Invalid arguments for tool {self.name!r}:\n" + "\n".join(lines) + "\n"
+            f"Required parameters: {listing(plan.required)}. "
+            f"Accepted parameters: {listing(plan.accepted)}."
+        )
+
+    def _finish(self, value: Any, call_id: str | None, name: str, rt: Settings) -> ToolResult:
+        limit = rt.max_result_chars
+        if type(value) is str:
+            content = value if limit is None or len(value) <= limit else cut_result(value, limit)
+            return new_result(content, value, call_id, name)
+        if isinstance(value, ToolResult):
+            changes: dict[str, Any] = {}
+            if value.call_id is None:
+                changes["call_id"] = call_id
+            if not value.name:
+                changes["name"] = name
+            if limit is not None and len(value.content) > limit:
+                changes["content"] = cut_result(value.content, limit)
+            return attrs.evolve(value, **changes) if changes else value
+        try:
+            content = _content(value)
+        except Exception as exc:
+            text = one_line(exception_text(exc), MAX_MESSAGE_CHARS)
+            failed = failure(
+                f"Tool {self.name!r} failed: its result could not be encoded as JSON "
+                f"({type_name(exc)}: {text})",
+                call_id,
+                name,
+                exc,
+            )
+            return attrs.evolve(failed, value=value)
+        if limit is not None and len(content) > limit:
+            content = cut_result(content, limit)
+        return new_result(content, value, call_id, name)
+
+    def _error(
+        self, exc: BaseException, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        if isinstance(exc, ToolCancelled):
+            exc = exc.original
+        if isinstance(exc, TimedOut):
+            return failure(exception_text(exc), call_id, name, exc)
+        if isinstance(exc, ArgumentError):  # the tool's own words for the model
+            return failure(own_words(exc, rt), call_id, name, exc)
+        content = describe_exception(self.name, exc, rt.error_detail, rt.max_result_chars)
+        return failure(content, call_id, name, exc)
+
+    def _timeout(self, rt: Settings) -> float | None:
+        if self.timeout is not None:
+            return self.timeout
+        if not self.blocking and not self.is_async:
+            return None
+        return rt.timeout
+
+    def call(
+        self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
+        _name: str | None = None, _rt: Settings | None = None,
+    ) -> ToolResult:
+        """Run one call synchronously; never raises for anything the model or tool does.
+
+        An async tool is run to completion on an event loop of its own. With a timeout,
+        a sync tool runs on a worker thread so the caller can stop waiting.
+        ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
+        """
+        rt = DEFAULTS if _rt is None else _rt
+        name = self.name if _name is None else _name
+        if not logger.isEnabledFor(logging.INFO):
+            return self._call(arguments, context, call_id, name, rt)
+        started = time.perf_counter()
+        result = self._call(arguments, context, call_id, name, rt)
+        log_outcome(result, time.perf_counter() - started, arguments)
+        return result
+
+    def _call(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        kwargs = self._prepare(arguments, context, call_id, name, rt)
+        if isinstance(kwargs, ToolResult):
+            return kwargs
+        try:
+            timeout = None
+            if self.timeout is not None or rt.timeout is not None:
+                timeout = self._timeout(rt)
+            if timeout is not None:
+                value = call_within(self, kwargs, timeout, rt, ToolCall(name, arguments, call_id))
+            elif self._gate is None:
+                value = self.func(**kwargs)
+                if is_awaitable(value):
+                    value = run_coroutine(value, None)
+            else:
+                with self._gate.lock:
+                    value = self.func(**kwargs)
+                    if is_awaitable(value):
+                        value = run_coroutine(value, None)
+        except Exception as exc:
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        limit = rt.max_result_chars
+        if type(value) is str and (limit is None or len(value) <= limit):
+            return new_result(value, value, call_id, name)
+        return self._finish(value, call_id, name, rt)
+
+    async def acall(
+        self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
+        _name: str | None = None, _rt: Settings | None = None,
+    ) -> ToolResult:
+        """Run one call from a coroutine; never raises for anything the model or tool does.
+
+        A sync tool runs on a worker thread (unless ``blocking=False``), so it does not
+        block the event loop. Cancelling the caller still cancels the call;
+        ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
+        """
+        rt = DEFAULTS if _rt is None else _rt
+        name = self.name if _name is None else _name
+        if not logger.isEnabledFor(logging.INFO):
+            return await self._acall(arguments, context, call_id, name, rt)
+        started = time.perf_counter()
+        result = await self._acall(arguments, context, call_id, name, rt)
+        log_outcome(result, time.perf_counter() - started, arguments)
+        return result
+
+    async def _acall(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        kwargs = self._prepare(arguments, context, call_id, name, rt)
+        if isinstance(kwargs, ToolResult):
+            return kwargs
+        try:
+            timeout = self._timeout(rt)
+            if self.is_async:
+                if timeout is None and HAS_CANCELLING:
+                    if self._gate is None:
+                        value = await self.func(**kwargs)
+                    else:
+                        async with self._gate.hold():
+                            value = await self.func(**kwargs)
+                else:
+                    call = ToolCall(name, arguments, call_id)
+                    value = await in_task(self, kwargs, timeout, rt, call)
+            elif not self.blocking:
+                value = await on_loop(self, kwargs)
+            else:
+                call = ToolCall(name, arguments, call_id)
+                value = await in_thread(self, kwargs, timeout, rt, call)
+            if is_awaitable(value):
+                value = await value
+        except asyncio.CancelledError as exc:
+            if cancelled_from_outside():
+                raise
+            return self._error(exc, call_id, name, rt)
+        except Exception as exc:
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        return self._finish(value, call_id, name, rt)
+
+def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> None:
+    if isinstance(func, Tool):
+        msg = "Tool() takes a function; this is already a Tool (add it to a Toolbox as it is)"
+        raise SchemaError(msg, type_=func)
+    if not callable(func) or isinstance(func, type):
+        msg = (
+            f"a tool must be a function or other callable, got {func!r}; "
+            "pass the function itself (toolbox.add(get_weather))"
+        )
+        raise SchemaError(msg, type_=func)
+    if name is not None and (not isinstance(name, str) or not name):
+        msg = f"a tool name must be a non-empty str, got {name!r}"
+        raise SchemaError(msg, type_=func)
+    if description is not None and not isinstance(description, str):
+        msg = f"a tool description must be a str, got {description!r}"
+        raise SchemaError(msg, type_=func)
+    if parse_args is not None and not callable(parse_args):
+        msg = f"parse_args must be a function raw -> kwargs, got {parse_args!r}"
+        raise SchemaError(msg, type_=func)
+
+
+def check_registry(registry: Any) -> None:
+    if not isinstance(registry, Registry):
+        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
+        raise TypeError(msg)
+
+
+def _require_adapter(adapter: Any) -> None:
+    if not isinstance(adapter, _adapters.Adapter):
+        msg = f"llm_adapter must be an Adapter such as OPENAI_TOOLS, got {adapter!r}"
+        raise SchemaError(msg)
+
+
+def _check_not_unbound(func: Any) -> None:
+    if not _pyinspect.isfunction(func):
+        return
+    try:
+        params = list(_pyinspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if params and params[0].name in {"self", "cls"} and (
+        params[0].annotation is _pyinspect.Parameter.empty
+    ):
+        qualname = getattr(func, "__qualname__", func.__name__)
+        msg = (
+            f"{qualname} takes {params[0].name} but is not bound to an instance or class; "
+            f"register the bound method (toolbox.add(instance.{func.__name__})), or make it "
+            "a staticmethod or classmethod"
+        )
+        raise SchemaError(msg, path=func.__name__, type_=func)
+
+
+def _parse_raw(arguments: Any) -> dict[str, Any] | str:
+    """The arguments as a new dict, or the problem with them as text."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, (str, bytes, bytearray)):
+        try:
+            raw: Any = orjson.loads(arguments)
+        except orjson.JSONDecodeError as exc:
+            if not arguments.strip():  # some providers send "" for a call without arguments
+                return {}
+            return f"the arguments are not valid JSON: {json_problem(exc, arguments)}"
+        if type(raw) is dict:  # parsed JSON: a fresh dict with str keys
+            return raw
+    elif isinstance(arguments, Mapping):
+        raw = arguments
+    else:
+        return (
+            f"the arguments must be a JSON object, got {type(arguments).__name__}; send one "
+            "JSON object with the parameter names as keys"
+        )
+    if not isinstance(raw, Mapping):
+        kind = _json_kind(raw)
+        return (
+            f"the arguments must be a JSON object with the parameter names as keys, got {kind}"
+        )
+    bad = [k for k in raw if not isinstance(k, str)]
+    if bad:
+        return f"argument names must be strings, got {bad[0]!r}"
+    return dict(raw)
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _content(value: Any) -> str:
+    """The text for the model: a str as it is, anything else as JSON."""
+    if type(value) is str:
+        return value
+    if isinstance(value, str) and not isinstance(value, enum.Enum):
+        return str.__str__(value)
+    return encode(value).decode()
+
+
+# -- the toolbox ---------------------------------------------------------------------------
+
+

@@ -1,0 +1,491 @@
+"""``Tool`` and ``Toolbox``: run a model's tool calls with typed arguments and helpful errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, overload
+
+from .._base.lazy import LazyModule as _LazyModule
+from .._codec.problems import brief
+from .._schema import adapters as _adapters
+from .._schema.adapters import request_problems
+from .._types.annotate import Registry, annotate
+from ..errors import SchemaError
+from .limits import (
+    DEFAULT_MAX_CALLS_PER_TURN,
+    DEFAULT_MAX_RESULT_CHARS_PER_TURN,
+    check_limit,
+    fit,
+    refused,
+)
+from .running import (
+    DEFAULT_MAX_RESULT_CHARS,
+    DEFAULT_MAX_WORKERS,
+    ErrorDetail,
+    Settings,
+    check_error_detail,
+    check_timeout,
+    logger,
+    start_eagerly,
+)
+
+if TYPE_CHECKING:
+    import asyncio
+else:  # imported when a tool first runs asynchronously: it is slow to import
+    asyncio = _LazyModule("asyncio", globals())
+
+from .._base.records import Arguments, ToolCall, ToolResult, failure
+from .tool import (
+    F,
+    ParseArgs,
+    Tool,
+    check_registry,
+    did_you_mean,
+    listing,
+)
+
+__all__ = ["Toolbox"]
+
+
+class Toolbox:
+    """Tools by name: their definitions for a provider, and the runner of the model's calls.
+
+    Args:
+        tools: Functions or ``Tool`` objects to register right away.
+        error_detail: What the model is told of an exception raised inside a tool:
+            ``"message"`` (the default: its type and message on one line, line breaks
+            escaped, at most 500 characters), ``"full"`` (type and message as written,
+            cut only at ``max_result_chars``), ``"type"`` (the type alone), ``"none"``
+            (only that the tool failed), or a function ``exception -> str`` whose text is
+            sent instead (to redact secrets, say). ``ToolResult.exception`` and
+            ``.traceback`` always keep everything, for the application.
+        timeout: Seconds any call may take unless its tool sets its own ``timeout``;
+            None (the default) sets no limit.
+        max_result_chars: The most characters of a result the model is sent (100,000 by
+            default; None for no limit). A longer result is cut, with a note saying so;
+            ``ToolResult.value`` keeps the whole value.
+        max_workers: How many threads the toolbox may start to run sync tools under
+            ``acall``/``acall_many`` (and under ``call`` when there is a timeout):
+            ``min(32, os.cpu_count() + 4)`` by default. Threads are started when first
+            needed, exit after 30 idle seconds, and are stopped by ``close()`` or when the
+            toolbox is garbage-collected.
+        max_calls_per_turn: The most calls of one turn (one reply of the model, one
+            ``acall_many``) that are run: 32 by default; None for no limit. Each call past
+            it is not run and gets an error result telling the model to make fewer calls
+            at a time, so every call id still has its result.
+        max_result_chars_per_turn: The most characters the results of one turn send the
+            model together (400,000 by default; None for no limit). When they come to
+            more, the longest are cut to an equal share, with a note saying so; shorter
+            ones stay whole.
+        registry: Where the annotations of the functions added are looked up
+            (``annotate`` by default); a ``Tool`` added as it is keeps its own.
+
+    Nothing a tool does raises out of ``call``, ``acall`` or ``acall_many``, nor does a
+    mistake in the model's call: an unknown tool, missing, unrecognized or wrongly typed
+    arguments, an exception inside the tool (even one whose ``str()`` raises, or a
+    ``CancelledError`` the tool raises itself) and a timeout each give a ``ToolResult``
+    with ``is_error=True`` and a message the model can correct itself from.
+    ``KeyboardInterrupt`` and ``SystemExit`` propagate, and cancelling the caller
+    cancels its calls.
+
+    .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0 ``error_detail``, ``timeout``, ``max_result_chars``,
+       ``max_workers``, ``max_calls_per_turn``, ``max_result_chars_per_turn``,
+       ``registry``, ``close()`` and ``running_calls``.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Callable[..., Any] | Tool] = (),
+        *,
+        error_detail: ErrorDetail = "message",
+        timeout: float | None = None,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+        max_calls_per_turn: int | None = DEFAULT_MAX_CALLS_PER_TURN,
+        max_result_chars_per_turn: int | None = DEFAULT_MAX_RESULT_CHARS_PER_TURN,
+        registry: Registry = annotate,
+    ) -> None:
+        check_registry(registry)
+        self._registry = registry
+        if max_result_chars is not None and (
+            isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int)
+            or max_result_chars < 1
+        ):
+            msg = f"max_result_chars must be a positive int or None, got {max_result_chars!r}"
+            raise ValueError(msg)
+        if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
+            msg = f"max_workers must be a positive int, got {max_workers!r}"
+            raise ValueError(msg)
+        self._rt = Settings(
+            check_error_detail(error_detail), check_timeout(timeout), max_result_chars,
+            max_workers,
+        )
+        self._max_calls = check_limit("max_calls_per_turn", max_calls_per_turn)
+        self._max_turn_chars = check_limit("max_result_chars_per_turn", max_result_chars_per_turn)
+        weakref.finalize(self, self._rt.close)
+        self._tools: dict[str, Tool] = {}
+        self._lock = threading.Lock()
+        for item in tools:
+            self.add(item)
+
+    def __repr__(self) -> str:
+        return f"Toolbox({list(self._tools)!r})"
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __getitem__(self, name: str) -> Tool:
+        return self._tools[name]
+
+    def __enter__(self) -> Toolbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the toolbox's idle threads; calls still running finish on their own.
+
+        The toolbox stays usable: a later call that needs a thread starts one again.
+        Dropping the last reference to a toolbox closes it too.
+        """
+        self._rt.close()
+
+    @property
+    def running_calls(self) -> list[ToolCall]:
+        """Calls still running though their caller stopped waiting (a timeout, a cancelled
+        ``acall_many``) and calls running on the toolbox's threads now.
+
+        A sync function cannot be interrupted from outside: after a timeout or a
+        cancellation its thread runs on until the function returns. Such calls are
+        listed here, and logged as a warning on the ``describedtypes`` logger.
+        """
+        return list(self._rt.running.values())
+
+    @property
+    def names(self) -> list[str]:
+        """The tool names, in registration order."""
+        return list(self._tools)
+
+    def add(
+        self,
+        func: Callable[..., Any] | Tool,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parse_args: ParseArgs | None = None,
+        concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
+    ) -> Tool:
+        """Register a function (or a ready ``Tool``) and return its ``Tool``.
+
+        The keyword arguments are those of ``Tool``; they cannot be combined with a
+        ``Tool`` object, which already has them.
+
+        Raises:
+            SchemaError: The function cannot be described, or a tool of that name is
+                already registered.
+        """
+        if isinstance(func, Tool):
+            if name is not None or description is not None or parse_args is not None or (
+                not concurrent or timeout is not None or not blocking
+            ):
+                msg = (
+                    f"{func!r} is already a Tool; set name=, description=, parse_args=, "
+                    "concurrent=, timeout= and blocking= when making it, or pass its "
+                    "function instead"
+                )
+                raise SchemaError(msg, type_=func.func)
+            tool = func
+        else:
+            tool = Tool(
+                func,
+                name=name,
+                description=description,
+                parse_args=parse_args,
+                concurrent=concurrent,
+                timeout=timeout,
+                blocking=blocking,
+                registry=self._registry,
+            )
+        with self._lock:
+            if tool.name in self._tools:
+                msg = (
+                    f"a tool named {tool.name!r} is already registered "
+                    f"({self._tools[tool.name].func!r}); register this one with another "
+                    "name=..."
+                )
+                raise SchemaError(msg, path=tool.name, type_=tool.func)
+            self._tools[tool.name] = tool
+        return tool
+
+    def remove(self, name: str) -> Tool:
+        """Unregister the tool called ``name`` and return it.
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        with self._lock:
+            return self._tools.pop(name)
+
+    @overload
+    def tool(self, func: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parse_args: ParseArgs | None = None,
+        concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        func: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parse_args: ParseArgs | None = None,
+        concurrent: bool = True,
+        timeout: float | None = None,
+        blocking: bool = True,
+    ) -> Any:
+        """Decorator: register the function as a tool and return it unchanged.
+
+        ``@toolbox.tool`` or ``@toolbox.tool(name=..., description=..., parse_args=...,
+        concurrent=False, timeout=..., blocking=False)``.
+        """
+        options: dict[str, Any] = {
+            "name": name,
+            "description": description,
+            "parse_args": parse_args,
+            "concurrent": concurrent,
+            "timeout": timeout,
+            "blocking": blocking,
+        }
+        if func is not None:
+            self.add(func, **options)
+            return func
+
+        def decorator(f: F) -> F:
+            self.add(f, **options)
+            return f
+
+        return decorator
+
+    def definitions(self, llm_adapter: _adapters.Adapter) -> list[Any]:
+        """Every tool's definition in ``llm_adapter``'s shape, in registration order.
+
+        For example ``OPENAI_TOOLS`` (Responses API ``tools=``), ``OPENAI_CHAT_TOOLS``,
+        ``ANTHROPIC_TOOLS``, ``GEMINI`` or ``MCP_TOOLS``.
+
+        Raises:
+            SchemaError: A tool cannot be described for that provider, or the tools
+                together break one of its per-request limits.
+        """
+        found = [tool.definition(llm_adapter) for tool in self]
+        # Each definition was checked as it was built: only the request-wide budgets
+        # and the unique names remain.
+        problems = request_problems(found, llm_adapter)
+        if problems:
+            text = "; ".join(str(p) for p in problems)
+            msg = f"{llm_adapter.name} would reject these tools together: {text}"
+            raise SchemaError(msg)
+        return found
+
+    def _unknown(self, name: Any, call_id: str | None) -> ToolResult:
+        shown = name if isinstance(name, str) else brief(name)
+        hint = did_you_mean(shown, self._tools) if isinstance(name, str) else ""
+        # brief: a huge name is cut short in the text for the model.
+        content = f"Unknown tool {brief(shown)}. {hint}Available tools: {listing(self.names)}."
+        result = failure(content, call_id, shown)
+        if logger.isEnabledFor(logging.INFO):
+            logger.info("unknown tool %.200r called, call_id=%s", name, call_id)
+        return result
+
+    def call(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Any = None,
+        call_id: str | None = None,
+    ) -> ToolResult:
+        """Run the tool ``name`` with the model's ``arguments``; never raises for a mistake.
+
+        Args:
+            name: The tool name from the model's call.
+            arguments: The arguments, as JSON text or a parsed object.
+            context: Passed to the tool's ``Context`` parameters.
+            call_id: The provider's id for the call, copied onto the result.
+        """
+        try:
+            tool = self._tools[name]
+        except (KeyError, TypeError):
+            return self._unknown(name, call_id)
+        if not logger.isEnabledFor(logging.INFO):
+            return tool._call(arguments, context, call_id, name, self._rt)
+        return tool.call(arguments, context=context, call_id=call_id, _name=name, _rt=self._rt)
+
+    async def acall(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Any = None,
+        call_id: str | None = None,
+    ) -> ToolResult:
+        """``call`` for coroutines: sync tools run on the toolbox's worker threads."""
+        try:
+            tool = self._tools[name]
+        except (KeyError, TypeError):
+            return self._unknown(name, call_id)
+        if not logger.isEnabledFor(logging.INFO):
+            return await tool._acall(arguments, context, call_id, name, self._rt)
+        return await tool.acall(
+            arguments, context=context, call_id=call_id, _name=name, _rt=self._rt
+        )
+
+    async def acall_many(
+        self, calls: Iterable[ToolCall], *, context: Any = None
+    ) -> list[ToolResult]:
+        """Run several calls concurrently; the results come back in the calls' order.
+
+        Each call starts at once, in order: one that finishes without waiting for
+        anything costs no task. Tools registered with ``concurrent=False`` still run one
+        call at a time. Cancelling ``acall_many`` cancels every call still running (a
+        sync tool's thread runs on until its function returns: see ``running_calls``).
+
+        The calls are one turn: only the first ``max_calls_per_turn`` run, each call
+        past them gets an error result (never run), and the results of those that ran
+        are cut to fit ``max_result_chars_per_turn`` together. There is one result per
+        call either way.
+
+        Args:
+            calls: ``ToolCall`` objects, such as those ``read_tool_calls`` returns.
+            context: Passed to every tool's ``Context`` parameters.
+        """
+        if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Iterable):
+            msg = (
+                f"acall_many takes a list of ToolCall objects, got {type(calls).__name__}; "
+                "use read_tool_calls(response)"
+            )
+            raise TypeError(msg)
+        items: list[Any] = list(calls)
+        for item in items:
+            if not isinstance(item, ToolCall):
+                msg = (
+                    f"acall_many takes ToolCall objects, got {type(item).__name__}; "
+                    "use read_tool_calls(response) or ToolCall(name, arguments, call_id)"
+                )
+                raise TypeError(msg)
+        limit = self._max_calls
+        extra: list[ToolResult] = []
+        if limit is not None and len(items) > limit:
+            extra = refused(items[limit:], limit, len(items))
+            del items[limit:]
+        create_task = asyncio.get_running_loop().create_task
+        results: list[Any] = []
+        waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
+        tools = self._tools
+        quiet = not logger.isEnabledFor(logging.INFO)
+        try:
+            for i, c in enumerate(items):
+                tool = tools.get(c.name) if quiet and type(c.name) is str else None
+                if tool is not None:  # Toolbox.acall without its coroutine
+                    coro = tool._acall(c.arguments, context, c.call_id, c.name, self._rt)
+                else:
+                    coro = self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
+                finished, outcome = start_eagerly(coro, create_task)
+                results.append(outcome if finished else None)
+                if not finished:
+                    waiting.append((i, outcome))
+            for i, task in waiting:
+                results[i] = await task
+        except BaseException:
+            for _, task in waiting:
+                task.cancel()
+            raise
+        results = fit(results, self._max_turn_chars)
+        return results + extra if extra else results
+
+    def run(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, **request: Any,
+    ) -> Any:
+        """The tool loop: ask, run the model's tool calls, send the results back, until
+        the model answers without calling a tool.
+
+        Each request carries ``definitions()`` in the client's shape; the calls of one
+        turn run concurrently (``acall_many``) and their results go back matched by id.
+        The toolbox's ``max_calls_per_turn`` and ``max_result_chars_per_turn`` bound each
+        turn: calls past the first ``max_calls_per_turn`` get an error result (the model
+        is told to make fewer at a time) and are never run.
+
+        Args:
+            client: An ``openai.OpenAI`` (Chat Completions; ``api="responses"`` for the
+                Responses API), ``anthropic.Anthropic`` or ``google.genai.Client``.
+            messages: The conversation, in the provider's shape, or one str; copied.
+            model: The model name.
+            max_turns: The most requests to send.
+            output_type: A type for the final answer: sent as structured output on every
+                turn and decoded, with ``extract()``'s retry rules; ``None`` for text.
+            retries: Retries of a final answer that does not decode into ``output_type``.
+            api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
+            context: Passed to the tools' ``Context`` parameters.
+            registry: Where annotations of ``output_type`` are looked up (default: the
+                toolbox's own ``registry``).
+            **request: Passed on to the SDK call (``temperature``, ``system``, ...).
+
+        Returns:
+            The final answer's text, or the decoded ``output_type``.
+
+        Raises:
+            MaxTurnsError: ``max_turns`` requests were sent and the model still called
+                tools; ``.transcript`` holds the conversation.
+            DecodeError: As ``extract()`` raises, for ``output_type``.
+
+        .. versionadded:: 0.2.0
+        """
+        from .._ask import loop as _loop
+
+        return _loop.run(
+            self, client, messages=messages, model=model, max_turns=max_turns,
+            output_type=output_type, retries=retries, api=api, context=context,
+            registry=self._registry if registry is None else registry, request=request,
+        )
+
+    async def arun(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, **request: Any,
+    ) -> Any:
+        """``run`` for async clients (``AsyncOpenAI``, ``AsyncAnthropic``, genai ``.aio``).
+
+        .. versionadded:: 0.2.0
+        """
+        from .._ask import loop as _loop
+
+        return await _loop.arun(
+            self, client, messages=messages, model=model, max_turns=max_turns,
+            output_type=output_type, retries=retries, api=api, context=context,
+            registry=self._registry if registry is None else registry, request=request,
+        )
+

@@ -1,0 +1,197 @@
+"""Facts about the less common types: Decimal, TypedDict, NamedTuple, Flag, InitVar and
+the ``annotated_types`` constraints, shared by inspection, decoding and encoding.
+
+Decimal
+-------
+A ``Decimal`` is a JSON string of plain decimal digits (``"-12.50"``) under every
+adapter, with a pattern saying so. A JSON number would be read as a binary float by
+most JSON parsers (orjson, ``json.loads``, the provider SDKs and every language's
+default), losing digits past the 15th and turning ``0.1`` into
+``0.1000000000000000055...``; a string keeps every digit in any parser, and a pattern of
+digits is a regular grammar every structured-output engine compiles. ``decode`` also
+takes a JSON number for a Decimal, read exactly from the reply's text.
+
+Flag
+----
+An ``enum.Flag`` (``IntFlag`` too) is a JSON array of the names of its single-bit
+members: ``["READ", "WRITE"]`` for ``READ | WRITE``, ``[]`` for no flags. A model reads
+names; the integer a combination makes means nothing to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import decimal
+import enum
+import math
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+import typing_extensions
+
+from . import predicates as t
+
+__all__ = [
+    "DECIMAL_PATTERN",
+    "decimal_text",
+    "flag_members",
+    "flag_names",
+    "is_namedtuple",
+    "is_typeddict",
+    "metadata_bounds",
+    "unwrap_qualifier",
+]
+
+#: A plain decimal numeral: an optional minus, digits without leading zeros, an
+#: optional fraction. What ``encode`` writes and ``decode`` reads for a Decimal.
+DECIMAL_PATTERN = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$"
+
+
+def decimal_text(value: decimal.Decimal) -> str:
+    """``value`` as a plain numeral that matches ``DECIMAL_PATTERN``, every digit kept."""
+    if not value.is_finite():
+        msg = f"cannot encode {value!r}: JSON has no NaN or Infinity"
+        raise ValueError(msg)
+    return format(value, "f")
+
+
+def is_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and typing_extensions.is_typeddict(tp)
+
+
+def is_namedtuple(tp: Any) -> bool:
+    return (
+        isinstance(tp, type)
+        and issubclass(tp, tuple)
+        and isinstance(getattr(tp, "_fields", None), tuple)
+        and hasattr(tp, "_field_defaults")
+    )
+
+
+# typing has Required/NotRequired from Python 3.11 and ReadOnly from 3.13;
+# typing_extensions has them all (ReadOnly from 4.9).
+_REQUIRED = {f for f in (typing_extensions.Required, getattr(typing, "Required", None)) if f}
+_NOT_REQUIRED = {
+    f for f in (typing_extensions.NotRequired, getattr(typing, "NotRequired", None)) if f
+}
+_READ_ONLY = {
+    f
+    for f in (getattr(typing_extensions, "ReadOnly", None), getattr(typing, "ReadOnly", None))
+    if f
+}
+
+
+def unwrap_qualifier(tp: Any) -> tuple[Any, bool | None] | None:
+    """``(inner, required)`` for ``Required[T]`` / ``NotRequired[T]`` / ``ReadOnly[T]``
+    (``required`` None for ReadOnly) and ``(T, None)`` for ``InitVar[T]``; else None."""
+    if isinstance(tp, dataclasses.InitVar):
+        return tp.type, None
+    origin = t.get_origin(tp)
+    if origin is None:
+        return None
+    if origin in _REQUIRED:
+        return t.get_args(tp)[0], True
+    if origin in _NOT_REQUIRED:
+        return t.get_args(tp)[0], False
+    if origin in _READ_ONLY:
+        return t.get_args(tp)[0], None
+    return None
+
+
+def qualified_required(tp: Any) -> bool | None:
+    """What ``Required`` / ``NotRequired`` around a TypedDict key's hint says, if anything."""
+    while True:
+        if t.is_annotated(tp):
+            tp = t.get_args(tp)[0]
+            continue
+        found = unwrap_qualifier(tp)
+        if found is None:
+            return None
+        tp, required = found
+        if required is not None:
+            return required
+
+
+# -- Flag ----------------------------------------------------------------------------
+
+
+def flag_members(cls: type[enum.Flag]) -> list[enum.Flag]:
+    """The single-bit members of a Flag, in definition order (aliases and named
+    combinations left out)."""
+    out: list[enum.Flag] = []
+    seen: set[int] = set()
+    for member in cls.__members__.values():
+        value = member.value
+        if isinstance(value, int) and value > 0 and value & (value - 1) == 0 and value not in seen:
+            seen.add(value)
+            out.append(member)
+    return out
+
+
+def flag_names(value: enum.Flag) -> list[str]:
+    """The names of the single-bit members ``value`` combines (raises for stray bits)."""
+    cls = type(value)
+    names: list[str] = []
+    covered = 0
+    for member in flag_members(cls):
+        if member.value & value.value:
+            names.append(member.name or "")
+            covered |= member.value
+    if covered != value.value:
+        msg = (
+            f"cannot encode {value!r}: it has bits no single member of {cls.__qualname__} "
+            "stands for"
+        )
+        raise ValueError(msg)
+    return names
+
+
+# -- annotated_types -----------------------------------------------------------------
+
+#: attribute of an annotated_types object -> the Constraints field it sets.
+_BOUND_ATTRS = {
+    "Gt": ("gt", "exclusive_minimum"),
+    "Ge": ("ge", "minimum"),
+    "Lt": ("lt", "exclusive_maximum"),
+    "Le": ("le", "maximum"),
+    "MultipleOf": ("multiple_of", "multiple_of"),
+    "MinLen": ("min_length", "min_length"),
+    "MaxLen": ("max_length", "max_length"),
+}
+
+
+def metadata_bounds(metadata: Any) -> Iterator[tuple[str, Any, str]]:
+    """``(constraint field, value, spelled)`` for each ``annotated_types`` constraint
+    among ``Annotated`` metadata (``Interval`` and ``Len`` unpacked).
+
+    ``annotated_types`` is optional: without it installed nothing here matches.
+    """
+    try:
+        import annotated_types as at
+    except ImportError:
+        return
+    for item in metadata:
+        if isinstance(item, (at.Interval, at.Len)):  # several bounds at once
+            yield from metadata_bounds(list(item))
+            continue
+        kind = type(item).__name__
+        found = _BOUND_ATTRS.get(kind)
+        if found is None or not isinstance(item, at.BaseMetadata):
+            continue
+        attr, field = found
+        value = getattr(item, attr)
+        if value is None:
+            continue
+        yield field, value, f"{kind}({value!r})"
+
+
+def is_number(value: Any) -> bool:
+    """A bound usable in a JSON Schema numeric keyword."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, decimal.Decimal):
+        return value.is_finite()
+    return True

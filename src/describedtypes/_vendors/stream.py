@@ -1,0 +1,586 @@
+"""Decoding a reply while it streams: typed partial values, then the finished instance.
+
+The growing text is parsed with jiter's partial mode (the ``describedtypes[stream]``
+extra), which reads a JSON prefix as the value it has so far. Parsing the whole prefix
+after every chunk would cost time quadratic in the reply, so a parse runs only once
+the text has grown by a third since the last one (and by at least ``_MIN_STEP``):
+the parsed lengths grow geometrically and their sum stays a small multiple of the
+reply's length. The partial builder (``_codec/partial.py``) then decodes only the members
+that finished since the last parse. When the stream ends, the whole reply is decoded
+once by ``decode()``'s own rules, and provider streams by ``decode_response()``'s:
+refusals, cut-off replies and the choice between text and tool call are the same.
+
+Provider SDKs are never imported: stream events are read by attribute (SDK objects) or
+by key (dicts), by their documented shapes:
+OpenAI Chat Completions chunks (https://platform.openai.com/docs/api-reference/chat-streaming),
+OpenAI Responses events (https://platform.openai.com/docs/api-reference/responses-streaming)
+and Anthropic Messages events (https://docs.anthropic.com/en/docs/build-with-claude/streaming).
+Event types not listed there are skipped, so new kinds of events do not break a stream.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any, TypeVar, overload
+
+from .._codec.decode import decode, decoder_for
+from .._codec.partial import Partial, PartialBuilder, PartialPlan
+from .._types import cache as _cache
+from .._types import inspector as ni
+from .._types.annotate import Registry, annotate, current_stamp
+from ..errors import DecodeError
+from .replies import (
+    anthropic_reply,
+    chat_message_reply,
+    field_of,
+    items_of,
+    responses_reply,
+    tool_name_of,
+)
+
+__all__ = ["adecode_stream", "decode_stream"]
+
+T = TypeVar("T")
+
+#: A parse runs once the text has grown by this fraction since the last one ...
+_GROWTH = 1 / 3
+#: ... and by at least this many bytes.
+_MIN_STEP = 16
+#: The longest reply a stream may send (bytes of one text or one tool call's arguments).
+_MAX_REPLY = 64 * 1024 * 1024
+#: Text ending in a digit may be a number still being written (jiter keeps it: "12" may
+#: become "120"); one ending in ".", "e", "+" or "-" is dropped by jiter already.
+_NUMBER_END = frozenset(b"0123456789")
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_TEXT = (str, bytes, bytearray, memoryview)
+
+_EXTRA = (
+    "decode_stream() and adecode_stream() read partial JSON with the jiter package, "
+    "which is not installed; install it with: pip install 'describedtypes[stream]'"
+)
+
+
+def _jiter() -> Any:
+    try:
+        import jiter  # an optional extra: imported when first needed
+    except ImportError:
+        raise ModuleNotFoundError(_EXTRA, name="jiter") from None
+    return jiter
+
+
+# -- compiled plans, per type ---------------------------------------------------------
+
+
+def _plan(tp: Any, converter: Any, registry: Registry) -> PartialPlan:
+    """The partial builder's compiled functions for ``tp``, kept with the type itself."""
+    if converter is not None:
+        return PartialPlan(tp, converter, registry)
+    key: Any = ("stream plan", tp, registry)
+    entry = _cache.get(tp, key)
+    if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+        found: PartialPlan = entry.value
+        return found
+    stamp = current_stamp()
+    plan = PartialPlan(tp, None, registry)
+    _cache.put(tp, key, _cache.Entry(plan, registry, stamp, node=plan.root))
+    return plan
+
+
+# -- one growing text -----------------------------------------------------------------
+
+
+class _Text:
+    """One growing reply (the message text, or one tool call's arguments)."""
+
+    __slots__ = (
+        "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "quotes",
+        "scanned", "size", "start",
+    )
+
+    def __init__(self, plan: PartialPlan, from_json: Any, name: Any = None) -> None:
+        self.name = name
+        self.pending: list[Any] = []  # pieces not yet in buf (joined at the next parse)
+        self.buf = bytearray()
+        self.size = 0  # characters (str pieces) or bytes received, pending ones included
+        self.due_at = _MIN_STEP  # the size at which the next parse runs
+        self.only_str = True  # every piece was str: the whole reply is decoded as str
+        self.builder = PartialBuilder(plan)
+        self.from_json = from_json
+        self.scanned = 0  # how far the string-quote count has read
+        self.quotes = 0
+        self.start = -1  # where the JSON starts (after a markdown fence), once known
+
+    def add(self, piece: Any) -> bool:
+        """Append a piece; True when enough has arrived for the next parse."""
+        if type(piece) is not str:
+            if isinstance(piece, str):
+                piece = str(piece)
+            else:
+                piece = bytes(piece)  # a copy: a bytearray may change after it is sent
+                self.only_str = False
+        self.pending.append(piece)
+        self.size += len(piece)
+        if self.size > _MAX_REPLY:
+            raise DecodeError(
+                [("$", f"the reply is longer than {_MAX_REPLY // 2**20} MiB; "
+                  "ask for a shorter answer")]
+            )
+        return self.size >= self.due_at
+
+    def _flush(self) -> bytearray:
+        pending = self.pending
+        if pending:
+            if self.only_str:
+                self.buf += "".join(pending).encode("utf-8", "surrogatepass")
+            else:
+                self.buf += b"".join(
+                    p.encode("utf-8", "surrogatepass") if isinstance(p, str) else p
+                    for p in pending
+                )
+            pending.clear()
+        return self.buf
+
+    def text(self) -> Any:
+        """The whole reply, as ``str`` when every piece was ``str``."""
+        buf = self._flush()
+        if self.only_str:
+            return buf.decode("utf-8", "surrogatepass")
+        return bytes(buf)
+
+    def partial(self) -> Partial[Any] | None:
+        """The partial value of the text so far, or None when nothing can be shown yet."""
+        buf = self._flush()
+        self.due_at = self.size + max(_MIN_STEP, int(self.size * _GROWTH))
+        # Count the string quotes (those not escaped) in what arrived since last time:
+        # an odd count means the text ends inside a string.
+        seen = _ESCAPE.sub(b"", bytes(buf[self.scanned :]))
+        self.quotes += seen.count(b'"')
+        self.scanned = len(buf) - 1 if seen.endswith(b"\\") else len(buf)
+        if self.start < 0 and not self._find_start():
+            return None
+        try:
+            parsed = self.from_json(bytes(buf[self.start :]), partial_mode="trailing-strings")
+        except ValueError:
+            return None  # not JSON (yet); the final decode says what is wrong
+        builder = self.builder
+        builder.in_string = self.quotes % 2 == 1 and self._open_value(parsed)
+        builder.in_number = self.quotes % 2 == 0 and buf[-1] in _NUMBER_END
+        try:
+            return builder.build(parsed)
+        except RecursionError:
+            return None
+
+    def _open_value(self, parsed: Any) -> bool:
+        """Whether the string the text ends in is a value (shown growing), not a key."""
+        buf = self.buf
+        quote = len(buf)
+        while True:  # the opening quote: the last one not escaped by a backslash
+            quote = buf.rfind(b'"', self.start, quote)
+            if quote < 0:
+                return False
+            before = quote
+            while before > self.start and buf[before - 1] == 0x5C:  # backslash
+                before -= 1
+            if (quote - before) % 2 == 0:
+                break
+        head = bytes(buf[max(self.start, quote - 64) : quote]).rstrip()
+        last = head[-1:]
+        if last == b"{":
+            return False
+        if last != b",":
+            return True  # after ':' or '[' (or at the start): a value
+        # After a comma: a key in an object, an item in an array. A partial parse
+        # drops an unfinished key but keeps an unfinished item, so the two differ.
+        try:
+            solid = self.from_json(bytes(buf[self.start :]), partial_mode="on")
+        except ValueError:
+            return True
+        return bool(solid != parsed)
+
+    def _find_start(self) -> bool:
+        """Where the JSON starts: after leading blanks and an opening markdown fence."""
+        head = bytes(self.buf[:64]).lstrip()
+        if not head:
+            return False
+        if head.startswith(b"```"):
+            newline = self.buf.find(b"\n", self.buf.find(b"`"))
+            if newline < 0:
+                return False
+            self.start = newline + 1
+        else:
+            self.start = 0
+        return True
+
+
+# -- reading chunks and events --------------------------------------------------------
+
+
+class _Stream:
+    """The state of one stream: its texts, the provider's verdict, the last partial."""
+
+    def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
+        self.tp = tp
+        self.opts: dict[str, Any] = {"converter": converter, "registry": registry}
+        decoder_for(tp, converter, registry)  # checks the type, converter and registry first
+        self.plan = _plan(tp, converter, registry)
+        self.from_json = _jiter().from_json
+        self.kind: str | None = None  # "text", "chat", "responses" or "anthropic"
+        self.count = 0
+        self.text = _Text(self.plan, self.from_json)
+        self.tools: dict[Any, _Text] = {}
+        self.refusal: list[str] = []
+        self.stop: Any = None  # finish / stop reason
+        self.status: Any = None
+        self.incomplete: Any = None
+        self.failed: Any = None
+        self.wanted = tool_name_of(tp)
+        self.last: Partial[Any] | None = None
+
+    # Which text the partials follow, as decode_response would choose its reply: the
+    # tool call named like the type, else the message text, else the only tool call.
+    def current(self) -> _Text | None:
+        tools = self.tools
+        if tools:
+            for tool in tools.values():
+                if tool.name == self.wanted and tool.name is not None:
+                    return tool
+        if self.text.size:
+            return self.text
+        if len(tools) == 1:
+            return next(iter(tools.values()))
+        return None
+
+    def feed(self, chunk: Any) -> Partial[Any] | None:
+        self.count += 1
+        if isinstance(chunk, _TEXT):
+            if self.kind != "text":
+                self._kind("text", chunk)
+            if not self.text.add(chunk):
+                return None
+            target: _Text | None = self.text
+            due = True
+        else:
+            target, due = self._event(chunk)
+        if not due or target is None or target is not self.current():
+            return None
+        partial = target.partial()
+        if partial is None or partial == self.last:
+            return None
+        self.last = partial
+        return partial
+
+    def _kind(self, kind: str, chunk: Any) -> None:
+        if self.kind is None:
+            self.kind = kind
+        elif self.kind != kind:
+            msg = (
+                f"chunk {self.count} is {_KINDS[kind]}, but the stream began with "
+                f"{_KINDS[self.kind]}; pass one stream: the text, or one provider's events"
+            )
+            raise TypeError(msg)
+
+    def _add(self, source: _Text, piece: Any) -> tuple[_Text, bool]:
+        if isinstance(piece, _TEXT) and piece:
+            return source, source.add(piece)
+        return source, False
+
+    def _tool(self, key: Any, name: Any = None) -> _Text:
+        tool = self.tools.get(key)
+        if tool is None:
+            tool = self.tools[key] = _Text(self.plan, self.from_json, name)
+        elif name and tool.name is None:
+            tool.name = name
+        return tool
+
+    def _event(self, event: Any) -> tuple[_Text | None, bool]:
+        kind = field_of(event, "type")
+        if kind == "chunk" and field_of(event, "chunk") is not None:  # openai's .stream() helper
+            event, kind = field_of(event, "chunk"), None
+        if field_of(event, "choices") is not None:
+            self._kind("chat", event)
+            return self._chat(event)
+        if not isinstance(kind, str):
+            msg = (
+                f"chunk {self.count} is a {type(event).__name__} without a type: "
+                "decode_stream() reads text chunks (str or bytes), or the events of an OpenAI "
+                "or Anthropic stream (SDK objects or dicts with a 'type' or 'choices')"
+            )
+            raise TypeError(msg)
+        if kind == "error":
+            error = field_of(event, "error")
+            message = (
+                field_of(event, "message") or field_of(error, "message") or str(error or event)
+            )
+            raise DecodeError([("$", f"the response failed: {message}")])
+        if kind.startswith("response."):
+            self._kind("responses", event)
+            return self._responses(kind, event)
+        if kind.startswith(("message_", "content_block_")):
+            self._kind("anthropic", event)
+            return self._anthropic(kind, event)
+        return None, False  # an event kind with nothing to decode (ping, helpers' events)
+
+    def _chat(self, chunk: Any) -> tuple[_Text | None, bool]:
+        choices = items_of(field_of(chunk, "choices"))
+        choice = next((c for c in choices if (field_of(c, "index") or 0) == 0), None)
+        if choice is None:
+            return None, False
+        if field_of(choice, "finish_reason"):
+            self.stop = field_of(choice, "finish_reason")
+        delta = field_of(choice, "delta")
+        if delta is None:
+            return None, False
+        refusal = field_of(delta, "refusal")
+        if isinstance(refusal, str):
+            self.refusal.append(refusal)
+        result: tuple[_Text | None, bool] = (None, False)
+        for call in items_of(field_of(delta, "tool_calls")):
+            function = field_of(call, "function")
+            index = field_of(call, "index")
+            tool = self._tool(index if index is not None else len(self.tools),
+                              field_of(function, "name"))
+            result = self._add(tool, field_of(function, "arguments"))
+        content = field_of(delta, "content")
+        if isinstance(content, str) and content:
+            result = self._add(self.text, content)
+        return result
+
+    def _responses(self, kind: str, event: Any) -> tuple[_Text | None, bool]:
+        if kind == "response.output_text.delta":
+            return self._add(self.text, field_of(event, "delta"))
+        if kind == "response.function_call_arguments.delta":
+            return self._add(self._tool(_call_key(event)), field_of(event, "delta"))
+        if kind == "response.output_item.added":
+            item = field_of(event, "item")
+            if field_of(item, "type") == "function_call":
+                tool = self._tool(_call_key(event), field_of(item, "name"))
+                return self._add(tool, field_of(item, "arguments"))
+        elif kind == "response.function_call_arguments.done":
+            tool = self._tool(_call_key(event), field_of(event, "name"))
+            if not tool.size:
+                return self._add(tool, field_of(event, "arguments"))
+        elif kind == "response.refusal.delta":
+            delta = field_of(event, "delta")
+            if isinstance(delta, str):
+                self.refusal.append(delta)
+        elif kind == "response.refusal.done" and not self.refusal:
+            self.refusal.append(str(field_of(event, "refusal") or ""))
+        elif kind in ("response.incomplete", "response.failed", "response.completed"):
+            response = field_of(event, "response")
+            self.status = field_of(response, "status") or kind.removeprefix("response.")
+            self.incomplete = field_of(response, "incomplete_details")
+            self.failed = field_of(response, "error")
+        return None, False
+
+    def _anthropic(self, kind: str, event: Any) -> tuple[_Text | None, bool]:
+        if kind == "content_block_delta":
+            delta = field_of(event, "delta")
+            delta_kind = field_of(delta, "type")
+            if delta_kind == "text_delta":
+                return self._add(self.text, field_of(delta, "text"))
+            if delta_kind == "input_json_delta":
+                tool = self._tool(field_of(event, "index"))
+                return self._add(tool, field_of(delta, "partial_json"))
+        elif kind == "content_block_start":
+            block = field_of(event, "content_block")
+            if field_of(block, "type") == "tool_use":
+                self._tool(field_of(event, "index"), field_of(block, "name"))
+            elif field_of(block, "type") == "text":
+                return self._add(self.text, field_of(block, "text"))
+        elif kind == "message_delta":
+            stop = field_of(field_of(event, "delta"), "stop_reason")
+            if stop:
+                self.stop = stop
+        return None, False
+
+    # -- the end ------------------------------------------------------------------
+
+    def finish(self) -> Any:
+        tp, opts = self.tp, self.opts
+        if self.kind in (None, "text"):
+            return decode(tp, self.text.text(), **opts)
+        text = self.text.text()
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        tools = [(t.name, t.text()) for t in self.tools.values()]
+        if self.kind == "chat":
+            message = {
+                "role": "assistant",
+                "content": text or None,
+                "refusal": "".join(self.refusal) or None,
+                "tool_calls": [{"function": {"name": n, "arguments": a}} for n, a in tools],
+            }
+            return chat_message_reply(tp, message, self.stop, opts)
+        if self.kind == "responses":
+            parts: list[dict[str, Any]] = [{"type": "output_text", "text": text}] if text else []
+            if self.refusal:
+                parts.append({"type": "refusal", "refusal": "".join(self.refusal)})
+            output: list[dict[str, Any]] = [{"type": "message", "content": parts}]
+            output += [{"type": "function_call", "name": n, "arguments": a} for n, a in tools]
+            response = {
+                "object": "response",
+                "status": self.status,
+                "incomplete_details": self.incomplete,
+                "error": self.failed,
+                "output": output,
+            }
+            return responses_reply(tp, response, opts)
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        blocks += [{"type": "tool_use", "name": n, "input": a or "{}"} for n, a in tools]
+        message = {"type": "message", "content": blocks, "stop_reason": self.stop}
+        return anthropic_reply(tp, message, opts)
+
+
+_KINDS = {
+    "text": "text",
+    "chat": "an OpenAI Chat Completions chunk",
+    "responses": "an OpenAI Responses event",
+    "anthropic": "an Anthropic Messages event",
+}
+
+
+def _call_key(event: Any) -> Any:
+    index = field_of(event, "output_index")
+    return index if index is not None else field_of(event, "item_id")
+
+
+# -- the entry points -----------------------------------------------------------------
+
+
+def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
+    if isinstance(chunks, (*_TEXT, dict)):
+        msg = (
+            f"{name}() takes an iterable of chunks, got a single {type(chunks).__name__}; "
+            "pass the stream itself (or [text]), or use decode() for a whole reply"
+        )
+        raise TypeError(msg)
+    if hasattr(chunks, "__aiter__") and not hasattr(chunks, "__iter__"):
+        msg = f"{name}() takes a sync iterable; for an async stream use adecode_stream()"
+        raise TypeError(msg)
+    try:
+        return iter(chunks)
+    except TypeError:
+        msg = (
+            f"{name}() takes an iterable of chunks (text, or a provider's stream events), "
+            f"got {type(chunks).__name__}"
+        )
+        raise TypeError(msg) from None
+
+
+@overload
+def decode_stream(
+    tp: type[T], chunks: Iterable[Any], *, converter: Any = None, registry: Registry = annotate
+) -> Iterator[T | Partial[T]]: ...
+@overload
+def decode_stream(
+    tp: Any, chunks: Iterable[Any], *, converter: Any = None, registry: Registry = annotate
+) -> Iterator[Any]: ...
+def decode_stream(
+    tp: Any, chunks: Iterable[Any], *, converter: Any = None, registry: Registry = annotate
+) -> Iterator[Any]:
+    """Decode a reply while it streams: ``Partial`` values as it grows, then the instance.
+
+    ``chunks`` is an iterable of text pieces (``str`` or ``bytes``), or a provider's
+    stream, as SDK objects or dicts: OpenAI Chat Completions chunks (``stream=True``;
+    the ``delta.content``, or the ``tool_calls`` arguments), OpenAI Responses events
+    (``response.output_text.delta``, ``response.function_call_arguments.delta``) or
+    Anthropic Messages events (``text_delta``, ``input_json_delta``).
+
+    While the reply grows, each new ``Partial[tp]`` shows every field that has arrived,
+    decoded (see ``Partial`` for strings and lists still growing). The reply is parsed
+    again only once it has grown by a third, so the cost stays linear in its length
+    and partials come less often as it gets long. The last value is the decoded
+    instance, exactly as ``decode()`` (for text) or ``decode_response()`` (for a
+    provider's stream) gives it.
+
+    Args:
+        tp: The type to decode into, as for ``decode()``.
+        chunks: The stream.
+        converter: Passed on to ``decode()``.
+        registry: Passed on to ``decode()``.
+
+    Yields:
+        ``Partial[tp]`` values while the reply grows, then the ``tp`` instance.
+
+    Raises:
+        DecodeError: At the end, when the whole reply does not decode (the same error
+            ``decode()`` raises), or when the provider reports an error.
+        RefusalError: The model refused.
+        IncompleteReplyError: The reply was cut off (token limit, content filter).
+        TypeError: ``chunks`` is not an iterable, or a chunk is neither text nor a
+            provider's event.
+        ModuleNotFoundError: jiter is not installed (``describedtypes[stream]``).
+
+    When the stream fails or the loop stops early, the source's ``close()`` is called
+    if it has one, so an SDK stream releases its connection.
+
+    .. versionadded:: 0.2.0
+    """
+    stream = _Stream(tp, converter, registry)
+    return _run(stream, _chunk_iterator(chunks, "decode_stream"), chunks)
+
+
+def _run(stream: _Stream, chunks: Iterator[Any], source: Any) -> Iterator[Any]:
+    done = False
+    try:
+        for chunk in chunks:
+            partial = stream.feed(chunk)
+            if partial is not None:
+                yield partial
+        done = True
+    finally:
+        if not done:  # stopped early or failed: let an SDK stream release its connection
+            close = getattr(source, "close", None)
+            if callable(close):
+                close()
+    yield stream.finish()
+
+
+@overload
+def adecode_stream(
+    tp: type[T], chunks: AsyncIterable[Any], *, converter: Any = None,
+    registry: Registry = annotate,
+) -> AsyncIterator[T | Partial[T]]: ...
+@overload
+def adecode_stream(
+    tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None, registry: Registry = annotate
+) -> AsyncIterator[Any]: ...
+def adecode_stream(
+    tp: Any, chunks: AsyncIterable[Any], *, converter: Any = None, registry: Registry = annotate
+) -> AsyncIterator[Any]:
+    """``decode_stream()`` for an async stream (``async for value in adecode_stream(...)``).
+
+    Takes what ``decode_stream()`` takes, as an async iterable (an ``AsyncOpenAI`` or
+    ``AsyncAnthropic`` stream, an async generator of text), and yields the same values.
+
+    .. versionadded:: 0.2.0
+    """
+    if not hasattr(chunks, "__aiter__"):
+        hint = "; for a sync iterable use decode_stream()" if hasattr(chunks, "__iter__") else ""
+        msg = (
+            f"adecode_stream() takes an async iterable of chunks (text, or a provider's "
+            f"stream events), got {type(chunks).__name__}{hint}"
+        )
+        raise TypeError(msg)
+    stream = _Stream(tp, converter, registry)
+    return _arun(stream, chunks)
+
+
+async def _arun(stream: _Stream, chunks: AsyncIterable[Any]) -> AsyncIterator[Any]:
+    done = False
+    try:
+        async for chunk in chunks:
+            partial = stream.feed(chunk)
+            if partial is not None:
+                yield partial
+        done = True
+    finally:
+        if not done:  # stopped early or failed: let an SDK stream release its connection
+            close = getattr(chunks, "aclose", None) or getattr(chunks, "close", None)
+            if callable(close):
+                closed = close()
+                if inspect.isawaitable(closed):
+                    await closed
+    yield stream.finish()
