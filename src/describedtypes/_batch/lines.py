@@ -1,6 +1,6 @@
 """Decoding provider batch results: one JSON line per request, one result per line.
 
-Three line shapes are read (``shape="auto"`` tells them apart line by line):
+Four line shapes are read (``shape="auto"`` tells them apart line by line):
 
 - OpenAI Batch API output: ``{"id", "custom_id", "response": {"status_code",
   "request_id", "body"}, "error"}``; the body is a Chat Completions or Responses object.
@@ -9,6 +9,9 @@ Three line shapes are read (``shape="auto"`` tells them apart line by line):
 - Anthropic Message Batches results: ``{"custom_id", "result": {"type": "succeeded",
   "message"}}``, or ``"errored"`` (with ``error``), ``"canceled"``, ``"expired"``.
   https://docs.anthropic.com/en/docs/build-with-claude/batch-processing
+- Gemini Batch API output: ``{"key", "response"}`` with a ``GenerateContentResponse``
+  (camelCase JSON), or ``{"key", "error"}``; the key is the result's ``custom_id``.
+  https://ai.google.dev/gemini-api/docs/batch-api
 - A bare reply: the line is the reply itself (the JSON the model wrote), or a provider
   response object (anything ``decode_response`` reads).
 
@@ -31,6 +34,7 @@ import orjson
 
 from .._codec.decode import check_decodable, decode
 from .._types.annotate import Registry, annotate
+from .._vendors.detect import reply_format
 from .._vendors.replies import decode_response
 from ..errors import (
     DecodeError,
@@ -43,8 +47,8 @@ from ..errors import (
 
 __all__ = ["BatchResult", "decode_batch"]
 
-Shape = Literal["auto", "openai", "anthropic", "reply"]
-SHAPES = ("auto", "openai", "anthropic", "reply")
+Shape = Literal["auto", "openai", "anthropic", "gemini", "reply"]
+SHAPES = ("auto", "openai", "anthropic", "gemini", "reply")
 
 #: Lines longer than this are reported, not parsed (a Batch API line is far smaller).
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -303,7 +307,7 @@ def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
 
 
 def _custom_id(data: Mapping[str, Any]) -> str | None:
-    value = data.get("custom_id")
+    value = data.get("custom_id", data.get("key"))
     if value is None:
         return None
     return value if isinstance(value, str) else str(value)[:200]
@@ -331,6 +335,8 @@ def _decode_record(
             value = _openai(tp, data, opts)
         elif kind == "anthropic":
             value = _anthropic(tp, data, opts)
+        elif kind == "gemini":
+            value = _gemini(tp, data, opts)
         else:
             value = _reply(tp, data, opts)
     except DescribedTypesError as exc:
@@ -341,7 +347,11 @@ def _decode_record(
 
 
 def _kind(data: Any) -> str:
-    if not (data.__class__ is dict or _is_map(data)) or "custom_id" not in data:
+    if not (data.__class__ is dict or _is_map(data)):
+        return "reply"
+    if "custom_id" not in data:
+        if "key" in data and ("response" in data or "error" in data):
+            return "gemini"
         return "reply"
     if "result" in data:
         return "anthropic"
@@ -350,14 +360,10 @@ def _kind(data: Any) -> str:
     return "unknown"
 
 
-_RESPONSE_KEYS = ("choices", "output", "stop_reason")
-
-
 def _reply(tp: Any, data: Any, opts: dict[str, Any]) -> Any:
-    if _is_map(data) and (
-        any(k in data for k in _RESPONSE_KEYS)
-        or (data.get("type") == "message" and isinstance(data.get("content"), list))
-    ):
+    # A provider response object (any format the detector knows) is read as
+    # decode_response reads it; anything else is the reply itself.
+    if _is_map(data) and reply_format(data) is not None:
         return decode_response(tp, data, **opts)
     return decode(tp, data, **opts)
 
@@ -388,6 +394,21 @@ def _openai(tp: Any, data: Mapping[str, Any], opts: dict[str, Any]) -> Any:
     if not (body.__class__ is dict or _is_map(body)):
         raise MalformedLineError("an OpenAI Batch response without a body object")
     return decode_response(tp, body, **opts)
+
+
+def _gemini(tp: Any, data: Mapping[str, Any], opts: dict[str, Any]) -> Any:
+    """A Gemini Batch API output line: ``{"key", "response"}`` (a GenerateContentResponse)
+    or ``{"key", "error"}`` (a google.rpc.Status)."""
+    error = data.get("error")
+    if error:
+        if isinstance(error, Mapping):
+            code = _text(error.get("status") or error.get("code")) or "error"
+            raise RequestError(code, _text(error.get("message")))
+        raise RequestError("error", _text(error))
+    response = data.get("response")
+    if not _is_map(response):
+        raise MalformedLineError("a Gemini batch line whose response is not an object")
+    return decode_response(tp, response, **opts)
 
 
 def _anthropic(tp: Any, data: Mapping[str, Any], opts: dict[str, Any]) -> Any:

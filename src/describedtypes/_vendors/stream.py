@@ -25,20 +25,17 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
+from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
 from .._codec.partial import Partial, PartialBuilder, PartialPlan
 from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
 from ..errors import DecodeError
-from .replies import (
-    anthropic_reply,
-    chat_message_reply,
-    field_of,
-    items_of,
-    responses_reply,
-    tool_name_of,
-)
+from .access import field_of
+from .detect import event_format
+from .replies import decode_reply
+from .wire import StreamState, WireFormat, tool_name_of
 
 __all__ = ["adecode_stream", "decode_stream"]
 
@@ -48,8 +45,16 @@ T = TypeVar("T")
 _GROWTH = 1 / 3
 #: ... and by at least this many bytes.
 _MIN_STEP = 16
-#: The longest reply a stream may send (bytes of one text or one tool call's arguments).
+#: The most a stream may send: characters (or bytes) of its text and every tool call's
+#: arguments together.
 _MAX_REPLY = 64 * 1024 * 1024
+#: The most tool calls one streamed reply may make.
+_MAX_CALLS = 1024
+#: The most characters of refusal text kept (the rest is counted, not kept).
+_MAX_REFUSAL = 16 * 1024
+#: Pieces waiting for the next parse are joined once this many have arrived, so a
+#: stream of a million one-character deltas holds one buffer, not a million strings.
+_MAX_PENDING = 256
 #: Text ending in a digit may be a number still being written (jiter keeps it: "12" may
 #: become "120"); one ending in ".", "e", "+" or "-" is dropped by jiter already.
 _NUMBER_END = frozenset(b"0123456789")
@@ -96,7 +101,7 @@ class _Text:
 
     __slots__ = (
         "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "quotes",
-        "scanned", "size", "start",
+        "scanned", "size", "start", "value",
     )
 
     def __init__(self, plan: PartialPlan, from_json: Any, name: Any = None) -> None:
@@ -111,6 +116,7 @@ class _Text:
         self.scanned = 0  # how far the string-quote count has read
         self.quotes = 0
         self.start = -1  # where the JSON starts (after a markdown fence), once known
+        self.value: Any = None  # arguments that arrived as an object (Gemini), not text
 
     def add(self, piece: Any) -> bool:
         """Append a piece; True when enough has arrived for the next parse."""
@@ -122,11 +128,8 @@ class _Text:
                 self.only_str = False
         self.pending.append(piece)
         self.size += len(piece)
-        if self.size > _MAX_REPLY:
-            raise DecodeError(
-                [("$", f"the reply is longer than {_MAX_REPLY // 2**20} MiB; "
-                  "ask for a shorter answer")]
-            )
+        if len(self.pending) >= _MAX_PENDING:
+            self._flush()
         return self.size >= self.due_at
 
     def _flush(self) -> bytearray:
@@ -217,7 +220,7 @@ class _Text:
 # -- reading chunks and events --------------------------------------------------------
 
 
-class _Stream:
+class _Stream(StreamState):
     """The state of one stream: its texts, the provider's verdict, the last partial."""
 
     def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
@@ -226,43 +229,49 @@ class _Stream:
         decoder_for(tp, converter, registry)  # checks the type, converter and registry first
         self.plan = _plan(tp, converter, registry)
         self.from_json = _jiter().from_json
-        self.kind: str | None = None  # "text", "chat", "responses" or "anthropic"
+        self.kind: str | None = None  # "text", or the name of the events' wire format
+        self.wire: WireFormat | None = None
         self.count = 0
         self.text = _Text(self.plan, self.from_json)
         self.tools: dict[Any, _Text] = {}
         self.refusal: list[str] = []
-        self.stop: Any = None  # finish / stop reason
-        self.status: Any = None
-        self.incomplete: Any = None
-        self.failed: Any = None
+        self.refusal_size = 0
+        self.size = 0  # characters or bytes of every text of the stream together
         self.wanted = tool_name_of(tp)
+        self.named: _Text | None = None  # the first tool call named like the type
         self.last: Partial[Any] | None = None
+
+    @property
+    def refusal_text(self) -> str:
+        return "".join(self.refusal)
 
     # Which text the partials follow, as decode_response would choose its reply: the
     # tool call named like the type, else the message text, else the only tool call.
+    # O(1): the named call is remembered when its name arrives.
     def current(self) -> _Text | None:
-        tools = self.tools
-        if tools:
-            for tool in tools.values():
-                if tool.name == self.wanted and tool.name is not None:
-                    return tool
+        if self.named is not None:
+            return self.named
         if self.text.size:
             return self.text
-        if len(tools) == 1:
-            return next(iter(tools.values()))
+        if len(self.tools) == 1:
+            return next(iter(self.tools.values()))
         return None
 
     def feed(self, chunk: Any) -> Partial[Any] | None:
         self.count += 1
         if isinstance(chunk, _TEXT):
             if self.kind != "text":
-                self._kind("text", chunk)
-            if not self.text.add(chunk):
-                return None
-            target: _Text | None = self.text
-            due = True
+                self._kind("text", None)
+            target, due = self.add_text(chunk)
         else:
-            target, due = self._event(chunk)
+            wire = event_format(chunk)
+            if wire is None:
+                self._other(chunk)
+                return None
+            if field_of(chunk, "type") == "chunk":  # the openai SDK's .stream() helper
+                chunk = field_of(chunk, "chunk")
+            self._kind(wire.name, wire)
+            target, due = wire.feed(self, chunk)
         if not due or target is None or target is not self.current():
             return None
         partial = target.partial()
@@ -271,41 +280,13 @@ class _Stream:
         self.last = partial
         return partial
 
-    def _kind(self, kind: str, chunk: Any) -> None:
-        if self.kind is None:
-            self.kind = kind
-        elif self.kind != kind:
-            msg = (
-                f"chunk {self.count} is {_KINDS[kind]}, but the stream began with "
-                f"{_KINDS[self.kind]}; pass one stream: the text, or one provider's events"
-            )
-            raise TypeError(msg)
-
-    def _add(self, source: _Text, piece: Any) -> tuple[_Text, bool]:
-        if isinstance(piece, _TEXT) and piece:
-            return source, source.add(piece)
-        return source, False
-
-    def _tool(self, key: Any, name: Any = None) -> _Text:
-        tool = self.tools.get(key)
-        if tool is None:
-            tool = self.tools[key] = _Text(self.plan, self.from_json, name)
-        elif name and tool.name is None:
-            tool.name = name
-        return tool
-
-    def _event(self, event: Any) -> tuple[_Text | None, bool]:
+    def _other(self, event: Any) -> None:
         kind = field_of(event, "type")
-        if kind == "chunk" and field_of(event, "chunk") is not None:  # openai's .stream() helper
-            event, kind = field_of(event, "chunk"), None
-        if field_of(event, "choices") is not None:
-            self._kind("chat", event)
-            return self._chat(event)
         if not isinstance(kind, str):
             msg = (
                 f"chunk {self.count} is a {type(event).__name__} without a type: "
-                "decode_stream() reads text chunks (str or bytes), or the events of an OpenAI "
-                "or Anthropic stream (SDK objects or dicts with a 'type' or 'choices')"
+                "decode_stream() reads text chunks (str or bytes), or the events of an "
+                "OpenAI, Anthropic or Gemini stream (SDK objects or dicts)"
             )
             raise TypeError(msg)
         if kind == "error":
@@ -313,137 +294,90 @@ class _Stream:
             message = (
                 field_of(event, "message") or field_of(error, "message") or str(error or event)
             )
-            raise DecodeError([("$", f"the response failed: {message}")])
-        if kind.startswith("response."):
-            self._kind("responses", event)
-            return self._responses(kind, event)
-        if kind.startswith(("message_", "content_block_")):
-            self._kind("anthropic", event)
-            return self._anthropic(kind, event)
-        return None, False  # an event kind with nothing to decode (ping, helpers' events)
+            raise DecodeError([("$", f"the response failed: {str(message)[:500]}")])
+        return  # an event kind with nothing to decode (ping, helpers' events)
 
-    def _chat(self, chunk: Any) -> tuple[_Text | None, bool]:
-        choices = items_of(field_of(chunk, "choices"))
-        choice = next((c for c in choices if (field_of(c, "index") or 0) == 0), None)
-        if choice is None:
-            return None, False
-        if field_of(choice, "finish_reason"):
-            self.stop = field_of(choice, "finish_reason")
-        delta = field_of(choice, "delta")
-        if delta is None:
-            return None, False
-        refusal = field_of(delta, "refusal")
-        if isinstance(refusal, str):
-            self.refusal.append(refusal)
-        result: tuple[_Text | None, bool] = (None, False)
-        for call in items_of(field_of(delta, "tool_calls")):
-            function = field_of(call, "function")
-            index = field_of(call, "index")
-            tool = self._tool(index if index is not None else len(self.tools),
-                              field_of(function, "name"))
-            result = self._add(tool, field_of(function, "arguments"))
-        content = field_of(delta, "content")
-        if isinstance(content, str) and content:
-            result = self._add(self.text, content)
-        return result
+    def _kind(self, kind: str, wire: WireFormat | None) -> None:
+        if self.kind is None:
+            self.kind, self.wire = kind, wire
+        elif self.kind != kind:
+            msg = (
+                f"chunk {self.count} is {_describe(kind)}, but the stream began with "
+                f"{_describe(self.kind)}; pass one stream: the text, or one provider's events"
+            )
+            raise TypeError(msg)
 
-    def _responses(self, kind: str, event: Any) -> tuple[_Text | None, bool]:
-        if kind == "response.output_text.delta":
-            return self._add(self.text, field_of(event, "delta"))
-        if kind == "response.function_call_arguments.delta":
-            return self._add(self._tool(_call_key(event)), field_of(event, "delta"))
-        if kind == "response.output_item.added":
-            item = field_of(event, "item")
-            if field_of(item, "type") == "function_call":
-                tool = self._tool(_call_key(event), field_of(item, "name"))
-                return self._add(tool, field_of(item, "arguments"))
-        elif kind == "response.function_call_arguments.done":
-            tool = self._tool(_call_key(event), field_of(event, "name"))
-            if not tool.size:
-                return self._add(tool, field_of(event, "arguments"))
-        elif kind == "response.refusal.delta":
-            delta = field_of(event, "delta")
-            if isinstance(delta, str):
-                self.refusal.append(delta)
-        elif kind == "response.refusal.done" and not self.refusal:
-            self.refusal.append(str(field_of(event, "refusal") or ""))
-        elif kind in ("response.incomplete", "response.failed", "response.completed"):
-            response = field_of(event, "response")
-            self.status = field_of(response, "status") or kind.removeprefix("response.")
-            self.incomplete = field_of(response, "incomplete_details")
-            self.failed = field_of(response, "error")
+    # -- what the wire formats add (StreamState) ------------------------------------
+
+    def _grow(self, size: int) -> None:
+        self.size += size
+        if self.size > _MAX_REPLY:
+            raise DecodeError(
+                [("$", f"the reply is longer than {_MAX_REPLY // 2**20} MiB in all; "
+                  "ask for a shorter answer")]
+            )
+
+    def add_text(self, piece: Any) -> tuple[_Text | None, bool]:
+        if isinstance(piece, _TEXT) and piece:
+            self._grow(len(piece))
+            return self.text, self.text.add(piece)
         return None, False
 
-    def _anthropic(self, kind: str, event: Any) -> tuple[_Text | None, bool]:
-        if kind == "content_block_delta":
-            delta = field_of(event, "delta")
-            delta_kind = field_of(delta, "type")
-            if delta_kind == "text_delta":
-                return self._add(self.text, field_of(delta, "text"))
-            if delta_kind == "input_json_delta":
-                tool = self._tool(field_of(event, "index"))
-                return self._add(tool, field_of(delta, "partial_json"))
-        elif kind == "content_block_start":
-            block = field_of(event, "content_block")
-            if field_of(block, "type") == "tool_use":
-                self._tool(field_of(event, "index"), field_of(block, "name"))
-            elif field_of(block, "type") == "text":
-                return self._add(self.text, field_of(block, "text"))
-        elif kind == "message_delta":
-            stop = field_of(field_of(event, "delta"), "stop_reason")
-            if stop:
-                self.stop = stop
-        return None, False
+    def add_call(
+        self, key: Any, name: Any, piece: Any, *, whole: bool = False
+    ) -> tuple[_Text | None, bool]:
+        tool = self.tools.get(key) if key is not None else None
+        if tool is None:
+            if len(self.tools) >= _MAX_CALLS:
+                raise DecodeError(
+                    [("$", f"the reply makes more than {_MAX_CALLS} tool calls; ask for "
+                      "fewer")]
+                )
+            tool = _Text(self.plan, self.from_json, None)
+            self.tools[key if key is not None else ("call", len(self.tools))] = tool
+        if isinstance(name, str) and name and tool.name is None:
+            tool.name = name
+            if self.named is None and name == self.wanted:
+                self.named = tool
+        if whole:
+            if tool.size or piece is None:
+                return tool, False
+            if not isinstance(piece, _TEXT):  # arguments given as an object (Gemini)
+                tool.value = piece
+                return None, False
+        if isinstance(piece, _TEXT) and piece:
+            self._grow(len(piece))
+            return tool, tool.add(piece)
+        return tool, False
+
+    def add_refusal(self, piece: Any) -> None:
+        if not isinstance(piece, str) or not piece:
+            return
+        room = _MAX_REFUSAL - self.refusal_size
+        if room > 0:
+            self.refusal.append(piece[:room])
+        self.refusal_size += len(piece)
+        if self.refusal_size > _MAX_REFUSAL and room > 0:
+            self.refusal.append(" [... the refusal went on; cut here]")
 
     # -- the end ------------------------------------------------------------------
 
     def finish(self) -> Any:
         tp, opts = self.tp, self.opts
-        if self.kind in (None, "text"):
+        if self.wire is None:  # text chunks (or nothing at all)
             return decode(tp, self.text.text(), **opts)
         text = self.text.text()
         if isinstance(text, bytes):
             text = text.decode("utf-8", "replace")
-        tools = [(t.name, t.text()) for t in self.tools.values()]
-        if self.kind == "chat":
-            message = {
-                "role": "assistant",
-                "content": text or None,
-                "refusal": "".join(self.refusal) or None,
-                "tool_calls": [{"function": {"name": n, "arguments": a}} for n, a in tools],
-            }
-            return chat_message_reply(tp, message, self.stop, opts)
-        if self.kind == "responses":
-            parts: list[dict[str, Any]] = [{"type": "output_text", "text": text}] if text else []
-            if self.refusal:
-                parts.append({"type": "refusal", "refusal": "".join(self.refusal)})
-            output: list[dict[str, Any]] = [{"type": "message", "content": parts}]
-            output += [{"type": "function_call", "name": n, "arguments": a} for n, a in tools]
-            response = {
-                "object": "response",
-                "status": self.status,
-                "incomplete_details": self.incomplete,
-                "error": self.failed,
-                "output": output,
-            }
-            return responses_reply(tp, response, opts)
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-        blocks += [{"type": "tool_use", "name": n, "input": a or "{}"} for n, a in tools]
-        message = {"type": "message", "content": blocks, "stop_reason": self.stop}
-        return anthropic_reply(tp, message, opts)
+        calls = [
+            ToolCall(t.name or "", t.value if t.value is not None else t.text())
+            for t in self.tools.values()
+        ]
+        return decode_reply(tp, self.wire.stream_reply(self, text, calls), **opts)
 
 
-_KINDS = {
-    "text": "text",
-    "chat": "an OpenAI Chat Completions chunk",
-    "responses": "an OpenAI Responses event",
-    "anthropic": "an Anthropic Messages event",
-}
-
-
-def _call_key(event: Any) -> Any:
-    index = field_of(event, "output_index")
-    return index if index is not None else field_of(event, "item_id")
+def _describe(kind: str) -> str:
+    return "text" if kind == "text" else f"an {kind} event"
 
 
 # -- the entry points -----------------------------------------------------------------

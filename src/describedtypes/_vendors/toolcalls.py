@@ -10,17 +10,25 @@ OpenAI Responses       ``response.output`` ``function_call``   ``function_call_o
 OpenAI Chat            ``choices[0].message.tool_calls``       ``{"role": "tool"}`` messages
 Anthropic Messages     ``message.content`` ``tool_use``        one ``user`` message of
                                                                ``tool_result`` blocks
+Gemini                 ``candidates[0].content.parts``         one ``user`` content of
+                       ``function_call``                       ``function_response`` parts
 =====================  ======================================  ==================================
+
+Each format's module reads and writes its own shapes; these functions are the public
+names for them (the flat ``tool_calls_from_*`` / ``tool_results_for_*`` ones are thin
+aliases kept for existing callers).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from .._base.records import ToolCall, ToolResult
-from .._codec.problems import brief
-from ..errors import DescribedTypesError
+from . import anthropic, gemini, openai_chat, openai_responses
+from .access import ShapeError, field_of, has
+from .detect import reply_format
+from .wire import WireFormat
 
 __all__ = [
     "read_tool_calls",
@@ -32,58 +40,68 @@ __all__ = [
     "tool_results_for_openai_responses",
 ]
 
-_MISSING = object()
 
+def read_tool_calls(response: Any) -> list[ToolCall]:
+    """The tool calls in a reply from any of the supported APIs, recognised by shape.
 
-class ShapeError(DescribedTypesError, TypeError):
-    """Strictly private: a reply (or a part of one) is not in a shape these readers know.
+    Args:
+        response: An OpenAI Responses ``Response`` (has ``output``), a Chat Completions
+            ``ChatCompletion`` / choice / message (has ``choices``, ``message`` or
+            ``tool_calls``), an Anthropic ``Message`` (has ``content``), a Gemini
+            ``GenerateContentResponse`` (has ``candidates``), or the list of output items
+            / tool calls / content blocks / parts; SDK objects or dicts.
 
-    A ``TypeError``, as the readers document, and a ``DescribedTypesError``, as every
-    error *describedtypes* raises on purpose is.
+    Returns:
+        The calls in order; an empty list when the reply calls no tool.
+
+    Raises:
+        TypeError: ``response`` has none of these shapes, or a part of it has the wrong
+            type; the message names the part. It is also a ``DescribedTypesError``.
+
+    .. versionadded:: 0.1.0
     """
-
-
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
-
-
-def _has(obj: Any, key: str) -> bool:
-    return _get(obj, key, _MISSING) is not _MISSING
-
-
-def _items(value: Any, what: str, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        msg = f"{where}: expected a list of {what}, got {type(value).__name__}"
+    fmt: WireFormat | None
+    if isinstance(response, list):
+        fmt = _list_format(response)
+    else:
+        fmt = reply_format(response) or _part_format(response)
+    if fmt is None:
+        msg = (
+            f"cannot find tool calls in {type(response).__name__}; pass an OpenAI Responses "
+            "reply, a Chat Completions reply, an Anthropic Messages reply or a Gemini "
+            "response (SDK object or dict)"
+        )
         raise ShapeError(msg)
-    return list(value)
+    return fmt.tool_calls(response)
 
 
-def _text(value: Any, what: str, where: str) -> str:
-    if not isinstance(value, str):
-        msg = f"{where}: the {what} must be a str, got {brief(value)}"
-        raise ShapeError(msg)
-    return value
+def _list_format(items: list[Any]) -> WireFormat:
+    """The format of a bare list: Chat tool calls, Anthropic blocks, Gemini parts, or
+    Responses output items."""
+    # A list, not a set: a "type" may be any JSON value, unhashable ones included.
+    kinds = [field_of(item, "type") for item in items]
+    if any(has(item, "function") for item in items):
+        return openai_chat.FORMAT
+    if "tool_use" in kinds or any(has(item, "input") for item in items):
+        return anthropic.FORMAT
+    if any(has(item, "function_call") or has(item, "functionCall") for item in items):
+        return gemini.FORMAT
+    return openai_responses.FORMAT
 
 
-# -- reading calls ----------------------------------------------------------------------------
+def _part_format(response: Any) -> WireFormat | None:
+    """The format of a part of a reply: a Chat choice or message, an Anthropic content
+    holder, a Responses output holder."""
+    if has(response, "output"):
+        return openai_responses.FORMAT
+    if has(response, "message") or has(response, "tool_calls"):
+        return openai_chat.FORMAT
+    if has(response, "content") and not isinstance(field_of(response, "content"), str):
+        return anthropic.FORMAT
+    return None
 
 
-def _flat_calls(
-    items: Any, what: str, where: str, kind: str, arguments: str, call_id: str
-) -> list[ToolCall]:
-    """The calls among items that carry name, arguments and id themselves (Responses,
-    Anthropic), keeping those whose ``type`` is ``kind``."""
-    calls = []
-    for i, item in enumerate(_items(items, what, where)):
-        if _get(item, "type") != kind:
-            continue
-        name = _text(_get(item, "name"), f"{kind} name", f"{where}[{i}].name")
-        calls.append(ToolCall(name, _get(item, arguments), _get(item, call_id)))
-    return calls
+# -- one format each (thin aliases) ------------------------------------------------------------
 
 
 def tool_calls_from_openai_responses(response: Any) -> list[ToolCall]:
@@ -104,16 +122,7 @@ def tool_calls_from_openai_responses(response: Any) -> list[ToolCall]:
 
     .. versionadded:: 0.1.0
     """
-    output = _get(response, "output", _MISSING) if not isinstance(response, list) else response
-    if output is _MISSING:
-        msg = (
-            f"expected an OpenAI Responses reply (with an 'output' list), got "
-            f"{type(response).__name__}"
-        )
-        raise ShapeError(msg)
-    return _flat_calls(
-        output, "Responses output items", "output", "function_call", "arguments", "call_id"
-    )
+    return openai_responses.FORMAT.tool_calls(response)
 
 
 def tool_calls_from_openai_chat(completion: Any) -> list[ToolCall]:
@@ -135,45 +144,7 @@ def tool_calls_from_openai_chat(completion: Any) -> list[ToolCall]:
 
     .. versionadded:: 0.1.0
     """
-    where = "tool_calls"
-    if isinstance(completion, list):
-        tool_calls: Any = completion
-    else:
-        message = completion
-        choices = _get(completion, "choices", _MISSING)
-        if choices is not _MISSING:
-            listed = _items(choices, "choices", "choices")
-            if not listed:
-                return []
-            message = _get(listed[0], "message")
-            where = "choices[0].message.tool_calls"
-        elif _has(completion, "message"):
-            message = _get(completion, "message")
-            where = "message.tool_calls"
-        if not _has(message, "tool_calls") and not _has(message, "role"):
-            msg = (
-                "expected an OpenAI Chat Completions reply (a completion, a choice or an "
-                f"assistant message), got {type(completion).__name__}"
-            )
-            raise ShapeError(msg)
-        tool_calls = _get(message, "tool_calls")
-    calls = []
-    for i, item in enumerate(_items(tool_calls, "tool calls", where)):
-        kind = _get(item, "type", "function")
-        function = _get(item, "function")
-        if kind != "function" or function is None:
-            continue
-        calls.append(
-            ToolCall(
-                _text(
-                    _get(function, "name"), "tool call's function name",
-                    f"{where}[{i}].function.name",
-                ),
-                _get(function, "arguments"),
-                _get(item, "id"),
-            )
-        )
-    return calls
+    return openai_chat.FORMAT.tool_calls(completion)
 
 
 def tool_calls_from_anthropic(message: Any) -> list[ToolCall]:
@@ -194,83 +165,7 @@ def tool_calls_from_anthropic(message: Any) -> list[ToolCall]:
 
     .. versionadded:: 0.1.0
     """
-    content = _get(message, "content", _MISSING) if not isinstance(message, list) else message
-    if content is _MISSING or isinstance(content, str):
-        msg = (
-            "expected an Anthropic Messages reply (with a 'content' list of blocks), got "
-            f"{type(message).__name__}"
-        )
-        raise ShapeError(msg)
-    return _flat_calls(content, "content blocks", "content", "tool_use", "input", "id")
-
-
-def read_tool_calls(response: Any) -> list[ToolCall]:
-    """The tool calls in a reply from any of the supported APIs, recognised by shape.
-
-    Args:
-        response: An OpenAI Responses ``Response`` (has ``output``), a Chat Completions
-            ``ChatCompletion`` / choice / message (has ``choices``, ``message`` or
-            ``tool_calls``), an Anthropic ``Message`` (has ``content``), or the list of
-            output items / tool calls / content blocks; SDK objects or dicts.
-
-    Returns:
-        The calls in order; an empty list when the reply calls no tool.
-
-    Raises:
-        TypeError: ``response`` has none of these shapes, or a part of it has the wrong
-            type; the message names the part. It is also a ``DescribedTypesError``.
-
-    .. versionadded:: 0.1.0
-    """
-    if isinstance(response, list):
-        # A list, not a set: a "type" may be any JSON value, unhashable ones included.
-        kinds = [_get(item, "type") for item in response]
-        if any(_has(item, "function") for item in response):
-            return tool_calls_from_openai_chat(response)
-        if "tool_use" in kinds or _has_key_in_any(response, "input"):
-            return tool_calls_from_anthropic(response)
-        return tool_calls_from_openai_responses(response)
-    if _has(response, "output"):
-        return tool_calls_from_openai_responses(response)
-    if _has(response, "choices") or _has(response, "message") or _has(response, "tool_calls"):
-        return tool_calls_from_openai_chat(response)
-    if _has(response, "content") and not isinstance(_get(response, "content"), str):
-        return tool_calls_from_anthropic(response)
-    msg = (
-        f"cannot find tool calls in {type(response).__name__}; pass an OpenAI Responses "
-        "reply, a Chat Completions reply or an Anthropic Messages reply (SDK object or dict)"
-    )
-    raise ShapeError(msg)
-
-
-def _has_key_in_any(items: list[Any], key: str) -> bool:
-    return any(_has(item, key) for item in items)
-
-
-# -- writing results --------------------------------------------------------------------------
-
-
-def _results(results: Any) -> list[ToolResult]:
-    if isinstance(results, (str, bytes, Mapping)) or not (
-        isinstance(results, (ToolResult, Iterable))
-    ):
-        msg = (
-            f"expected a ToolResult or a list of them (what Toolbox.call returns), got "
-            f"{type(results).__name__}"
-        )
-        raise ShapeError(msg)
-    listed: list[Any] = [results] if isinstance(results, ToolResult) else list(results)
-    for r in listed:
-        if not isinstance(r, ToolResult):
-            msg = f"expected ToolResult objects, got {type(r).__name__}"
-            raise ShapeError(msg)
-        if r.call_id is None:
-            msg = (
-                f"the result of {r.name!r} has no call_id, so the provider cannot match it to "
-                "its call; pass call_id= to Toolbox.call (read_tool_calls keeps it)"
-            )
-            raise ValueError(msg)
-    return listed
+    return anthropic.FORMAT.tool_calls(message)
 
 
 def tool_results_for_openai_responses(
@@ -286,10 +181,7 @@ def tool_results_for_openai_responses(
 
     .. versionadded:: 0.1.0
     """
-    return [
-        {"type": "function_call_output", "call_id": r.call_id, "output": r.content}
-        for r in _results(results)
-    ]
+    return openai_responses.FORMAT.result_messages(results)
 
 
 def tool_results_for_openai_chat(
@@ -303,10 +195,7 @@ def tool_results_for_openai_chat(
 
     .. versionadded:: 0.1.0
     """
-    return [
-        {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
-        for r in _results(results)
-    ]
+    return openai_chat.FORMAT.result_messages(results)
 
 
 def tool_results_for_anthropic(results: ToolResult | Iterable[ToolResult]) -> dict[str, Any]:
@@ -321,15 +210,4 @@ def tool_results_for_anthropic(results: ToolResult | Iterable[ToolResult]) -> di
 
     .. versionadded:: 0.1.0
     """
-    return {
-        "role": "user",
-        "content": [
-            {
-                "type": "tool_result",
-                "tool_use_id": r.call_id,
-                "content": r.content,
-                "is_error": r.is_error,
-            }
-            for r in _results(results)
-        ],
-    }
+    return anthropic.FORMAT.result_message(results)

@@ -1,0 +1,152 @@
+"""Anthropic Messages: ``messages.create``, its content blocks, ``tool_use`` calls,
+``tool_result`` answers and stream events (https://docs.anthropic.com/en/api/messages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._base.records import ToolCall, ToolResult
+from .._schema import adapters as _adapters
+from .._types.annotate import Registry
+from ..errors import IncompleteReplyError, RefusalError
+from .access import MISSING, ShapeError, field_of, items_of
+from .wire import (
+    Reply,
+    StreamState,
+    WireFormat,
+    as_dict,
+    checked_results,
+    described,
+    listed,
+    strict_name,
+)
+
+__all__ = ["CUT_OFF", "FORMAT", "MAX_TOKENS", "AnthropicFormat"]
+
+#: Stop reasons that mean the reply stopped before it was complete.
+CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+#: ``max_tokens`` sent when the caller gives none (the Messages API requires one; 4,096 is
+#: the largest output every Claude model accepts). A caller's own ``max_tokens=`` wins.
+MAX_TOKENS = 4096
+
+
+def _verdict(texts: str, stop: Any) -> None:
+    if stop == "refusal":
+        raise RefusalError(texts.strip() or "(no explanation given)")
+    if isinstance(stop, str) and stop in CUT_OFF:
+        raise IncompleteReplyError(stop)
+
+
+class AnthropicFormat(WireFormat):
+    name = "Anthropic Messages"
+    tool_adapter = _adapters.ANTHROPIC_TOOLS
+    shape = "an Anthropic Messages reply (with a 'content' list of blocks)"
+    adapter = _adapters.ANTHROPIC
+
+    def owns_reply(self, response: Any) -> bool:
+        return field_of(response, "stop_reason") is not None or (
+            field_of(response, "type") == "message"
+            and isinstance(field_of(response, "content"), list)
+        )
+
+    def owns_event(self, event: Any) -> bool:
+        kind = field_of(event, "type")
+        return isinstance(kind, str) and kind.startswith(("message_", "content_block_"))
+
+    # -- reading ----------------------------------------------------------------------
+
+    def reply(self, response: Any) -> Reply:
+        blocks = items_of(field_of(response, "content"))
+        text = "".join(
+            str(field_of(b, "text") or "") for b in blocks if field_of(b, "type") == "text"
+        )
+        _verdict(text, field_of(response, "stop_reason"))
+        calls = self._calls(blocks, "content", strict=False)
+        return Reply(text, tuple(calls), "no text block in the content")
+
+    def tool_calls(self, response: Any) -> list[ToolCall]:
+        content = response if isinstance(response, list) else field_of(response, "content", MISSING)
+        if content is MISSING or isinstance(content, str):
+            msg = f"expected {self.shape}, got {type(response).__name__}"
+            raise ShapeError(msg)
+        return self._calls(content, "content")
+
+    def _calls(self, blocks: Any, where: str, *, strict: bool = True) -> list[ToolCall]:
+        calls = []
+        for i, block in enumerate(listed(blocks, "content blocks", where, strict=strict)):
+            if field_of(block, "type") != "tool_use":
+                continue
+            if not strict and not isinstance(field_of(block, "name"), str):
+                continue
+            name = strict_name(field_of(block, "name"), "tool_use name", f"{where}[{i}].name")
+            calls.append(ToolCall(name, field_of(block, "input"), field_of(block, "id")))
+        return calls
+
+    def result_message(self, results: Any) -> dict[str, Any]:
+        """All results of one turn in one ``user`` message, in the order of the calls."""
+        return {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": r.call_id,
+                    "content": r.content,
+                    "is_error": r.is_error,
+                }
+                for r in checked_results(results)
+            ],
+        }
+
+    def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
+        return [self.result_message(results)]
+
+    # -- streams ----------------------------------------------------------------------
+
+    def feed(self, state: StreamState, event: Any) -> Any:
+        kind = field_of(event, "type")
+        if kind == "content_block_delta":
+            delta = field_of(event, "delta")
+            delta_kind = field_of(delta, "type")
+            if delta_kind == "text_delta":
+                return state.add_text(field_of(delta, "text"))
+            if delta_kind == "input_json_delta":
+                piece = field_of(delta, "partial_json")
+                return state.add_call(field_of(event, "index"), None, piece)
+        elif kind == "content_block_start":
+            block = field_of(event, "content_block")
+            if field_of(block, "type") == "tool_use":
+                state.add_call(field_of(event, "index"), field_of(block, "name"), None)
+            elif field_of(block, "type") == "text":
+                return state.add_text(field_of(block, "text"))
+        elif kind == "message_delta":
+            stop = field_of(field_of(event, "delta"), "stop_reason")
+            if stop:
+                state.stop = stop
+        return None, False
+
+    def stream_reply(self, state: StreamState, text: str, calls: list[ToolCall]) -> Reply:
+        _verdict(text, state.stop)
+        calls = [ToolCall(c.name, c.arguments or "{}", c.call_id) for c in calls]
+        return Reply(text, tuple(calls), "no text block in the content")
+
+    # -- the conversation -------------------------------------------------------------
+
+    def reply_messages(self, response: Any) -> list[Any]:
+        # The content blocks go back as they came: thinking blocks keep their signature.
+        return [{"role": "assistant", "content": list(items_of(field_of(response, "content")))}]
+
+    def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
+        sent = super().request(model, transcript, extra)
+        sent.setdefault("max_tokens", MAX_TOKENS)
+        return sent
+
+    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
+        config = as_dict(extra.get("output_config"), "output_config")
+        config["format"] = described(tp, self.adapter, registry)
+        return {**extra, "output_config": config}
+
+
+FORMAT = AnthropicFormat()

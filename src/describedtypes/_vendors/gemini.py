@@ -1,0 +1,186 @@
+"""Google Gen AI (Gemini): ``models.generate_content``, its candidates, function calls,
+function responses and streamed chunks (https://ai.google.dev/api/generate-content).
+
+SDK objects name fields in snake_case (``finish_reason``); the REST API's JSON (batch
+output lines, raw HTTP) in camelCase (``finishReason``): both are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._base.records import ToolCall, ToolResult
+from .._schema import adapters as _adapters
+from .._types.annotate import Registry
+from ..errors import IncompleteReplyError, RefusalError
+from .access import ShapeError, enum_value, field_of, has, items_of
+from .wire import (
+    Reply,
+    StreamState,
+    WireFormat,
+    as_dict,
+    checked_results,
+    described,
+    field_any,
+    listed,
+    no_reply,
+    strict_name,
+)
+
+__all__ = ["DONE", "FORMAT", "GeminiFormat"]
+
+#: Finish reasons of a complete answer.
+DONE = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
+
+
+def _texts(content: Any) -> str:
+    return "".join(
+        str(field_of(part, "text"))
+        for part in items_of(field_of(content, "parts"))
+        if field_of(part, "text") is not None and not field_of(part, "thought")
+    )
+
+
+def _finish(candidate: Any) -> Any:
+    return enum_value(field_any(candidate, "finish_reason", "finishReason"))
+
+
+class GeminiFormat(WireFormat):
+    name = "Gemini"
+    messages_key = "contents"
+    tool_adapter = _adapters.GEMINI
+    shape = "a Gemini GenerateContentResponse (with 'candidates')"
+    adapter = _adapters.GEMINI
+
+    def owns_reply(self, response: Any) -> bool:
+        return has(response, "candidates") and not has(response, "choices")
+
+    def owns_event(self, event: Any) -> bool:
+        return self.owns_reply(event) or (
+            field_any(event, "usage_metadata", "usageMetadata") is not None
+            and field_of(event, "type") is None
+        )
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _candidate(self, response: Any) -> Any:
+        candidates = items_of(field_of(response, "candidates"))
+        if not candidates:
+            feedback = field_any(response, "prompt_feedback", "promptFeedback")
+            blocked = enum_value(field_any(feedback, "block_reason", "blockReason"))
+            if blocked:
+                raise RefusalError(f"the prompt was blocked ({blocked})")
+            raise no_reply("no candidates")
+        return candidates[0]
+
+    def reply(self, response: Any) -> Reply:
+        candidate = self._candidate(response)
+        finish = _finish(candidate)
+        if finish is not None and str(finish) not in DONE:
+            raise IncompleteReplyError(str(finish))
+        content = field_of(candidate, "content")
+        calls = self._calls(content, "candidates[0].content.parts", strict=False)
+        return Reply(_texts(content), tuple(calls), "no text part in the first candidate")
+
+    def tool_calls(self, response: Any) -> list[ToolCall]:
+        if isinstance(response, list):  # the parts
+            return self._calls({"parts": response}, "parts")
+        if not has(response, "candidates"):
+            msg = f"expected {self.shape}, got {type(response).__name__}"
+            raise ShapeError(msg)
+        candidates = items_of(field_of(response, "candidates"))
+        if not candidates:
+            return []
+        return self._calls(field_of(candidates[0], "content"), "candidates[0].content.parts")
+
+    def _calls(self, content: Any, where: str, *, strict: bool = True) -> list[ToolCall]:
+        calls = []
+        parts = field_of(content, "parts")
+        for i, part in enumerate(listed(parts, "parts", where, strict=strict)):
+            call = field_any(part, "function_call", "functionCall")
+            if call is None:
+                continue
+            if not strict and not isinstance(field_of(call, "name"), str):
+                continue
+            name = strict_name(
+                field_of(call, "name"), "function_call name", f"{where}[{i}].function_call.name"
+            )
+            calls.append(ToolCall(name, field_of(call, "args") or {}, field_of(call, "id")))
+        return calls
+
+    def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
+        parts = []
+        for r in checked_results(results):
+            response = {"error": r.content} if r.is_error else {"output": r.content}
+            answer: dict[str, Any] = {"name": r.name, "response": response}
+            if r.call_id is not None:
+                answer["id"] = r.call_id
+            parts.append({"function_response": answer})
+        return [{"role": "user", "parts": parts}]
+
+    # -- streams ----------------------------------------------------------------------
+
+    def feed(self, state: StreamState, chunk: Any) -> Any:
+        candidates = items_of(field_of(chunk, "candidates"))
+        if not candidates:
+            feedback = field_any(chunk, "prompt_feedback", "promptFeedback")
+            blocked = enum_value(field_any(feedback, "block_reason", "blockReason"))
+            if blocked:
+                state.add_refusal(f"the prompt was blocked ({blocked})")
+            return None, False
+        candidate = candidates[0]
+        finish = _finish(candidate)
+        if finish is not None:
+            state.stop = str(finish)
+        result: Any = (None, False)
+        for part in items_of(field_of(field_of(candidate, "content"), "parts")):
+            call = field_any(part, "function_call", "functionCall")
+            if call is not None:  # function calls arrive whole, one part each
+                state.add_call(None, field_of(call, "name"), field_of(call, "args") or {},
+                               whole=True)
+                continue
+            text = field_of(part, "text")
+            if isinstance(text, str) and text and not field_of(part, "thought"):
+                result = state.add_text(text)
+        return result
+
+    def stream_reply(self, state: StreamState, text: str, calls: list[ToolCall]) -> Reply:
+        if state.refusal_text:
+            raise RefusalError(state.refusal_text)
+        if state.stop is not None and str(state.stop) not in DONE:
+            raise IncompleteReplyError(str(state.stop))
+        return Reply(text, tuple(calls), "no text part in the first candidate")
+
+    # -- the conversation -------------------------------------------------------------
+
+    def user_message(self, text: str) -> Any:
+        return {"role": "user", "parts": [{"text": text}]}
+
+    def reply_messages(self, response: Any) -> list[Any]:
+        # The content goes back as it came: function calls keep their thought signature.
+        candidates = items_of(field_of(response, "candidates"))
+        content = field_of(candidates[0], "content") if candidates else None
+        return [content] if content is not None else []
+
+    def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
+        sent = super().request(model, transcript, extra)
+        if "config" in sent:
+            sent["config"] = as_dict(sent["config"], "config")
+        return sent
+
+    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
+        config = as_dict(extra.get("config"), "config")
+        config["response_mime_type"] = "application/json"
+        declaration = described(tp, self.adapter, registry)
+        config["response_json_schema"] = declaration["parameters_json_schema"]
+        return {**extra, "config": config}
+
+    def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
+        config = as_dict(extra.get("config"), "config")
+        tools = list(items_of(config.get("tools")))
+        config["tools"] = [*tools, {"function_declarations": definitions}]
+        return {**extra, "config": config}
+
+
+FORMAT = GeminiFormat()

@@ -1,0 +1,195 @@
+"""OpenAI Chat Completions: ``chat.completions.create``, its replies, tool calls, tool
+results and stream chunks (https://platform.openai.com/docs/api-reference/chat).
+
+The OpenAI-compatible servers (vLLM, SGLang, llama.cpp's server, Ollama's ``/v1``) speak
+this format too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._base.records import ToolCall, ToolResult
+from .._schema import adapters as _adapters
+from .._types.annotate import Registry
+from ..errors import IncompleteReplyError, RefusalError
+from .access import ShapeError, field_of, has, items_of
+from .wire import (
+    Reply,
+    StreamState,
+    WireFormat,
+    checked_results,
+    described,
+    listed,
+    no_reply,
+    strict_items,
+    strict_name,
+)
+
+__all__ = ["CUT_OFF", "FORMAT", "OpenAIChatFormat"]
+
+#: Finish reasons that mean the reply stopped before it was complete.
+CUT_OFF = frozenset({"length", "content_filter"})
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: a str, or the text parts of a list of parts (image or
+    audio parts carry no answer text)."""
+    if isinstance(content, str):
+        return content
+    return "".join(
+        str(field_of(part, "text") or "")
+        for part in items_of(content)
+        if field_of(part, "type") == "text"
+    )
+
+
+class OpenAIChatFormat(WireFormat):
+    name = "OpenAI Chat Completions"
+    tool_adapter = _adapters.OPENAI_CHAT_TOOLS
+    shape = "a Chat Completions reply (a completion, a choice or an assistant message)"
+    #: The structured-output adapter.
+    adapter = _adapters.OPENAI
+
+    def owns_reply(self, response: Any) -> bool:
+        return field_of(response, "choices") is not None
+
+    def owns_message(self, response: Any) -> bool:
+        """A bare assistant message (the detector asks this after every other format)."""
+        return bool(field_of(response, "role") == "assistant")
+
+    def owns_event(self, event: Any) -> bool:
+        return field_of(event, "choices") is not None
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _message(self, response: Any) -> tuple[Any, Any]:
+        if field_of(response, "choices") is None:  # the message itself
+            return response, None
+        choices = items_of(field_of(response, "choices"))
+        if not choices:
+            raise no_reply("no choices")
+        message = field_of(choices[0], "message")
+        if message is None:
+            raise no_reply("the first choice has no message")
+        return message, field_of(choices[0], "finish_reason")
+
+    def reply(self, response: Any) -> Reply:
+        message, finish = self._message(response)
+        refusal = field_of(message, "refusal")
+        if refusal:
+            raise RefusalError(str(refusal))
+        if isinstance(finish, str) and finish in CUT_OFF:
+            raise IncompleteReplyError(finish)
+        text = content_text(field_of(message, "content"))
+        calls = self._calls(field_of(message, "tool_calls"), "tool_calls", strict=False)
+        return Reply(text, tuple(calls), "the message has no content")
+
+    def tool_calls(self, response: Any) -> list[ToolCall]:
+        if isinstance(response, list):
+            return self._calls(response, "tool_calls")
+        message = response
+        where = "tool_calls"
+        if has(response, "choices"):
+            listed = strict_items(field_of(response, "choices"), "choices", "choices")
+            if not listed:
+                return []
+            message = field_of(listed[0], "message")
+            where = "choices[0].message.tool_calls"
+        elif has(response, "message"):
+            message = field_of(response, "message")
+            where = "message.tool_calls"
+        if not has(message, "tool_calls") and not has(message, "role"):
+            msg = f"expected {self.shape}, got {type(response).__name__}"
+            raise ShapeError(msg)
+        return self._calls(field_of(message, "tool_calls"), where)
+
+    def _calls(self, tool_calls: Any, where: str, *, strict: bool = True) -> list[ToolCall]:
+        calls = []
+        for i, item in enumerate(listed(tool_calls, "tool calls", where, strict=strict)):
+            function = field_of(item, "function")
+            if field_of(item, "type", "function") != "function" or function is None:
+                continue  # custom tools
+            if not strict and not isinstance(field_of(function, "name"), str):
+                continue
+            name = strict_name(
+                field_of(function, "name"), "tool call's function name",
+                f"{where}[{i}].function.name",
+            )
+            calls.append(ToolCall(name, field_of(function, "arguments"), field_of(item, "id")))
+        return calls
+
+    def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
+        return [
+            {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
+            for r in checked_results(results)
+        ]
+
+    # -- streams ----------------------------------------------------------------------
+
+    def feed(self, state: StreamState, chunk: Any) -> Any:
+        choices = items_of(field_of(chunk, "choices"))
+        choice = next((c for c in choices if (field_of(c, "index") or 0) == 0), None)
+        if choice is None:
+            return None, False
+        if field_of(choice, "finish_reason"):
+            state.stop = field_of(choice, "finish_reason")
+        delta = field_of(choice, "delta")
+        if delta is None:
+            return None, False
+        refusal = field_of(delta, "refusal")
+        if isinstance(refusal, str):
+            state.add_refusal(refusal)
+        result: Any = (None, False)
+        for call in items_of(field_of(delta, "tool_calls")):
+            function = field_of(call, "function")
+            result = state.add_call(
+                field_of(call, "index"), field_of(function, "name"),
+                field_of(function, "arguments"),
+            )
+        content = field_of(delta, "content")
+        if content is not None and not isinstance(content, str):
+            content = content_text(content)  # content given as parts
+        if isinstance(content, str) and content:
+            result = state.add_text(content)
+        return result
+
+    def stream_reply(self, state: StreamState, text: str, calls: list[ToolCall]) -> Reply:
+        refusal = state.refusal_text
+        if refusal:
+            raise RefusalError(refusal)
+        if isinstance(state.stop, str) and state.stop in CUT_OFF:
+            raise IncompleteReplyError(state.stop)
+        return Reply(text, tuple(calls), "the message has no content")
+
+    # -- the conversation -------------------------------------------------------------
+
+    def reply_messages(self, response: Any) -> list[Any]:
+        choices = items_of(field_of(response, "choices"))
+        message = field_of(choices[0], "message") if choices else None
+        if message is None:
+            return []
+        out: dict[str, Any] = {"role": "assistant", "content": field_of(message, "content")}
+        calls = [
+            {
+                "id": field_of(call, "id"),
+                "type": "function",
+                "function": {
+                    "name": field_of(field_of(call, "function"), "name"),
+                    "arguments": field_of(field_of(call, "function"), "arguments"),
+                },
+            }
+            for call in items_of(field_of(message, "tool_calls"))
+            if field_of(call, "function") is not None
+        ]
+        if calls:
+            out["tool_calls"] = calls
+        return [out]
+
+    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
+        fmt = {"type": "json_schema", "json_schema": described(tp, self.adapter, registry)}
+        return {**extra, "response_format": fmt}
+
+
+FORMAT = OpenAIChatFormat()

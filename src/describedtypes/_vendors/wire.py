@@ -1,0 +1,282 @@
+"""The one protocol every wire format implements, and the rules all of them share.
+
+A wire format (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini
+``generateContent``, ...) is one module of this package holding one ``WireFormat``
+object: how its structured-output and tool requests are built, how a reply is read
+(text, refusal, truncation, tool calls), how tool results are written, how its stream
+events are read. ``detect`` maps a reply, an event, a batch line or a client to its
+format; every reader of the library goes through it, so two readers of one format
+cannot disagree.
+"""
+
+from __future__ import annotations
+
+import abc
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+from .._base.records import ToolCall, ToolResult
+from .._codec.problems import brief
+from .._schema import adapters as _adapters
+from .._schema.schema import Rewrite, schema
+from .._types import inspector as ni
+from .._types.annotate import Registry
+from ..errors import DecodeError
+from .access import ShapeError, field_of, items_of
+
+__all__ = [
+    "Reply",
+    "listed",
+    "StreamState",
+    "WireFormat",
+    "as_dict",
+    "checked_results",
+    "described",
+    "no_reply",
+    "pick_call",
+    "tool_name_of",
+]
+
+log = logging.getLogger("describedtypes")
+
+
+@attrs.frozen
+class Reply:
+    """What a complete reply says: its text and its tool calls (refusals and cut-off
+    replies never get this far: reading them raises).
+
+    Attributes:
+        text: The answer's text, joined from the parts the provider means as the answer;
+            ``""`` when there is none.
+        calls: The tool calls, in order.
+        missing: What "no reply" says when neither a text nor a usable call is there.
+    """
+
+    text: str
+    calls: tuple[ToolCall, ...] = ()
+    missing: str = "no reply"
+
+
+def no_reply(what: str) -> DecodeError:
+    return DecodeError([("$", f"the response has no reply to decode ({what})")])
+
+
+def tool_name_of(tp: Any) -> str | None:
+    """The name ``tp`` has as a tool (its schema name), if it is an object."""
+    try:
+        node = ni.type_info(tp)
+    except Exception:
+        return None
+    obj = ni.object_of(node)
+    return obj.name if obj is not None else None
+
+
+def pick_call(tp: Any, reply: Reply) -> ToolCall | None:
+    """The tool call that answers for ``tp``: the one named like it, else the only one
+    when the reply has no text (the text wins over a call named otherwise)."""
+    if not reply.calls:
+        return None
+    wanted = tool_name_of(tp)
+    for call in reply.calls:
+        if wanted is not None and call.name == wanted:
+            return call
+    if len(reply.calls) == 1 and not reply.text:
+        return reply.calls[0]
+    return None
+
+
+def described(tp: Any, adapter: _adapters.Adapter, registry: Registry) -> Any:
+    """``schema(tp, adapter)``, with the adapter's rewrites logged (they quote the
+    user's annotations, so at DEBUG)."""
+    rewrites: list[Rewrite] = []
+    body = schema(tp, adapter, report=rewrites, registry=registry)
+    if log.isEnabledFor(logging.DEBUG):
+        for rewrite in rewrites:
+            log.debug(
+                "schema of %r for %s: %s %s (%s)",
+                tp, adapter.name, rewrite.pointer, rewrite.action, rewrite.detail,
+            )
+    return body
+
+
+def as_dict(value: Any, what: str) -> dict[str, Any]:
+    """A request keyword that the library extends (``text``, ``output_config``, ``config``)."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):  # an SDK's own config object (pydantic)
+        dumped = dump(exclude_none=True)
+        if isinstance(dumped, dict):
+            return dumped
+    msg = f"{what}= must be a dict (or the SDK's config object), got {type(value).__name__}"
+    raise TypeError(msg)
+
+
+def checked_results(results: Any) -> list[ToolResult]:
+    """``results`` as a list of ``ToolResult`` objects that each carry a ``call_id``."""
+    if isinstance(results, (str, bytes, Mapping)) or not (
+        isinstance(results, ToolResult) or hasattr(results, "__iter__")
+    ):
+        msg = (
+            f"expected a ToolResult or a list of them (what Toolbox.call returns), got "
+            f"{type(results).__name__}"
+        )
+        raise ShapeError(msg)
+    listed: list[Any] = [results] if isinstance(results, ToolResult) else list(results)
+    for r in listed:
+        if not isinstance(r, ToolResult):
+            msg = f"expected ToolResult objects, got {type(r).__name__}"
+            raise ShapeError(msg)
+        if r.call_id is None:
+            msg = (
+                f"the result of {r.name!r} has no call_id, so the provider cannot match it to "
+                "its call; pass call_id= to Toolbox.call (read_tool_calls keeps it)"
+            )
+            raise ValueError(msg)
+    return listed
+
+
+class StreamState(abc.ABC):
+    """Strictly private: what a stream reader needs from the stream it feeds: the reply
+    text, the tool calls by key, the refusal, the stop reason (``_vendors.stream``)."""
+
+    @abc.abstractmethod
+    def add_text(self, piece: Any) -> Any:
+        """Append to the reply text; returns the text and whether a parse is due."""
+
+    @abc.abstractmethod
+    def add_call(self, key: Any, name: Any, piece: Any, *, whole: bool = False) -> Any:
+        """Append to the arguments of the call ``key`` (made when new, named when the
+        name first arrives); ``whole`` means the piece is the whole arguments."""
+
+    @abc.abstractmethod
+    def add_refusal(self, piece: Any) -> None:
+        """Append to the refusal text."""
+
+    @property
+    @abc.abstractmethod
+    def refusal_text(self) -> str:
+        """The refusal so far ("" when the model did not refuse)."""
+
+    stop: Any = None
+    status: Any = None
+    incomplete: Any = None
+    failed: Any = None
+
+
+class WireFormat(abc.ABC):
+    """One provider's wire format; one instance per format, holding no state."""
+
+    #: Shown in log records and messages.
+    name: ClassVar[str] = ""
+    #: The request keyword that carries the conversation.
+    messages_key: ClassVar[str] = "messages"
+    #: The adapter of this format's tool definitions.
+    tool_adapter: ClassVar[_adapters.Adapter] = _adapters.OPENAI_CHAT_TOOLS
+    #: What ``read_tool_calls`` says this format's replies look like.
+    shape: ClassVar[str] = ""
+
+    # -- recognising ------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def owns_reply(self, response: Any) -> bool:
+        """Whether ``response`` (an SDK object or its JSON) is a reply in this format."""
+
+    def owns_event(self, event: Any) -> bool:
+        """Whether ``event`` is one of this format's stream events."""
+        return False
+
+    # -- reading ----------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def reply(self, response: Any) -> Reply:
+        """The reply's text and calls.
+
+        Raises:
+            RefusalError: The model refused.
+            IncompleteReplyError: The reply was cut off.
+            DecodeError: The response failed, or holds no reply at all.
+            ShapeError: A part of it has the wrong type.
+        """
+
+    @abc.abstractmethod
+    def tool_calls(self, response: Any) -> list[ToolCall]:
+        """The tool calls in the reply (or in the part of it the caller passed)."""
+
+    @abc.abstractmethod
+    def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
+        """The messages that carry the tools' results back, ids matched."""
+
+    def feed(self, state: StreamState, event: Any) -> Any:
+        """Read one stream event into ``state``; returns ``(text, due)`` as the state's
+        ``add_*`` methods do, or ``(None, False)``."""
+        return None, False
+
+    def stream_reply(self, state: StreamState, text: str, calls: list[ToolCall]) -> Reply:
+        """The reply a finished stream amounts to (refusals and cut-offs raise)."""
+        return Reply(text, tuple(calls))
+
+    # -- the conversation -------------------------------------------------------------
+
+    def user_message(self, text: str) -> Any:
+        return {"role": "user", "content": text}
+
+    @abc.abstractmethod
+    def reply_messages(self, response: Any) -> list[Any]:
+        """The model's reply, as it goes back into the conversation."""
+
+    def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
+        return {"model": model, self.messages_key: list(transcript), **extra}
+
+    @abc.abstractmethod
+    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
+        """``extra`` plus this format's structured-output keyword for ``tp``."""
+
+    def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
+        tools = list(items_of(extra.get("tools")))
+        return {**extra, "tools": [*tools, *definitions]}
+
+    def __repr__(self) -> str:
+        return f"<wire format {self.name}>"
+
+
+def strict_items(value: Any, what: str, where: str) -> list[Any]:
+    """A list the reader needs (None is empty); anything else is a ShapeError."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        msg = f"{where}: expected a list of {what}, got {type(value).__name__}"
+        raise ShapeError(msg)
+    try:
+        return list(value)
+    except Exception:
+        msg = f"{where}: iterating the list of {what} raised"
+        raise ShapeError(msg) from None
+
+
+def listed(value: Any, what: str, where: str, *, strict: bool) -> list[Any]:
+    """``strict_items`` when reading tool calls for ``read_tool_calls`` (a wrong type is an
+    error), ``items_of`` when reading a reply to decode (a wrong type is no call)."""
+    return strict_items(value, what, where) if strict else items_of(value)
+
+
+def strict_name(value: Any, what: str, where: str) -> str:
+    if not isinstance(value, str):
+        msg = f"{where}: the {what} must be a str, got {brief(value)}"
+        raise ShapeError(msg)
+    return value
+
+
+def field_any(obj: Any, *names: str) -> Any:
+    """The first of ``names`` that ``obj`` has (snake_case SDK attribute or camelCase
+    JSON key); None when it has none."""
+    for name in names:
+        value = field_of(obj, name)
+        if value is not None:
+            return value
+    return None
