@@ -181,7 +181,7 @@ def test_wrong_arguments_fail_at_once() -> None:
     with pytest.raises(TypeError, match="iterable of lines"):
         decode_batch(Weather, 5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="shape must be one of"):
-        decode_batch(Weather, [], shape="gemini")  # type: ignore[arg-type]
+        decode_batch(Weather, [], shape="bedrock")  # type: ignore[arg-type]
     with pytest.raises(SchemaError):
         decode_batch(lambda *a: None, [])
     with pytest.raises(FileNotFoundError):

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any, get_type_hints
 
 from ._ask.extract import aextract, extract
+from ._ask.results import Attempt, Extraction, ToolRun, Turn
+from ._ask.stream import AsyncExtractStream, ExtractStream, aextract_stream, extract_stream
 from ._base.records import ToolCall, ToolResult
+from ._base.usage import Usage
 from ._batch.lines import BatchResult, decode_batch
 from ._codec.converter import make_converter, register_hooks
 from ._codec.decode import decode, decode_arguments
@@ -60,10 +63,14 @@ __all__ = [
     "Adapter",
     "Annotation",
     "ArgumentError",
+    "AsyncExtractStream",
+    "Attempt",
     "BatchResult",
     "Context",
     "DecodeError",
     "DescribedTypesError",
+    "ExtractStream",
+    "Extraction",
     "FrozenDict",
     "FrozenList",
     "GEMINI",
@@ -86,9 +93,13 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolResult",
+    "ToolRun",
     "Toolbox",
+    "Turn",
+    "Usage",
     "adecode_stream",
     "aextract",
+    "aextract_stream",
     "annotate",
     "check",
     "check_request",
@@ -100,6 +111,7 @@ __all__ = [
     "encode",
     "explain",
     "extract",
+    "extract_stream",
     "graph",
     "make_converter",
     "read_tool_calls",

@@ -76,9 +76,12 @@ class DecodeError(DescribedTypesError, ValueError):
         attempts: Set by ``extract()`` and ``Toolbox.run()`` on the error they raise:
             one ``(response, error)`` pair per reply that failed, in order, the raised
             error's own reply last. Empty otherwise.
+        usage: Set by ``extract()`` and ``Toolbox.run()`` on the error they raise: the
+            ``Usage`` of every request they sent (None otherwise).
     """
 
     attempts: Sequence[tuple[object, DecodeError]] = ()
+    usage: Any = None
 
     def __init__(
         self,
@@ -162,9 +165,15 @@ class MaxTurnsError(DescribedTypesError, RuntimeError):
         turns: How many requests were sent.
         transcript: The conversation so far, in the provider's shape: the caller's
             messages, every reply of the model and every tool result sent back.
+        usage: The ``Usage`` of every request sent (set by ``Toolbox.run()``).
+        turn_records: Every ``Turn`` (the response, its usage and time, the calls and
+            their results), set by ``Toolbox.run()``.
 
     .. versionadded:: 0.2.0
     """
+
+    usage: Any = None
+    turn_records: Sequence[Any] = ()
 
     def __init__(self, turns: int, transcript: Sequence[object]) -> None:
         self.turns = turns

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import inspect as _pyinspect
 import logging
+import time
 from collections.abc import Generator, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
 from .._base.aio import run_coroutine
 from .._base.records import ToolCall, ToolResult
+from .._base.usage import Usage
 from .._types.annotate import Registry, annotate
 from .._vendors.clients import Provider, provider_for, retry_text
-from ..errors import DecodeError, IncompleteReplyError, RefusalError
+from ..errors import DecodeError, DescribedTypesError, IncompleteReplyError, RefusalError
+from .results import Attempt, Extraction
 
 if TYPE_CHECKING:
     from .._tools.toolbox import Toolbox
@@ -45,6 +48,38 @@ class RunTools:
 
 
 Steps = Generator["Send | RunTools", Any, Any]
+
+
+class Ledger:
+    """Strictly private: what one ``extract``/``run`` call has cost so far, kept by its
+    steps (they are resumed right after each request returns, so the time between a
+    ``Send`` and its response is the request's)."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.usage = Usage()
+        self.attempts: list[Attempt[Any]] = []
+        self.turns: list[Any] = []
+        self.messages: list[Any] = []
+
+    def charge(self, provider: Provider, response: Any) -> Usage:
+        """Add the usage of ``response`` (read from the provider's own fields)."""
+        try:
+            usage = provider.usage(response)
+        except DescribedTypesError:  # a usage object of an unknown shape costs no tokens
+            usage = Usage(requests=1)
+        self.usage = self.usage + usage
+        return usage
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self.started
+
+
+def check_details(entry: str, details: Any) -> bool:
+    if not isinstance(details, bool):
+        msg = f"{entry}(details=...) must be True or False, got {details!r}"
+        raise TypeError(msg)
+    return details
 
 #: Keywords a caller may not pass through **request: the library sets them itself.
 _OWN_KEYWORDS = {
@@ -112,13 +147,13 @@ def _shown_path(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
-def _where(err: DecodeError) -> str:
+def where(err: DecodeError) -> str:
     paths = list(dict.fromkeys(_shown_path(str(path)) for path, _ in err.errors))
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
     return f"{len(err.errors)} problem{'s' * (len(err.errors) != 1)} at {shown}"
 
 
-def _type_name(tp: Any) -> str:
+def type_name(tp: Any) -> str:
     return getattr(tp, "__qualname__", None) or repr(tp)
 
 
@@ -128,53 +163,74 @@ def decode_or_retry(
     response: Any,
     attempts: list[tuple[object, DecodeError]],
     retries: int,
+    ledger: Ledger | None = None,
+    usage: Usage | None = None,
+    seconds: float = 0.0,
 ) -> tuple[bool, Any]:
     """Decode ``response``: ``(True, value)``, or ``(False, messages to append)`` for a
-    retry; raises when there is nothing left to try (with every attempt attached)."""
+    retry; raises when there is nothing left to try (with every attempt attached, and
+    the usage so far)."""
+    ledger = ledger if ledger is not None else Ledger()
+    usage = usage if usage is not None else Usage(requests=1)
     try:
-        return True, provider.decode(tp, response)
-    except (RefusalError, IncompleteReplyError) as err:
-        attempts.append((response, err))
-        err.attempts = list(attempts)
-        if isinstance(err, RefusalError):
-            log.warning("%s: the model refused to answer; not asking again", provider.name)
-            log.debug("%s: refusal text: %s", provider.name, err.refusal)
-        else:
-            log.warning(
-                "%s: the reply was cut off (%s); not asking again", provider.name, err.reason
-            )
-        raise
+        value = provider.decode(tp, response)
     except DecodeError as err:
-        attempts.append((response, err))
-        err.attempts = list(attempts)
-        if len(attempts) > retries:
-            log.warning(
-                "%s: giving up after %d replies that did not decode into %s (%s)",
-                provider.name, len(attempts), _type_name(tp), _where(err),
-            )
-            raise
-        log.info(
-            "%s: reply %d did not decode into %s (%s); asking again (retry %d of %d)",
-            provider.name, len(attempts), _type_name(tp), _where(err), len(attempts), retries,
+        ledger.attempts.append(Attempt(response, err, usage, seconds))
+        err.usage = ledger.usage
+        return _failed(tp, provider, response, attempts, retries, err)
+    ledger.attempts.append(Attempt(response, value, usage, seconds))
+    return True, value
+
+
+def _failed(
+    tp: Any, provider: Provider, response: Any, attempts: list[tuple[object, DecodeError]],
+    retries: int, err: DecodeError,
+) -> tuple[bool, Any]:
+    """A reply that did not decode: raise (refused, cut off, or out of retries) or say
+    what to send back."""
+    attempts.append((response, err))
+    err.attempts = list(attempts)
+    if isinstance(err, RefusalError):
+        log.warning("%s: the model refused to answer; not asking again", provider.name)
+        log.debug("%s: refusal text: %s", provider.name, err.refusal)
+        raise err
+    if isinstance(err, IncompleteReplyError):
+        log.warning("%s: the reply was cut off (%s); not asking again", provider.name, err.reason)
+        raise err
+    if len(attempts) > retries:
+        log.warning(
+            "%s: giving up after %d replies that did not decode into %s (%s)",
+            provider.name, len(attempts), type_name(tp), where(err),
         )
-        log.debug("%s: sent back to the model: %s", provider.name, retry_text(err))
-        return False, provider.retry_messages(response, err)
+        raise err
+    log.info(
+        "%s: reply %d did not decode into %s (%s); asking again (retry %d of %d)",
+        provider.name, len(attempts), type_name(tp), where(err), len(attempts), retries,
+    )
+    log.debug("%s: sent back to the model: %s", provider.name, retry_text(err))
+    return False, provider.retry_messages(response, err)
 
 
 def _extract_steps(
     tp: Any, provider: Provider, transcript: list[Any], model: str, retries: int,
-    request: dict[str, Any],
+    request: dict[str, Any], ledger: Ledger,
 ) -> Steps:
     extra = provider.structured(tp, request)  # SchemaError here, before any request
     attempts: list[tuple[object, DecodeError]] = []
     while True:
         log.debug(
             "%s: request %d for %s (model %s, messages: %d)",
-            provider.name, len(attempts) + 1, _type_name(tp), model, len(transcript),
+            provider.name, len(attempts) + 1, type_name(tp), model, len(transcript),
         )
+        sent = time.perf_counter()
         response = yield Send(provider.request(model, transcript, extra))
-        done, outcome = decode_or_retry(tp, provider, response, attempts, retries)
+        seconds = time.perf_counter() - sent
+        usage = ledger.charge(provider, response)
+        done, outcome = decode_or_retry(
+            tp, provider, response, attempts, retries, ledger, usage, seconds
+        )
         if done:
+            ledger.messages = [*transcript, *provider.reply_messages(response)]
             return outcome
         transcript = [*transcript, *outcome]
 
@@ -229,37 +285,60 @@ async def adrive(
 
 def _prepare(
     entry: str, tp: Any, client: Any, messages: Any, model: Any, retries: Any, api: Any,
-    request: dict[str, Any], *, want_async: bool, registry: Any,
+    request: dict[str, Any], *, want_async: bool, registry: Any, ledger: Ledger,
 ) -> tuple[Provider, Steps]:
     provider = provider_for(
         client, api, want_async=want_async, names=("extract", "aextract"), registry=registry
     )
+    if request.get("stream"):
+        msg = (
+            f"{entry}() sends one request and decodes the whole reply; for partial values "
+            f"while the reply streams, with the same retries, use {entry}_stream()"
+        )
+        raise TypeError(msg)
     check_call(entry, provider, model, retries, "retries", 0, request)
     for key, why in _OWN_KEYWORDS.items():
         if key in request:
             msg = f"{entry}() got {key}=; {why}"
             raise TypeError(msg)
     transcript = conversation(messages, provider, entry)
-    return provider, _extract_steps(tp, provider, transcript, model, retries, request)
+    return provider, _extract_steps(tp, provider, transcript, model, retries, request, ledger)
+
+
+def _details(ledger: Ledger, value: Any) -> Extraction[Any]:
+    return Extraction(
+        value, ledger.usage, tuple(ledger.attempts), tuple(ledger.messages), ledger.seconds()
+    )
 
 
 @overload
 def extract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, details: Literal[False] = False,
+    **request: Any,
 ) -> T: ...
 
 
 @overload
 def extract(
+    tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, details: Literal[True],
+    **request: Any,
+) -> Extraction[T]: ...
+
+
+@overload
+def extract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    **request: Any,
 ) -> Any: ...
 
 
 def extract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    **request: Any,
 ) -> Any:
     """Ask the model for an instance of ``tp`` with one structured-output request.
 
@@ -286,17 +365,20 @@ def extract(
         api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
         registry: Where registered annotations are looked up, for the schema and the
             decoding.
+        details: Return an ``Extraction`` (the value, the usage summed from the
+            provider's own usage fields, every attempt, the conversation ready to continue,
+            the time taken) instead of the value alone.
         **request: Passed on to the SDK call unchanged (``temperature``, ``system``,
             ``instructions``, ``max_tokens``, ``config``, ...). ``text`` (Responses),
             ``output_config`` (Anthropic) and ``config`` (Gemini) are merged with the
             structured-output setting.
 
     Returns:
-        The decoded instance of ``tp``.
+        The decoded instance of ``tp`` (with ``details=True``, an ``Extraction`` of it).
 
     Raises:
         DecodeError: No reply decoded after ``retries`` retries; ``.attempts`` holds every
-            ``(response, error)`` pair.
+            ``(response, error)`` pair and ``.usage`` what they cost together.
         RefusalError: The model refused (raised at once, no retry).
         IncompleteReplyError: The reply was cut off (raised at once, no retry).
         SchemaError: ``tp`` cannot be described for the provider (before any request).
@@ -304,39 +386,58 @@ def extract(
             type; the message says what to pass.
 
     .. versionadded:: 0.2.0
+    .. versionchanged:: 0.3.0
+       ``details=True``; ``stream=True`` is a ``TypeError`` naming ``extract_stream``.
     """
+    check_details("extract", details)
+    ledger = Ledger()
     provider, steps = _prepare(
         "extract", tp, client, messages, model, retries, api, request, want_async=False,
-        registry=registry,
+        registry=registry, ledger=ledger,
     )
-    return drive(steps, provider)
+    value = drive(steps, provider)
+    return _details(ledger, value) if details else value
 
 
 @overload
 async def aextract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, details: Literal[False] = False,
+    **request: Any,
 ) -> T: ...
 
 
 @overload
 async def aextract(
+    tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
+    api: str | None = None, registry: Registry = annotate, details: Literal[True],
+    **request: Any,
+) -> Extraction[T]: ...
+
+
+@overload
+async def aextract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    **request: Any,
 ) -> Any: ...
 
 
 async def aextract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    **request: Any,
 ) -> Any:
     """``extract`` for async clients: ``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``,
     and ``google.genai.Client`` (its ``.aio``) or ``Client.aio`` itself.
 
     .. versionadded:: 0.2.0
     """
+    check_details("aextract", details)
+    ledger = Ledger()
     provider, steps = _prepare(
         "aextract", tp, client, messages, model, retries, api, request, want_async=True,
-        registry=registry,
+        registry=registry, ledger=ledger,
     )
-    return await adrive(steps, provider)
+    value = await adrive(steps, provider)
+    return _details(ledger, value) if details else value

@@ -4,21 +4,25 @@ back, until the model answers without calling a tool."""
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from .._types.annotate import annotate
 from .._vendors.clients import Provider, provider_for
 from ..errors import DecodeError, MaxTurnsError
 from .extract import (
+    Ledger,
     RunTools,
     Send,
     Steps,
     adrive,
     check_call,
+    check_details,
     conversation,
     decode_or_retry,
     drive,
 )
+from .results import ToolRun, Turn
 
 if TYPE_CHECKING:
     from .._tools.toolbox import Toolbox
@@ -38,6 +42,7 @@ def _run_steps(
     output_type: Any,
     retries: int,
     request: dict[str, Any],
+    ledger: Ledger,
 ) -> Steps:
     definitions = toolbox.definitions(provider.tool_adapter)  # SchemaError before sending
     extra = provider.with_tools(definitions, request) if definitions else dict(request)
@@ -50,27 +55,43 @@ def _run_steps(
             log.warning(
                 "%s: still calling tools after %d turns; stopping", provider.name, turn
             )
-            raise MaxTurnsError(turn, transcript)
+            error = MaxTurnsError(turn, transcript)
+            error.usage, error.turn_records = ledger.usage, list(ledger.turns)
+            raise error
         turn += 1
         log.debug(
             "%s: turn %d (model %s, messages: %d, tools: %d)",
             provider.name, turn, model, len(transcript), len(definitions),
         )
+        sent = time.perf_counter()
         response = yield Send(provider.request(model, transcript, extra))
+        seconds = time.perf_counter() - sent
+        usage = ledger.charge(provider, response)
         calls = provider.calls(response)
         if calls:
             log.debug("%s: turn %d: the model made %d tool calls", provider.name, turn, len(calls))
+            started = time.perf_counter()
             results = yield RunTools(calls)
+            ledger.turns.append(Turn(
+                response, usage, seconds, tuple(zip(calls, results, strict=False)),
+                time.perf_counter() - started,
+            ))
             transcript = [
                 *transcript,
                 *provider.reply_messages(response),
                 *provider.result_messages(results),
             ]
             continue
+        ledger.turns.append(Turn(response, usage, seconds))
         if output_type is None:
-            return provider.text(response)
-        done, outcome = decode_or_retry(output_type, provider, response, attempts, retries)
+            text = provider.text(response)
+            ledger.messages = [*transcript, *provider.reply_messages(response)]
+            return text
+        done, outcome = decode_or_retry(
+            output_type, provider, response, attempts, retries, ledger, usage, seconds
+        )
         if done:
+            ledger.messages = [*transcript, *provider.reply_messages(response)]
             return outcome
         transcript = [*transcript, *outcome]
 
@@ -78,7 +99,7 @@ def _run_steps(
 def _prepare(
     entry: str, toolbox: Toolbox, client: Any, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, request: dict[str, Any], *, want_async: bool,
-    registry: Any,
+    registry: Any, ledger: Ledger,
 ) -> tuple[Provider, Steps]:
     provider = provider_for(
         client, api, want_async=want_async, names=("Toolbox.run", "Toolbox.arun"),
@@ -95,7 +116,7 @@ def _prepare(
     check_call(entry, provider, model, retries, "retries", 0, {})
     transcript = conversation(messages, provider, entry)
     steps = _run_steps(
-        toolbox, provider, transcript, model, max_turns, output_type, retries, request
+        toolbox, provider, transcript, model, max_turns, output_type, retries, request, ledger
     )
     return provider, steps
 
@@ -105,11 +126,14 @@ def run(
     output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
     request: dict[str, Any],
 ) -> Any:
+    details = check_details("Toolbox.run", request.pop("details", False))
+    ledger = Ledger()
     provider, steps = _prepare(
         "Toolbox.run", toolbox, client, messages, model, max_turns, output_type, retries,
-        api, request, want_async=False, registry=registry,
+        api, request, want_async=False, registry=registry, ledger=ledger,
     )
-    return drive(steps, provider, toolbox, context)
+    output = drive(steps, provider, toolbox, context)
+    return _details(ledger, output) if details else output
 
 
 async def arun(
@@ -117,8 +141,17 @@ async def arun(
     output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
     request: dict[str, Any],
 ) -> Any:
+    details = check_details("Toolbox.arun", request.pop("details", False))
+    ledger = Ledger()
     provider, steps = _prepare(
         "Toolbox.arun", toolbox, client, messages, model, max_turns, output_type, retries,
-        api, request, want_async=True, registry=registry,
+        api, request, want_async=True, registry=registry, ledger=ledger,
     )
-    return await adrive(steps, provider, toolbox, context)
+    output = await adrive(steps, provider, toolbox, context)
+    return _details(ledger, output) if details else output
+
+
+def _details(ledger: Ledger, output: Any) -> ToolRun[Any]:
+    return ToolRun(
+        output, ledger.usage, tuple(ledger.turns), tuple(ledger.messages), ledger.seconds()
+    )

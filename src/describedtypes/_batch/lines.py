@@ -127,8 +127,8 @@ def decode_batch(
         lines: A path (``str`` or ``os.PathLike``) to a JSONL file, an open file
             (text or binary), or any iterable of lines (``str``/``bytes``, or
             already-parsed dicts).
-        shape: ``"auto"``, or ``"openai"``, ``"anthropic"``, ``"reply"`` to accept only
-            that shape (other lines are malformed).
+        shape: ``"auto"``, or ``"openai"``, ``"anthropic"``, ``"gemini"``, ``"reply"`` to
+            accept only that shape (other lines are malformed).
         converter: Passed on to ``decode()``: a cattrs converter whose own hooks decode
             the types they are registered for.
         registry: Where registered annotations (field names, enums) are looked up.

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._base.records import ToolCall, ToolResult
+from .._base.usage import Usage
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry
 from ..errors import IncompleteReplyError, RefusalError
@@ -38,6 +39,33 @@ def _verdict(texts: str, stop: Any) -> None:
         raise RefusalError(texts.strip() or "(no explanation given)")
     if isinstance(stop, str) and stop in CUT_OFF:
         raise IncompleteReplyError(stop)
+
+
+def _usage(usage: Any, before: Usage) -> Usage:
+    """Usage from Anthropic's fields; a field left out keeps its value in ``before``.
+
+    ``input_tokens`` there counts only the uncached part: the total input is it plus the
+    tokens read from and written to the cache.
+    """
+    if usage is None:
+        return before
+    fresh = field_of(usage, "input_tokens")
+    read = field_of(usage, "cache_read_input_tokens")
+    written = field_of(usage, "cache_creation_input_tokens")
+    output = field_of(usage, "output_tokens")
+    thinking = field_of(field_of(usage, "output_tokens_details"), "thinking_tokens")
+    cached = read if read is not None else before.cached_input_tokens
+    if fresh is None and read is None and written is None:
+        total = before.input_tokens
+    else:
+        total = sum(v for v in (fresh, read, written) if type(v) is int and v >= 0)
+    return Usage(
+        before.requests,
+        total,
+        output if output is not None else before.output_tokens,
+        cached,
+        thinking if thinking is not None else before.reasoning_tokens,
+    )
 
 
 class AnthropicFormat(WireFormat):
@@ -85,6 +113,9 @@ class AnthropicFormat(WireFormat):
             calls.append(ToolCall(name, field_of(block, "input"), field_of(block, "id")))
         return calls
 
+    def usage(self, response: Any) -> Usage:
+        return _usage(field_of(response, "usage"), Usage(1))
+
     def result_message(self, results: Any) -> dict[str, Any]:
         """All results of one turn in one ``user`` message, in the order of the calls."""
         return {
@@ -121,10 +152,14 @@ class AnthropicFormat(WireFormat):
                 state.add_call(field_of(event, "index"), field_of(block, "name"), None)
             elif field_of(block, "type") == "text":
                 return state.add_text(field_of(block, "text"))
+        elif kind == "message_start":
+            state.usage = _usage(field_of(field_of(event, "message"), "usage"), Usage(1))
         elif kind == "message_delta":
             stop = field_of(field_of(event, "delta"), "stop_reason")
             if stop:
                 state.stop = stop
+            # The delta's usage is cumulative: its fields replace those of message_start.
+            state.usage = _usage(field_of(event, "usage"), state.usage or Usage(1))
         return None, False
 
     def stream_reply(self, state: StreamState, text: str, calls: list[ToolCall]) -> Reply:

@@ -22,6 +22,7 @@ import inspect as _pyinspect
 from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
+from .._base.usage import Usage
 from .._types.annotate import Registry, annotate
 from ..errors import DecodeError
 from . import anthropic, gemini, openai_chat, openai_responses
@@ -59,10 +60,15 @@ class Provider:
     #: The wire format; each subclass names its own.
     wire: ClassVar[WireFormat]
 
-    def __init__(self, create: Any, *, is_async: bool, registry: Registry = annotate) -> None:
+    def __init__(
+        self, create: Any, *, is_async: bool, registry: Registry = annotate,
+        stream_create: Any = None,
+    ) -> None:
         self.create = create
         self.is_async = is_async
         self.registry = registry
+        #: The method that streams (Gemini's generate_content_stream; else ``create``).
+        self.stream_create = stream_create if stream_create is not None else create
 
     @property
     def name(self) -> str:
@@ -84,6 +90,13 @@ class Provider:
     def reply_messages(self, response: Any) -> list[Any]:
         return self.wire.reply_messages(response)
 
+    def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return self.wire.streaming(kwargs)
+
+    def stream_retry_messages(self, text: str, error: DecodeError) -> list[Any]:
+        """A streamed reply that failed, then a user message carrying ``str(error)``."""
+        return [self.wire.assistant_message(text), self.user_message(retry_text(error))]
+
     def retry_messages(self, response: Any, error: DecodeError) -> list[Any]:
         """The reply that failed, then a user message carrying ``str(error)``."""
         return [*self.reply_messages(response), self.user_message(retry_text(error))]
@@ -104,6 +117,10 @@ class Provider:
 
     def decode(self, tp: Any, response: Any) -> Any:
         return decode_reply(tp, self.wire.reply(response), registry=self.registry)
+
+    def usage(self, response: Any) -> Usage:
+        """What the request cost, from the provider's own usage fields."""
+        return self.wire.usage(response)
 
     def text(self, response: Any) -> str:
         """The reply's text; RefusalError / IncompleteReplyError as ``decode`` would."""
@@ -152,7 +169,13 @@ def provider_for(
             or a sync client was given to the async entry point (or the reverse).
     """
     wire, create, aio = client_format(client, api, want_async=want_async, names=names)
-    provider = _BY_FORMAT[wire](create, is_async=aio or _is_async(create))
+    stream_create = None
+    if wire.stream_method is not None:
+        owner = getattr(create, "__self__", None)
+        stream_create = getattr(owner, wire.stream_method, None)
+    provider = _BY_FORMAT[wire](
+        create, is_async=aio or _is_async(create), stream_create=stream_create
+    )
     if not isinstance(registry, Registry):
         msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
         raise TypeError(msg)

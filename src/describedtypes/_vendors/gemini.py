@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._base.records import ToolCall, ToolResult
+from .._base.usage import Usage
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry
 from ..errors import IncompleteReplyError, RefusalError
@@ -109,6 +110,24 @@ class GeminiFormat(WireFormat):
             calls.append(ToolCall(name, field_of(call, "args") or {}, field_of(call, "id")))
         return calls
 
+    def usage(self, response: Any) -> Usage:
+        meta = field_any(response, "usage_metadata", "usageMetadata")
+
+        def count(*names: str) -> int:
+            value = field_any(meta, *names)
+            return value if type(value) is int and value >= 0 else 0
+
+        # Thoughts are not inside candidatesTokenCount: output is both together.
+        thoughts = count("thoughts_token_count", "thoughtsTokenCount")
+        return Usage(
+            1,
+            count("prompt_token_count", "promptTokenCount")
+            + count("tool_use_prompt_token_count", "toolUsePromptTokenCount"),
+            count("candidates_token_count", "candidatesTokenCount") + thoughts,
+            count("cached_content_token_count", "cachedContentTokenCount"),
+            thoughts,
+        )
+
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         parts = []
         for r in checked_results(results):
@@ -122,6 +141,8 @@ class GeminiFormat(WireFormat):
     # -- streams ----------------------------------------------------------------------
 
     def feed(self, state: StreamState, chunk: Any) -> Any:
+        if field_any(chunk, "usage_metadata", "usageMetadata") is not None:
+            state.usage = self.usage(chunk)  # cumulative: the last chunk's is the total
         candidates = items_of(field_of(chunk, "candidates"))
         if not candidates:
             feedback = field_any(chunk, "prompt_feedback", "promptFeedback")
@@ -156,6 +177,14 @@ class GeminiFormat(WireFormat):
 
     def user_message(self, text: str) -> Any:
         return {"role": "user", "parts": [{"text": text}]}
+
+    stream_method = "generate_content_stream"
+
+    def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return dict(kwargs)  # a method of its own, no flag
+
+    def assistant_message(self, text: str) -> Any:
+        return {"role": "model", "parts": [{"text": text}]}
 
     def reply_messages(self, response: Any) -> list[Any]:
         # The content goes back as it came: function calls keep their thought signature.

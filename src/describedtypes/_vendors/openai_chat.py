@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._base.records import ToolCall, ToolResult
+from .._base.usage import Usage
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry
 from ..errors import IncompleteReplyError, RefusalError
@@ -120,6 +121,16 @@ class OpenAIChatFormat(WireFormat):
             calls.append(ToolCall(name, field_of(function, "arguments"), field_of(item, "id")))
         return calls
 
+    def usage(self, response: Any) -> Usage:
+        usage = field_of(response, "usage")
+        return Usage(
+            1,
+            field_of(usage, "prompt_tokens"),
+            field_of(usage, "completion_tokens"),
+            field_of(field_of(usage, "prompt_tokens_details"), "cached_tokens"),
+            field_of(field_of(usage, "completion_tokens_details"), "reasoning_tokens"),
+        )
+
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         return [
             {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
@@ -129,6 +140,8 @@ class OpenAIChatFormat(WireFormat):
     # -- streams ----------------------------------------------------------------------
 
     def feed(self, state: StreamState, chunk: Any) -> Any:
+        if field_of(chunk, "usage") is not None:  # stream_options.include_usage
+            state.usage = self.usage(chunk)
         choices = items_of(field_of(chunk, "choices"))
         choice = next((c for c in choices if (field_of(c, "index") or 0) == 0), None)
         if choice is None:
@@ -186,6 +199,12 @@ class OpenAIChatFormat(WireFormat):
         if calls:
             out["tool_calls"] = calls
         return [out]
+
+    def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        # Usage arrives in a last chunk only when asked for (stream_options.include_usage).
+        options = dict(kwargs.get("stream_options") or {})
+        options.setdefault("include_usage", True)
+        return {**kwargs, "stream": True, "stream_options": options}
 
     def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
         fmt = {"type": "json_schema", "json_schema": described(tp, self.adapter, registry)}

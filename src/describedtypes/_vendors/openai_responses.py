@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._base.records import ToolCall, ToolResult
+from .._base.usage import Usage
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry
 from ..errors import DecodeError, IncompleteReplyError, RefusalError
@@ -90,6 +91,16 @@ class OpenAIResponsesFormat(WireFormat):
             calls.append(ToolCall(name, field_of(item, "arguments"), field_of(item, "call_id")))
         return calls
 
+    def usage(self, response: Any) -> Usage:
+        usage = field_of(response, "usage")
+        return Usage(
+            1,
+            field_of(usage, "input_tokens"),
+            field_of(usage, "output_tokens"),
+            field_of(field_of(usage, "input_tokens_details"), "cached_tokens"),
+            field_of(field_of(usage, "output_tokens_details"), "reasoning_tokens"),
+        )
+
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         # is_error has no field of its own here; the content says what went wrong.
         return [
@@ -125,6 +136,7 @@ class OpenAIResponsesFormat(WireFormat):
             state.status = field_of(response, "status") or kind.removeprefix("response.")
             state.incomplete = field_of(response, "incomplete_details")
             state.failed = field_of(response, "error")
+            state.usage = self.usage(response)
         return None, False
 
     def stream_reply(self, state: StreamState, text: str, calls: list[ToolCall]) -> Reply:

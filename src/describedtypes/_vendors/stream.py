@@ -37,7 +37,7 @@ from .detect import event_format
 from .replies import decode_reply
 from .wire import StreamState, WireFormat, tool_name_of
 
-__all__ = ["adecode_stream", "decode_stream"]
+__all__ = ["StreamDecoder", "adecode_stream", "decode_stream"]
 
 T = TypeVar("T")
 
@@ -374,6 +374,11 @@ class _Stream(StreamState):
             for t in self.tools.values()
         ]
         return decode_reply(tp, self.wire.stream_reply(self, text, calls), **opts)
+
+
+#: One stream's decoder (``feed`` each event, ``finish`` at the end; ``usage`` holds the
+#: usage the stream reported): what ``extract_stream`` drives, one per attempt.
+StreamDecoder = _Stream
 
 
 def _describe(kind: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import attrs
 
 from .._base.records import ToolCall, ToolResult
+from .._base.usage import Usage
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
 from .._schema.schema import Rewrite, schema
@@ -164,6 +165,8 @@ class StreamState(abc.ABC):
         """The refusal so far ("" when the model did not refuse)."""
 
     stop: Any = None
+    #: The usage the stream reported last (streams report it cumulatively: replace it).
+    usage: Usage | None = None
     status: Any = None
     incomplete: Any = None
     failed: Any = None
@@ -208,6 +211,11 @@ class WireFormat(abc.ABC):
     def tool_calls(self, response: Any) -> list[ToolCall]:
         """The tool calls in the reply (or in the part of it the caller passed)."""
 
+    def usage(self, response: Any) -> Usage:
+        """The tokens the request cost, from the provider's own usage fields (one request;
+        a field it leaves out is 0)."""
+        return Usage(requests=1)
+
     @abc.abstractmethod
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         """The messages that carry the tools' results back, ids matched."""
@@ -240,6 +248,17 @@ class WireFormat(abc.ABC):
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         tools = list(items_of(extra.get("tools")))
         return {**extra, "tools": [*tools, *definitions]}
+
+    #: The client method that streams, when it is not the create method with stream=True.
+    stream_method: ClassVar[str | None] = None
+
+    def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The request keywords of the same request, streamed."""
+        return {**kwargs, "stream": True}
+
+    def assistant_message(self, text: str) -> Any:
+        """A streamed reply as it goes back into the conversation (its text)."""
+        return {"role": "assistant", "content": text}
 
     def __repr__(self) -> str:
         return f"<wire format {self.name}>"

@@ -1,0 +1,70 @@
+"""``Usage``: the tokens a request cost, read from each provider's own usage fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+__all__ = ["Usage"]
+
+
+def _count(value: Any) -> int:
+    """A token count as the provider gave it; anything but a non-negative int is 0."""
+    return value if type(value) is int and value >= 0 else 0
+
+
+@attrs.frozen(slots=True)
+class Usage:
+    """Tokens and requests, summed with ``+`` (and ``sum()``).
+
+    The counts follow one definition for every provider, the one the OpenTelemetry GenAI
+    conventions use: ``input_tokens`` is all input, cached tokens included (for Anthropic
+    the sum of ``input_tokens``, ``cache_read_input_tokens`` and
+    ``cache_creation_input_tokens``); ``output_tokens`` is all output, reasoning included
+    (for Gemini ``candidatesTokenCount`` plus ``thoughtsTokenCount``). A count the provider
+    does not report is 0.
+
+    Attributes:
+        requests: Requests made (a reply without usage fields still counts one).
+        input_tokens: Prompt tokens, cached ones included.
+        output_tokens: Generated tokens, reasoning ones included.
+        cached_input_tokens: The part of ``input_tokens`` read from the provider's cache.
+        reasoning_tokens: The part of ``output_tokens`` spent on reasoning (thinking).
+
+    .. versionadded:: 0.3.0
+    """
+
+    requests: int = attrs.field(default=0, converter=_count)
+    input_tokens: int = attrs.field(default=0, converter=_count)
+    output_tokens: int = attrs.field(default=0, converter=_count)
+    cached_input_tokens: int = attrs.field(default=0, converter=_count)
+    reasoning_tokens: int = attrs.field(default=0, converter=_count)
+
+    def __add__(self, other: object) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(
+            self.requests + other.requests,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+    def __radd__(self, other: object) -> Usage:
+        if other == 0:  # sum() starts from 0
+            return self
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return other + self
+
+    def _repr_html_(self) -> str:
+        cells = "".join(
+            f"<td>{getattr(self, name):,}</td>" for name in _FIELDS
+        )
+        heads = "".join(f"<th>{name.replace('_', ' ')}</th>" for name in _FIELDS)
+        return f"<table><tr>{heads}</tr><tr>{cells}</tr></table>"
+
+
+_FIELDS = ("requests", "input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens")
