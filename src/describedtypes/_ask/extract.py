@@ -14,9 +14,11 @@ from collections.abc import Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
+import orjson
 
 from .._base.aio import run_coroutine
 from .._base.records import ToolCall, ToolResult
+from .._base.tracing import NO_SPAN, capture_content, request_span
 from .._base.usage import Usage
 from .._types.annotate import Registry, annotate
 from .._vendors.clients import Provider, provider_for, retry_text
@@ -238,6 +240,34 @@ def _extract_steps(
 # -- the drivers ------------------------------------------------------------------------
 
 
+def span_names(provider: Provider, kwargs: dict[str, Any]) -> tuple[str, str, str]:
+    """The operation, provider and model names a request's span carries."""
+    wire = provider.wire
+    return wire.otel_operation, wire.otel_provider, str(kwargs.get("model", ""))
+
+
+def describe(span: Any, provider: Provider, kwargs: dict[str, Any], response: Any) -> None:
+    """Put what the response says on the request's span (nothing without OpenTelemetry)."""
+    if span is NO_SPAN:
+        return
+    wire = provider.wire
+    try:
+        span.usage(provider.usage(response))
+        reason = wire.finish_reason(response)
+        if reason is not None:
+            span.set("gen_ai.response.finish_reasons", [reason])
+        span.set("gen_ai.response.model", wire.response_model(response))
+    except DescribedTypesError:
+        return  # a response of an unknown shape: decoding says what is wrong
+    if capture_content():  # the user opted in to message contents on spans
+        span.set("gen_ai.input.messages", _json(kwargs.get(provider.messages_key)))
+        span.set("gen_ai.output.messages", _json(provider.reply_messages(response)))
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value, default=repr).decode()
+
+
 def drive(
     steps: Steps, provider: Provider, toolbox: Toolbox | None = None, context: Any = None
 ) -> Any:
@@ -245,12 +275,14 @@ def drive(
     step = next(steps)
     while True:
         if isinstance(step, Send):
-            outcome = provider.create(**step.kwargs)
-            if _pyinspect.isawaitable(outcome):
-                if _pyinspect.iscoroutine(outcome):
-                    outcome.close()
-                msg = f"the {provider.name} client is async; use the a-prefixed function"
-                raise TypeError(msg)
+            with request_span(*span_names(provider, step.kwargs)) as span:
+                outcome = provider.create(**step.kwargs)
+                if _pyinspect.isawaitable(outcome):
+                    if _pyinspect.iscoroutine(outcome):
+                        outcome.close()
+                    msg = f"the {provider.name} client is async; use the a-prefixed function"
+                    raise TypeError(msg)
+                describe(span, provider, step.kwargs, outcome)
         else:
             assert toolbox is not None
             # No timeout here: each tool has its own (Tool / Toolbox timeout=).
@@ -269,7 +301,9 @@ async def adrive(
     while True:
         outcome: Any
         if isinstance(step, Send):
-            outcome = await provider.create(**step.kwargs)
+            with request_span(*span_names(provider, step.kwargs)) as span:
+                outcome = await provider.create(**step.kwargs)
+                describe(span, provider, step.kwargs, outcome)
         else:
             assert toolbox is not None
             results: list[ToolResult] = await toolbox.acall_many(step.calls, context=context)

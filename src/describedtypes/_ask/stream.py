@@ -9,12 +9,13 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from typing import Any, Generic, TypeVar, overload
 
+from .._base.tracing import request_span
 from .._base.usage import Usage
 from .._types.annotate import Registry, annotate
 from .._vendors.clients import Provider, provider_for
 from .._vendors.stream import StreamDecoder
 from ..errors import DecodeError, IncompleteReplyError, RefusalError
-from .extract import Ledger, check_call, conversation, type_name, where
+from .extract import Ledger, check_call, conversation, span_names, type_name, where
 from .results import Attempt, Extraction
 
 __all__ = ["AsyncExtractStream", "ExtractStream", "aextract_stream", "extract_stream"]
@@ -153,23 +154,25 @@ class ExtractStream(Iterator[Any], Generic[T]):
         while True:
             kwargs = attempts.request()
             started = time.perf_counter()
-            stream = provider.stream_create(**kwargs)
-            if _pyinspect.isawaitable(stream):
-                if _pyinspect.iscoroutine(stream):
-                    stream.close()
-                msg = f"the {provider.name} client is async; use aextract_stream()"
-                raise TypeError(msg)
-            decoder = attempts.decoder()
-            done = False
-            try:
-                for event in stream:
-                    partial = decoder.feed(event)
-                    if partial is not None:
-                        yield partial
-                done = True
-            finally:
-                if not done:
-                    _close(stream)
+            with request_span(*span_names(provider, kwargs), current=False) as span:
+                stream = provider.stream_create(**kwargs)
+                if _pyinspect.isawaitable(stream):
+                    if _pyinspect.iscoroutine(stream):
+                        stream.close()
+                    msg = f"the {provider.name} client is async; use aextract_stream()"
+                    raise TypeError(msg)
+                decoder = attempts.decoder()
+                done = False
+                try:
+                    for event in stream:
+                        partial = decoder.feed(event)
+                        if partial is not None:
+                            yield partial
+                    done = True
+                finally:
+                    if not done:
+                        _close(stream)
+                span.usage(decoder.usage or Usage(requests=1))
             ok, value = attempts.finished(stream, decoder, time.perf_counter() - started)
             if ok:
                 yield value
@@ -215,22 +218,24 @@ class AsyncExtractStream(AsyncIterator[Any], Generic[T]):
         while True:
             kwargs = attempts.request()
             started = time.perf_counter()
-            stream = await provider.stream_create(**kwargs)
-            decoder = attempts.decoder()
-            done = False
-            try:
-                async for event in stream:
-                    partial = decoder.feed(event)
-                    if partial is not None:
-                        yield partial
-                done = True
-            finally:
-                if not done:
-                    close = getattr(stream, "aclose", None) or getattr(stream, "close", None)
-                    if callable(close):
-                        closed = close()
-                        if _pyinspect.isawaitable(closed):
-                            await closed
+            with request_span(*span_names(provider, kwargs), current=False) as span:
+                stream = await provider.stream_create(**kwargs)
+                decoder = attempts.decoder()
+                done = False
+                try:
+                    async for event in stream:
+                        partial = decoder.feed(event)
+                        if partial is not None:
+                            yield partial
+                    done = True
+                finally:
+                    if not done:
+                        close = getattr(stream, "aclose", None) or getattr(stream, "close", None)
+                        if callable(close):
+                            closed = close()
+                            if _pyinspect.isawaitable(closed):
+                                await closed
+                span.usage(decoder.usage or Usage(requests=1))
             ok, value = attempts.finished(stream, decoder, time.perf_counter() - started)
             if ok:
                 yield value

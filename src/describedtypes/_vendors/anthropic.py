@@ -74,6 +74,12 @@ class AnthropicFormat(WireFormat):
     shape = "an Anthropic Messages reply (with a 'content' list of blocks)"
     adapter = _adapters.ANTHROPIC
 
+    otel_provider = "anthropic"
+
+    def finish_reason(self, response: Any) -> str | None:
+        reason = field_of(response, "stop_reason")
+        return reason if isinstance(reason, str) else None
+
     def owns_reply(self, response: Any) -> bool:
         return field_of(response, "stop_reason") is not None or (
             field_of(response, "type") == "message"

@@ -54,6 +54,14 @@ class GeminiFormat(WireFormat):
     shape = "a Gemini GenerateContentResponse (with 'candidates')"
     adapter = _adapters.GEMINI
 
+    otel_provider = "gcp.gemini"
+    otel_operation = "generate_content"
+
+    def finish_reason(self, response: Any) -> str | None:
+        candidates = items_of(field_of(response, "candidates"))
+        reason = _finish(candidates[0]) if candidates else None
+        return str(reason) if reason is not None else None
+
     def owns_reply(self, response: Any) -> bool:
         return has(response, "candidates") and not has(response, "choices")
 

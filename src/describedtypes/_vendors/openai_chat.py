@@ -53,6 +53,13 @@ class OpenAIChatFormat(WireFormat):
     #: The structured-output adapter.
     adapter = _adapters.OPENAI
 
+    otel_provider = "openai"
+
+    def finish_reason(self, response: Any) -> str | None:
+        choices = items_of(field_of(response, "choices"))
+        reason = field_of(choices[0], "finish_reason") if choices else None
+        return reason if isinstance(reason, str) else None
+
     def owns_reply(self, response: Any) -> bool:
         return field_of(response, "choices") is not None
 

@@ -37,6 +37,14 @@ class OpenAIResponsesFormat(WireFormat):
     shape = "an OpenAI Responses reply (with an 'output' list)"
     adapter = _adapters.OPENAI
 
+    otel_provider = "openai"
+
+    def finish_reason(self, response: Any) -> str | None:
+        status = field_of(response, "status")
+        if status == "incomplete":
+            status = field_of(field_of(response, "incomplete_details"), "reason") or status
+        return status if isinstance(status, str) else None
+
     def owns_reply(self, response: Any) -> bool:
         return field_of(response, "output") is not None and field_of(response, "object") in (
             "response",

@@ -183,6 +183,10 @@ class WireFormat(abc.ABC):
     tool_adapter: ClassVar[_adapters.Adapter] = _adapters.OPENAI_CHAT_TOOLS
     #: What ``read_tool_calls`` says this format's replies look like.
     shape: ClassVar[str] = ""
+    #: ``gen_ai.provider.name`` and ``gen_ai.operation.name`` of its requests (the
+    #: OpenTelemetry GenAI conventions' well-known values).
+    otel_provider: ClassVar[str] = ""
+    otel_operation: ClassVar[str] = "chat"
 
     # -- recognising ------------------------------------------------------------------
 
@@ -210,6 +214,15 @@ class WireFormat(abc.ABC):
     @abc.abstractmethod
     def tool_calls(self, response: Any) -> list[ToolCall]:
         """The tool calls in the reply (or in the part of it the caller passed)."""
+
+    def finish_reason(self, response: Any) -> str | None:
+        """Why the model stopped (``gen_ai.response.finish_reasons``), if the reply says."""
+        return None
+
+    def response_model(self, response: Any) -> str | None:
+        """The model that answered (``gen_ai.response.model``), if the reply says."""
+        model = field_any(response, "model", "model_version", "modelVersion")
+        return model if isinstance(model, str) else None
 
     def usage(self, response: Any) -> Usage:
         """The tokens the request cost, from the provider's own usage fields (one request;
