@@ -7,67 +7,10 @@ size limits, and the rules its output is checked against) and is passed to
 ``OPENAI.replace(...)``; the schema builder never branches on an adapter's identity.
 """
 
-from ._schema.adapters import (
-    ALL_KEYWORDS,
-    ANTHROPIC,
-    ANTHROPIC_LIMITS,
-    ANTHROPIC_TOOLS,
-    GEMINI,
-    MCP_TOOLS,
-    OPENAI,
-    OPENAI_CHAT_TOOLS,
-    OPENAI_LIMITS,
-    OPENAI_TOOLS,
-    STANDARD,
-    Adapter,
-    Document,
-    Limits,
-    Problem,
-    Rule,
-    Wrapper,
-    anthropic_output_format,
-    anthropic_tool,
-    bare_body,
-    check,
-    check_request,
-    display_title,
-    gemini_function,
-    mcp_tool,
-    openai_chat_tool,
-    openai_response_format,
-    openai_responses_tool,
-)
+from ._schema import adapters as _impl
+from ._schema.adapters import *  # noqa: F403  (the public names, listed in __all__ there)
 
-__all__ = [
-    "ALL_KEYWORDS",
-    "Adapter",
-    "Document",
-    "Limits",
-    "Problem",
-    "Rule",
-    "check",
-    "check_request",
-    "Wrapper",
-    "anthropic_output_format",
-    "anthropic_tool",
-    "bare_body",
-    "display_title",
-    "gemini_function",
-    "mcp_tool",
-    "openai_chat_tool",
-    "openai_response_format",
-    "openai_responses_tool",
-    "STANDARD",
-    "OPENAI",
-    "OPENAI_TOOLS",
-    "OPENAI_CHAT_TOOLS",
-    "ANTHROPIC_TOOLS",
-    "ANTHROPIC",
-    "GEMINI",
-    "MCP_TOOLS",
-    "OPENAI_LIMITS",
-    "ANTHROPIC_LIMITS",
-]
+__all__ = _impl.__all__
 
 
 def __dir__() -> list[str]:

@@ -4,45 +4,10 @@
 and the tool runtime all read the same nodes, so they cannot disagree.
 """
 
-from ._types.inspector import (
-    AnyNode,
-    ArrayNode,
-    Constraints,
-    DictNode,
-    EnumNode,
-    Field,
-    LiteralNode,
-    Node,
-    NullNode,
-    ObjectNode,
-    ScalarNode,
-    TupleNode,
-    UnionNode,
-    UseNode,
-    iter_objects,
-    object_of,
-    type_info,
-)
+from ._types import inspector as _impl
+from ._types.inspector import *  # noqa: F403  (the public names, listed in __all__ there)
 
-__all__ = (
-    "AnyNode",
-    "ArrayNode",
-    "Constraints",
-    "DictNode",
-    "EnumNode",
-    "Field",
-    "LiteralNode",
-    "Node",
-    "NullNode",
-    "ObjectNode",
-    "ScalarNode",
-    "TupleNode",
-    "UnionNode",
-    "UseNode",
-    "iter_objects",
-    "object_of",
-    "type_info",
-)
+__all__ = _impl.__all__
 
 
 def __dir__() -> list[str]:

@@ -108,7 +108,25 @@ class _Attempts(Generic[T]):
         return True, value
 
 
-class ExtractStream(Iterator[Any], Generic[T]):
+class _Progress(Generic[T]):
+    """Strictly private: what both stream iterators say about the attempts so far."""
+
+    _attempts: _Attempts[T]
+
+    @property
+    def attempt(self) -> int:
+        return self._attempts.attempt
+
+    @property
+    def usage(self) -> Usage:
+        return self._attempts.ledger.usage
+
+    @property
+    def details(self) -> Extraction[T] | None:
+        return self._attempts.details
+
+
+class ExtractStream(_Progress[T], Iterator[Any]):
     """What ``extract_stream()`` returns: iterate it for ``Partial[T]`` values and the
     decoded ``T`` last.
 
@@ -125,18 +143,6 @@ class ExtractStream(Iterator[Any], Generic[T]):
         self._attempts = attempts
         self._stream: Any = None
         self._gen = self._run()
-
-    @property
-    def attempt(self) -> int:
-        return self._attempts.attempt
-
-    @property
-    def usage(self) -> Usage:
-        return self._attempts.ledger.usage
-
-    @property
-    def details(self) -> Extraction[T] | None:
-        return self._attempts.details
 
     def __iter__(self) -> ExtractStream[T]:
         return self
@@ -179,7 +185,7 @@ class ExtractStream(Iterator[Any], Generic[T]):
                 return
 
 
-class AsyncExtractStream(AsyncIterator[Any], Generic[T]):
+class AsyncExtractStream(_Progress[T], AsyncIterator[Any]):
     """What ``aextract_stream()`` returns: ``async for`` it; attributes as
     ``ExtractStream``'s.
 
@@ -189,18 +195,6 @@ class AsyncExtractStream(AsyncIterator[Any], Generic[T]):
     def __init__(self, attempts: _Attempts[T]) -> None:
         self._attempts = attempts
         self._gen = self._run()
-
-    @property
-    def attempt(self) -> int:
-        return self._attempts.attempt
-
-    @property
-    def usage(self) -> Usage:
-        return self._attempts.ledger.usage
-
-    @property
-    def details(self) -> Extraction[T] | None:
-        return self._attempts.details
 
     def __aiter__(self) -> AsyncExtractStream[T]:
         return self
