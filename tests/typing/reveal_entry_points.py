@@ -20,6 +20,7 @@ from describedtypes import (
     decode_response,
     decode_stream,
     extract,
+    extract_stream,
     schema,
 )
 
@@ -80,6 +81,8 @@ reveal_type(schema(Weather, dict_type=fresh_mapping))  # expect: typing.Mapping[
 client: Any = None
 reveal_type(extract(Weather, client, messages=[], model="m"))  # expect: Weather
 reveal_type(extract(list[Weather], client, messages=[], model="m"))  # expect: list[Weather]
+reveal_type(extract(Weather, client, messages=[], model="m", details=True))  # expect: describedtypes._ask.results.Extraction[Weather]  pyright: Extraction[Weather]
+reveal_type(extract_stream(Weather, client, messages=[], model="m"))  # expect: describedtypes._ask.stream.ExtractStream[Weather]  pyright: ExtractStream[Weather]
 reveal_type(decode_stream(Weather, ["{}"]))  # expect: typing.Iterator[Weather | describedtypes._codec.partial.Partial[Weather]]  pyright: Iterator[Weather | Partial[Weather]]
 
 
