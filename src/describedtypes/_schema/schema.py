@@ -296,8 +296,13 @@ def schema(
         llm_adapter: Where the schema goes: ``STANDARD`` (the plain body), ``OPENAI``
             (a structured-output ``json_schema`` object), ``OPENAI_TOOLS`` (a Responses
             API function tool), or any other adapter.
-        use_references: Put every nested class under ``$defs`` and refer to it with
-            ``$ref``. Recursive classes go there either way.
+        use_references: ``False`` (the default) writes every nested class out where it
+            is used; ``True`` puts every nested class under ``$defs`` and refers to it
+            with ``$ref``; ``"auto"`` chooses per class whichever gives the smaller
+            compact JSON, dropping nothing the inline schema says (where the adapter's
+            ``ref_any_of`` allows, a use's own description sits on a one-option
+            ``anyOf`` around the ``$ref``). Recursive classes go under ``$defs`` either
+            way.
         dict_type: The mapping type used for every object in the output.
         report: A list to which every change the adapter made to fit its provider
             (a keyword moved into a description, ...) is appended as a ``Rewrite``.
@@ -309,10 +314,13 @@ def schema(
     Raises:
         SchemaError: ``obj`` cannot be described under ``llm_adapter``; the message
             names the path, the reason and the fix.
+        TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
+    .. versionchanged:: 0.3.0
+       ``use_references="auto"``; any other non-bool value is a ``TypeError``.
     """
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import warnings
 from typing import Any, Literal
 
 from .._types.annotate import Registry, annotate
@@ -34,20 +35,29 @@ def _encoding(name: Any) -> Any:
     found = _encodings.get(name) if isinstance(name, str) else None
     if found is not None:
         return found
+    _check_encoding(name)
+    with warnings.catch_warnings():
+        # bpe-openai 0.1.4 reads its bundled ranks with importlib.resources.open_binary
+        # (on import and per encoding), deprecated since Python 3.11: not the caller's
+        # to act on.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            # An optional extra, imported when first needed (by name: it need not be
+            # installed where the package is type-checked).
+            bpe_openai = importlib.import_module("bpe_openai")
+        except ImportError:
+            raise ModuleNotFoundError(_EXTRA, name="bpe_openai") from None
+        found = _encodings[name] = bpe_openai.get_encoding(name)
+    return found
+
+
+def _check_encoding(name: Any) -> None:
     if name not in ENCODINGS:
         msg = (
             f"encoding must be one of {', '.join(map(repr, ENCODINGS))}, got {name!r}; "
             "o200k_base is the encoding of GPT-4o and later models, cl100k_base of GPT-4"
         )
         raise ValueError(msg)
-    try:
-        # An optional extra, imported when first needed (by name: it need not be
-        # installed where the package is type-checked).
-        bpe_openai = importlib.import_module("bpe_openai")
-    except ImportError:
-        raise ModuleNotFoundError(_EXTRA, name="bpe_openai") from None
-    found = _encodings[name] = bpe_openai.get_encoding(name)
-    return found
 
 
 def compact_json(value: Any) -> str:
@@ -98,7 +108,7 @@ def count_tokens(
     .. versionadded:: 0.3.0
     """
     refs = references(use_references)
-    enc = _encoding(encoding)
+    _check_encoding(encoding)
     definitions = None if isinstance(obj, type) else getattr(obj, "definitions", None)
     if callable(definitions):
         if refs is not False:
@@ -110,4 +120,5 @@ def count_tokens(
         sent: Any = definitions(llm_adapter)
     else:
         sent = schema(obj, llm_adapter, use_references=refs, registry=registry)
-    return len(enc.encode_ordinary(compact_json(sent)))
+    # encode_ordinary: text such as "<|endoftext|>" in a description is counted as text.
+    return len(_encoding(encoding).encode_ordinary(compact_json(sent)))
