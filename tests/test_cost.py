@@ -276,6 +276,20 @@ class TestAuto:
         assert size(out) <= size(schema(Company, adapter))
         assert descriptions(schema(Company, adapter)) <= descriptions(out)
 
+    def test_a_body_the_rules_reject_is_never_chosen(self) -> None:
+        """An adapter whose provider takes no $defs (a rule says so) keeps auto inline."""
+        from describedtypes.adapters import Problem, Rule
+
+        def no_defs(doc: Any, adapter: Any) -> Iterator[Problem]:
+            if "$defs" in doc.body:
+                yield doc.problem("/$defs", "no-defs", "this provider takes no $defs")
+
+        adapter = STANDARD.replace(name="NO_DEFS", checks=(Rule("no-defs", no_defs),))
+        assert "$defs" in schema(Company, use_references="auto")
+        assert schema(Company, adapter, use_references="auto") == schema(Company, adapter)
+        with pytest.raises(SchemaError, match="no \\$defs"):
+            schema(Company, adapter, use_references=True)
+
     def test_a_class_used_once_stays_inline(self) -> None:
         @attrs.define
         class Once:
@@ -514,3 +528,34 @@ class TestCountTokens:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               timeout=120, check=True)
         assert done.stdout.split() == ["False", "False"]
+
+
+# -- the benchmark -------------------------------------------------------------------------
+
+
+def test_the_benchmark_skips_a_missing_peer_and_auto_is_never_larger() -> None:
+    """bench_cost.run() with pydantic-ai blocked: its rows say skipped, the others count."""
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "benchmarks"
+    code = (
+        "import sys, json; sys.modules['pydantic_ai'] = None; "
+        f"sys.path.insert(0, {str(bench)!r}); import bench_cost; "
+        "print(json.dumps([r.__dict__ for r in bench_cost.run(True)]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, check=True)
+    rows = json.loads(done.stdout)
+    skipped = [r for r in rows if r["peer"].startswith("pydantic-ai: skipped")]
+    assert len(skipped) == 6
+    assert all(r["theirs"] is None for r in skipped)
+    inline = {r["case"].removesuffix(" (inline)"): r["ours"] for r in rows
+              if r["case"].endswith("(inline)")}
+    auto = {r["case"].removesuffix(" (auto)"): r["ours"] for r in rows
+            if r["case"].endswith("(auto)")}
+    assert inline.keys() == auto.keys()
+    assert len(inline) == 6
+    assert all(auto[case] <= inline[case] for case in inline)
+    company = next(case for case in inline if case.startswith("company"))
+    assert auto[company] < 0.6 * inline[company]
+    assert {r["peer"] for r in rows} >= {"openai SDK", "instructor"}
