@@ -55,9 +55,11 @@ _CONSTRAINT_TEXT = {
 }
 
 
-# Equal lower and upper bounds on a length are one clause: "exactly N".
+# Equal lower and upper bounds on a length are one clause: "exactly N", said in place of
+# the lower bound (lower -> its upper bound, the clause), the upper one left out.
 _EXACTLY = {"minLength": ("maxLength", "exactly {} character{s}"),
             "minItems": ("maxItems", "exactly {} item{s}")}
+_LOWER = {"maxLength": "minLength", "maxItems": "minItems"}
 
 
 def constraint_sentences(described: Mapping[str, Any]) -> str:
@@ -71,10 +73,8 @@ def constraint_sentences(described: Mapping[str, Any]) -> str:
         opening, clause = _CONSTRAINT_TEXT[key]
         if key in _EXACTLY and described.get(_EXACTLY[key][0]) == value:
             clause = _EXACTLY[key][1]
-        elif key in ("maxLength", "maxItems") and (
-            described.get("minLength" if key == "maxLength" else "minItems") == value
-        ):
-            continue  # said with its lower bound as "exactly"
+        elif key in _LOWER and described.get(_LOWER[key]) == value:
+            continue  # said with its lower bound, as "exactly"
         plural = "" if value == 1 else "s"
         clauses.setdefault(opening, []).append(clause.format(value, s=plural))
     return " ".join(f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items())
