@@ -23,12 +23,15 @@ class Row:
 
     ``peer`` is empty (and ``theirs`` ``None``) for a figure with nothing to compare to,
     such as the time of a cached call. A case with several peers is several rows.
+    ``unit`` is ``"seconds"`` for a time; a size (``"tokens"``, ``"bytes"``) is shown as
+    a count.
     """
 
     case: str
     ours: float
     peer: str = ""
     theirs: float | None = None
+    unit: str = "seconds"
 
     @property
     def ratio(self) -> float | None:

@@ -90,9 +90,11 @@ def run_module(name: str, quick: bool, src: Path) -> tuple[list[dict[str, Any]] 
     return rows, took
 
 
-def _us(seconds: float | None) -> str:
+def _us(seconds: float | None, unit: str = "seconds") -> str:
     if seconds is None:
         return ""
+    if unit != "seconds":  # a size, such as a schema's tokens
+        return f"{seconds:,.0f} {unit}"
     if seconds >= 0.1:
         return f"{seconds * 1e3:,.0f} ms"
     if seconds >= 1e-3:
@@ -123,11 +125,12 @@ def table(results: dict[str, Any], baseline: dict[str, Any] | None) -> str:
         old = {(r["case"], r["peer"]): r for r in before or []}
         for row in rows:
             peer = row["peer"] or "-"
-            cells = [name.removeprefix("bench_"), row["case"], peer, _us(row["theirs"])]
+            unit = row.get("unit", "seconds")
+            cells = [name.removeprefix("bench_"), row["case"], peer, _us(row["theirs"], unit)]
             if baseline is not None:
                 prior = old.get((row["case"], row["peer"]))
-                cells += [_us(prior["ours"]) if prior else "-", _ratio(prior)]
-            cells += [_us(row["ours"]), _ratio(row)]
+                cells += [_us(prior["ours"], unit) if prior else "-", _ratio(prior)]
+            cells += [_us(row["ours"], unit), _ratio(row)]
             lines.append(cells)
     widths = [max(len(c) for c in col) for col in zip(header, *lines, strict=True)]
     left = {0, 1, 2}

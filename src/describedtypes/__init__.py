@@ -30,6 +30,7 @@ from ._schema.adapters import (
 from ._schema.document import Problem
 from ._schema.graph import graph
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
+from ._schema.tokens import count_tokens
 from ._tools.tool import ParseArgs, Tool
 from ._tools.toolbox import Toolbox
 from ._types.annotate import Annotation, Registry, annotate
@@ -103,6 +104,7 @@ __all__ = [
     "annotate",
     "check",
     "check_request",
+    "count_tokens",
     "decode",
     "decode_arguments",
     "decode_batch",

@@ -22,6 +22,7 @@ from describedtypes import (
     adecode_stream,
     annotate,
     check,
+    count_tokens,
     decode,
     decode_stream,
     encode,
@@ -45,6 +46,8 @@ def _weather(tp: type) -> Annotation:
 
 body = schema(Weather)
 wrapped = schema(Weather, llm_adapter=OPENAI, use_references=True)
+smallest = schema(Weather, OPENAI, use_references="auto")
+size: int = count_tokens(Weather, OPENAI, use_references="auto")
 rewrites: list[Rewrite] = []
 schema(Weather, OPENAI_TOOLS, report=rewrites)
 custom: Adapter = OPENAI.replace(strict=False)

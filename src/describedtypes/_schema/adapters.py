@@ -202,6 +202,11 @@ class Adapter:
             under ``strict``, where every field is required).
         ref_siblings: A ``$ref`` may carry a ``description`` beside it. When False, a
             described reference to a non-recursive class is inlined instead.
+        ref_any_of: Where ``ref_siblings`` is False, the provider takes a description
+            beside a one-option ``anyOf`` holding the ``$ref``
+            (``{"anyOf": [{"$ref": ...}], "description": ...}``). Used by
+            ``use_references="auto"``, which then keeps a class under ``$defs`` and
+            every use's own description; the other modes inline such a use as before.
         dict_as_entries: ``dict[str, T]`` becomes an array of ``{"key", "value"}``
             objects (for providers that forbid open objects).
         tuples: Fixed-length tuples may use ``prefixItems``.
@@ -229,6 +234,8 @@ class Adapter:
         checks: The rules the built output is checked against; ``check()`` runs the same.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.3.0
+       ``ref_any_of``.
     """
 
     name: str
@@ -237,6 +244,7 @@ class Adapter:
     nullable_optionals: bool = False
     emit_defaults: bool = True
     ref_siblings: bool = True
+    ref_any_of: bool = False
     dict_as_entries: bool = False
     tuples: bool = True
     any_type: bool = True
@@ -333,6 +341,7 @@ OPENAI = Adapter(
     nullable_optionals=True,
     emit_defaults=False,
     ref_siblings=False,
+    ref_any_of=True,
     dict_as_entries=True,
     tuples=False,
     any_type=False,

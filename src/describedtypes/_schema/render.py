@@ -10,7 +10,7 @@ from __future__ import annotations
 import decimal
 import enum
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import attrs
@@ -55,6 +55,31 @@ _CONSTRAINT_TEXT = {
 }
 
 
+# Equal lower and upper bounds on a length are one clause: "exactly N", said in place of
+# the lower bound (lower -> its upper bound, the clause), the upper one left out.
+_EXACTLY = {"minLength": ("maxLength", "exactly {} character{s}"),
+            "minItems": ("maxItems", "exactly {} item{s}")}
+_LOWER = {"maxLength": "minLength", "maxItems": "minItems"}
+
+
+def constraint_sentences(described: Mapping[str, Any]) -> str:
+    """The bounds in ``described`` (keyword: value) as sentences for a description.
+
+    Clauses with the same opening are joined ("Must be at least 1 and at most 9."); a
+    length whose two bounds are equal is one clause ("Must have exactly 2 characters.").
+    """
+    clauses: dict[str, list[str]] = {}
+    for key, value in described.items():
+        opening, clause = _CONSTRAINT_TEXT[key]
+        if key in _EXACTLY and described.get(_EXACTLY[key][0]) == value:
+            clause = _EXACTLY[key][1]
+        elif key in _LOWER and described.get(_LOWER[key]) == value:
+            continue  # said with its lower bound, as "exactly"
+        plural = "" if value == 1 else "s"
+        clauses.setdefault(opening, []).append(clause.format(value, s=plural))
+    return " ".join(f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items())
+
+
 @attrs.frozen
 class Rewrite:
     """A change an adapter made to fit its provider (a keyword moved, a ``$ref`` inlined).
@@ -79,7 +104,22 @@ def _escape(token: str) -> str:
 class Builder:
     """Strictly private: one run of rendering a node tree for one adapter."""
 
-    def __init__(self, root: ni.Node, adapter: Adapter, use_references: bool, owner: Any) -> None:
+    def __init__(
+        self,
+        root: ni.Node,
+        adapter: Adapter,
+        use_references: bool,
+        owner: Any,
+        *,
+        to_defs: Collection[ni.ObjectNode] | None = None,
+        wrap_refs: bool = False,
+    ) -> None:
+        """``to_defs``: the classes to put under ``$defs`` (recursive ones go there anyway),
+        instead of all or none by ``use_references``. ``wrap_refs``: where the adapter
+        takes nothing beside ``$ref``, a described use of a class under ``$defs`` is a
+        one-option ``anyOf`` holding the ``$ref``, with the description beside it (the
+        adapter's ``ref_any_of``), instead of that use being inlined.
+        """
         self.root = root
         self.adapter = adapter
         self.owner = owner
@@ -90,7 +130,14 @@ class Builder:
         objects, self.recursive = object_graph(root)
         root_obj = ni.object_of(root)
         self.root_object = root_obj
-        if use_references:
+        self.wrap_refs = wrap_refs and not adapter.ref_siblings and adapter.ref_any_of
+        if to_defs is not None:
+            chosen = set(to_defs)  # object nodes hash by identity
+            self.to_defs = [
+                o for o in objects
+                if o is not root_obj and (o in self.recursive or o in chosen)
+            ]
+        elif use_references:
             self.to_defs = [o for o in objects if o is not root_obj]
         else:
             self.to_defs = [o for o in objects if o in self.recursive and o is not root_obj]
@@ -165,6 +212,7 @@ class Builder:
             and id(obj) in self.keys
             and description is not None
             and obj not in self.recursive
+            and not self.wrap_refs
         ):
             # The provider takes no keywords beside $ref: inline the class here so the
             # model still reads what this field is.
@@ -181,7 +229,15 @@ class Builder:
         if constraints_text:
             description = (description + " " if description else "") + constraints_text
         if description is not None:
-            if "$ref" in out and not self.adapter.ref_siblings:
+            if "$ref" in out and self.wrap_refs:
+                out = {"anyOf": [out], "description": description}
+                self.rewrites.append(Rewrite(
+                    pointer or "/", "rewritten",
+                    f"$ref to {self.keys.get(id(obj), 'the root')} "
+                    "wrapped in a one-option anyOf to keep the description beside it "
+                    f"({self.adapter.name} takes no keywords beside $ref)",
+                ))
+            elif "$ref" in out and not self.adapter.ref_siblings:
                 self.rewrites.append(
                     Rewrite(pointer or "/", "dropped",
                             f"description {description!r} beside $ref to a recursive class "
@@ -318,7 +374,7 @@ class Builder:
             wanted.append(("maxItems" if array else "maxLength", c.max_length))
         if c.pattern is not None and not array:
             wanted.append(("pattern", c.pattern))
-        clauses: dict[str, list[str]] = {}
+        described: dict[str, Any] = {}
         top = self.adapter.min_items_max
         for key, value in wanted:
             if key in self.adapter.keywords and not (
@@ -328,14 +384,10 @@ class Builder:
             ):
                 out[key] = value
             else:
-                opening, clause = _CONSTRAINT_TEXT[key]
-                plural = "" if value == 1 else "s"
-                clauses.setdefault(opening, []).append(clause.format(value, s=plural))
+                described[key] = value
                 self.rewrites.append(Rewrite(pointer or "/", "described", f"{key}: {value!r}"))
-        if clauses:
-            text = " ".join(
-                f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items()
-            )
+        if described:
+            text = constraint_sentences(described)
             self.say_instead(out, text)
 
     def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
@@ -589,13 +641,16 @@ def _key_text(key: ni.ScalarNode) -> str | None:
     if kind is not None:
         parts.append(f"Every key is {kind}.")
     c = key.constraints
+    exact = c.min_length is not None and c.min_length == c.max_length
     for keyword, value, verb in (
         ("minLength", c.min_length, "has"),
-        ("maxLength", c.max_length, "has"),
+        ("maxLength", None if exact else c.max_length, "has"),
         ("pattern", c.pattern, "matches"),
     ):
         if value is not None:  # worded as the bounds moved into descriptions are
-            clause = _CONSTRAINT_TEXT[keyword][1].format(value, s="" if value == 1 else "s")
+            text = _EXACTLY["minLength"][1] if exact and keyword == "minLength" else (
+                _CONSTRAINT_TEXT[keyword][1])
+            clause = text.format(value, s="" if value == 1 else "s")
             parts.append(f"Every key {verb} {clause}.")
     return " ".join(parts) or None
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import orjson
 
@@ -14,6 +14,7 @@ from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
 from ..errors import SchemaError
 from .adapters import STANDARD, Adapter, check
+from .refs import smallest
 from .render import Builder, Json, Rewrite
 
 __all__ = ["Rewrite", "build", "explain", "schema"]
@@ -36,8 +37,27 @@ class Built:
         return self._json
 
 
+#: What ``use_references`` takes: every nested class inline, all under ``$defs``, or per
+#: class whichever gives the smaller body.
+References = bool | Literal["auto"]
+
+
+def references(value: Any) -> References:
+    """``value`` checked as a ``use_references`` argument (``True``, ``False`` or ``"auto"``)."""
+    if value is True or value is False:
+        return bool(value)
+    if value.__class__ is str and value == "auto":
+        return "auto"
+    msg = (
+        f"use_references must be True, False or 'auto', got {value!r}; True puts every "
+        "nested class under $defs, False writes each one out where it is used, and 'auto' "
+        "picks per class whichever gives the smaller schema"
+    )
+    raise TypeError(msg)
+
+
 def build(
-    obj: Any, adapter: Adapter, use_references: bool, registry: Registry = annotate
+    obj: Any, adapter: Adapter, use_references: References, registry: Registry = annotate
 ) -> tuple[Json, list[Rewrite], ni.Node]:
     """Build the wrapped schema of ``obj`` as plain dicts, with the rewrites made."""
     node = ni.type_info(obj, registry)
@@ -49,7 +69,7 @@ def build_definition(
     node: ni.Node,
     obj: Any,
     adapter: Adapter,
-    use_references: bool = False,
+    use_references: References = False,
     *,
     name: str | None = None,
     description: str | None = None,
@@ -59,7 +79,28 @@ def build_definition(
     ``name`` and ``description`` replace what the node says (a tool registered under
     another name); the one path for ``schema()`` and for tool definitions.
     """
-    builder = Builder(node, adapter, use_references, obj)
+    if use_references == "auto":
+        def build_with(to_defs: frozenset[ni.ObjectNode]) -> tuple[Json, list[Rewrite]]:
+            builder = Builder(node, adapter, False, obj, to_defs=to_defs, wrap_refs=True)
+            return _checked(builder, node, obj, adapter, name, description)
+
+        try:
+            return smallest(node, build_with)
+        except RecursionError:
+            raise ni.too_deep_error(obj, "build the schema of") from None
+    return _checked(Builder(node, adapter, use_references is True, obj), node, obj, adapter,
+                    name, description)
+
+
+def _checked(
+    builder: Builder,
+    node: ni.Node,
+    obj: Any,
+    adapter: Adapter,
+    name: str | None,
+    description: str | None,
+) -> tuple[Json, list[Rewrite]]:
+    """``builder``'s body wrapped for ``adapter`` and checked by its rules."""
     try:
         body = builder.body()
     except RecursionError:
@@ -208,7 +249,7 @@ def thaw(value: Any, dict_type: Callable[[], Any]) -> Any:
 
 
 def cached_build(
-    obj: Any, adapter: Adapter, use_references: bool, registry: Registry = annotate
+    obj: Any, adapter: Adapter, use_references: References, registry: Registry = annotate
 ) -> Built:
     """The cached build of ``obj`` for ``adapter``, built now if there is none current."""
     key = ("schema", _cache.key_of(obj), adapter, use_references, registry)
@@ -236,7 +277,7 @@ def schema(
     obj: Any,
     llm_adapter: Adapter = STANDARD,
     *,
-    use_references: bool = False,
+    use_references: bool | Literal["auto"] = False,
     dict_type: Callable[[], Any] = dict,
     report: list[Rewrite] | None = None,
     registry: Registry = annotate,
@@ -255,8 +296,13 @@ def schema(
         llm_adapter: Where the schema goes: ``STANDARD`` (the plain body), ``OPENAI``
             (a structured-output ``json_schema`` object), ``OPENAI_TOOLS`` (a Responses
             API function tool), or any other adapter.
-        use_references: Put every nested class under ``$defs`` and refer to it with
-            ``$ref``. Recursive classes go there either way.
+        use_references: ``False`` (the default) writes every nested class out where it
+            is used; ``True`` puts every nested class under ``$defs`` and refers to it
+            with ``$ref``; ``"auto"`` chooses per class whichever gives the smaller
+            compact JSON, dropping nothing the inline schema says (where the adapter's
+            ``ref_any_of`` allows, a use's own description sits on a one-option
+            ``anyOf`` around the ``$ref``). Recursive classes go under ``$defs`` either
+            way.
         dict_type: The mapping type used for every object in the output.
         report: A list to which every change the adapter made to fit its provider
             (a keyword moved into a description, ...) is appended as a ``Rewrite``.
@@ -268,10 +314,13 @@ def schema(
     Raises:
         SchemaError: ``obj`` cannot be described under ``llm_adapter``; the message
             names the path, the reason and the fix.
+        TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
+    .. versionchanged:: 0.3.0
+       ``use_references="auto"``; any other non-bool value is a ``TypeError``.
     """
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:
@@ -287,12 +336,15 @@ def schema(
 
 
 def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
+    # Checked first: 1 == True (and hashes alike), so an unchecked 1 would find True's entry.
+    if use_references is not False and use_references is not True:
+        use_references = references(use_references)
     # The common case, spelled out: a class (or function) whose schema is cached and no
     # registration since. ``obj.__dict__`` is the object's own namespace, where the
     # cache owner keeps its entries; anything else takes the general path.
     try:
         entry = obj.__dict__[_cache.ATTRIBUTE][
-            ("schema", obj, adapter, use_references is True, registry)
+            ("schema", obj, adapter, use_references, registry)
         ]
         if entry.stamp == _annotate.stamp:
             built: Built = entry.value
@@ -300,14 +352,14 @@ def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
     except (KeyError, AttributeError, TypeError):
         pass
     _check_arguments(adapter, registry)
-    return cached_build(obj, adapter, bool(use_references), registry)
+    return cached_build(obj, adapter, use_references, registry)
 
 
 def schema_json(
     obj: Any,
     llm_adapter: Adapter = STANDARD,
     *,
-    use_references: bool = False,
+    use_references: bool | Literal["auto"] = False,
     registry: Registry = annotate,
 ) -> bytes:
     """The schema ``schema()`` returns, as compact UTF-8 JSON bytes (cached, no copy).
@@ -327,7 +379,7 @@ def explain(
     obj: Any,
     llm_adapter: Adapter = STANDARD,
     *,
-    use_references: bool = False,
+    use_references: bool | Literal["auto"] = False,
     registry: Registry = annotate,
 ) -> list[Rewrite]:
     """Every change ``llm_adapter`` makes to fit ``obj``'s schema to its provider.
