@@ -13,6 +13,7 @@ from ._schema.adapters import (
     ANTHROPIC_LIMITS,
     ANTHROPIC_TOOLS,
     GEMINI,
+    MCP_ELICITATION,
     MCP_TOOLS,
     OPENAI,
     OPENAI_CHAT_TOOLS,
@@ -65,6 +66,7 @@ __all__ = [
     "ANTHROPIC",
     "GEMINI",
     "MCP_TOOLS",
+    "MCP_ELICITATION",
     "OPENAI_LIMITS",
     "ANTHROPIC_LIMITS",
 ]
