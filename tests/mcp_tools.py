@@ -103,6 +103,12 @@ def leave() -> str:
     sys.exit(3)
 
 
+def noisy(text: str) -> str:
+    """Prints, as a careless tool might (over stdio, it must not reach the wire)."""
+    print("stray output", text)
+    return text
+
+
 def untyped(x: int):  # type: ignore[no-untyped-def]  # no return annotation: no outputSchema
     """No return annotation."""
     return {"x": x}
@@ -122,7 +128,8 @@ def tree(depth: int) -> Tree | None:
 
 
 toolbox = Toolbox(
-    [get_weather, add, locate, explode, slow, slow_sync, who, big, liar, leave, untyped, tree],
+    [get_weather, add, locate, explode, slow, slow_sync, who, big, liar, leave, noisy, untyped,
+     tree],
     timeout=TIMEOUT,
     max_result_chars=1000,
 )

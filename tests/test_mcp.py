@@ -223,6 +223,21 @@ async def scenario(session: ClientSession) -> None:
     assert gone.is_error
     assert "SystemExit" in text(gone)
 
+    printed = await session.call_tool("noisy", {"text": "hello"})
+    assert printed.structured_content == {"result": "hello"}
+
+    # A slow call does not hold up the others: both are answered, each with its own.
+    answers: dict[str, types.CallToolResult] = {}
+
+    async def run(name: str, arguments: dict[str, Any]) -> None:
+        answers[name] = await session.call_tool(name, arguments)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, "slow_sync", {"seconds": 0.2})
+        tg.start_soon(run, "add", {"a": 20, "b": 22})
+    assert answers["add"].structured_content == {"result": 42}
+    assert answers["slow_sync"].structured_content == {"result": "done"}
+
     plain = await session.call_tool("untyped", {"x": 1})
     assert not plain.is_error
     assert plain.structured_content is None
@@ -262,6 +277,29 @@ async def test_in_memory() -> None:
             assert session.server_info is not None
             assert (session.server_info.name, session.server_info.version) == ("demo", "1.2")
             await scenario(session)
+
+
+async def test_a_2026_era_client() -> None:
+    """mcp.Client reaches the 2026-07-28 protocol (no initialize): listing and calls work;
+    elicitation, which needs a back-channel that era lacks, fails the tool with the SDK's
+    NoBackChannelError."""
+    from mcp import Client
+
+    with anyio.fail_after(LIMIT):
+        async with Client(mcp_tools.toolbox.mcp_server(name="demo")) as client:
+            assert client.protocol_version == "2026-07-28"
+            listed = await client.list_tools()
+            assert [t.name for t in listed.tools] == mcp_tools.toolbox.names
+            good = await client.call_tool("get_weather", {"city": "Oslo"})
+            assert good.structured_content == {
+                "city": "Oslo", "temperature": 21.5, "unit": "celsius"
+            }
+            booked = await client.call_tool("book", {})
+            with pytest.raises(MCPError) as unknown:
+                await client.call_tool("ad", {})
+    assert booked.is_error
+    assert text(booked).startswith("Tool 'book' failed: NoBackChannelError:")
+    assert unknown.value.code == types.INVALID_PARAMS
 
 
 async def test_listing_is_the_mcp_tools_definitions() -> None:
