@@ -17,6 +17,9 @@ from typing import Any
 
 from describedtypes import MCP_ELICITATION, Context, Toolbox, decode, schema
 
+# Printed while TARGET is imported: over stdio it must not reach the wire.
+print("mcp_tools imported")
+
 #: Seconds any call may take: short, so the timeout scenarios cost little.
 TIMEOUT = 0.3
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -77,7 +78,10 @@ def run_mcp(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the ``mcp`` subcommand; returns the exit status."""
     try:
         address = _address(args.http) if args.http is not None else None
-        toolbox = load_target(args.target)
+        # Over stdio, standard output is the wire: what TARGET prints while it is
+        # imported goes to standard error.
+        with contextlib.redirect_stdout(sys.stderr if address is None else sys.stdout):
+            toolbox = load_target(args.target)
         if not isinstance(toolbox, Toolbox):
             msg = (
                 f"{args.target} is a {type(toolbox).__name__}, not a Toolbox; point TARGET "
@@ -108,8 +112,8 @@ def _serve_http(server: Any, host: str, port: int) -> int:
         asyncio.run(serve_http(server, host, port, ready=ready))
     except KeyboardInterrupt:  # uvicorn raises Ctrl-C again once it has shut down
         return 130
-    except OSError as exc:  # the port is taken, the host is not ours
-        print(f"error: cannot serve on {host}:{port}: {exc}", file=sys.stderr)
+    except OSError as exc:  # the port is taken, the host is not ours or unknown
+        print(f"error: cannot serve on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -111,20 +112,36 @@ async def serve_http(
         timeout_graceful_shutdown=2,
     )
     web = uvicorn.Server(config)
+    # Bound here, not by uvicorn: a port in use is an OSError for the caller (uvicorn would
+    # log it and exit the process), and port 0 is known at once.
+    listening = _bind(host, port)
+    bound = listening.getsockname()[1]
 
     async def announce() -> None:
         while not web.started:
             if web.should_exit:
                 return
             await asyncio.sleep(0.02)
-        sockets = [s for srv in web.servers for s in srv.sockets]
-        bound = sockets[0].getsockname()[1] if sockets else port
         shown = f"[{host}]" if ":" in host else host
         if ready is not None:
             ready(f"http://{shown}:{bound}/mcp")
 
     waiter = asyncio.get_running_loop().create_task(announce())
     try:
-        await web.serve()
+        await web.serve(sockets=[listening])
     finally:
         waiter.cancel()
+        listening.close()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (the first address the host resolves to)."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
