@@ -551,6 +551,46 @@ async def test_http() -> None:
     assert "Traceback" not in err, (code, err)
 
 
+_HTTP_CONTEXT = """
+import asyncio, sys
+from describedtypes import Context, Toolbox
+from describedtypes._serve.transports import serve_http
+
+def whoami(user: Context[str]) -> str:
+    \"\"\"Who is asking.\"\"\"
+    return f"you are {user}"
+
+def user_of(request):
+    return request.request.headers.get("x-user", "nobody")
+
+server = Toolbox([whoami]).mcp_server(name="users", context=user_of)
+asyncio.run(serve_http(server, "127.0.0.1", 0, ready=lambda url: print(url, file=sys.stderr,
+                                                                        flush=True)))
+"""
+
+
+async def test_http_context_sees_the_http_request() -> None:
+    """Over streamable HTTP the request context carries the HTTP request (its headers)."""
+    import httpx2
+
+    proc = subprocess.Popen([sys.executable, "-c", _HTTP_CONTEXT], cwd=ROOT, env=child_env(),
+                            stderr=subprocess.PIPE)
+    try:
+        url = stderr_line(proc).strip()
+        with anyio.fail_after(LIMIT):
+            async with (
+                httpx2.AsyncClient(headers={"x-user": "ada"}) as http,
+                streamable_http_client(url, http_client=http) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                result = await session.call_tool("whoami", {})
+    finally:
+        proc.kill()
+        stop(proc)
+    assert text(result) == "you are ada"
+
+
 async def test_http_ctrl_c_with_a_session_open() -> None:
     """Ctrl-C while a client holds a session (and its event stream) open still exits."""
     with http_server() as (proc, url):

@@ -228,12 +228,12 @@ def mcp_server(
         except MCPError:
             raise
         except SystemExit:  # a tool's sys.exit() ends its call, not the server
-            logger.exception("tool %.200r raised SystemExit", tool_name)
+            logger.exception("tool %s raised SystemExit", _logged(tool_name))
             return failed(
                 f"Tool {tool_name[:200]!r} failed: SystemExit (a tool cannot stop the server)."
             )
         except Exception:
-            logger.exception("tools/call %.200r failed inside the server", tool_name)
+            logger.exception("tools/call of %s failed inside the server", _logged(tool_name))
             return failed(
                 f"Tool {tool_name[:200]!r} failed: the server could not run it (its log says "
                 "why)."
@@ -296,6 +296,13 @@ def mcp_server(
                 f"declared return type (at {error.json_path}: {error.message[:200]})."
             )
         return types.CallToolResult(content=text(result.content), structured_content=structured)
+
+    def _logged(tool_name: str) -> str:
+        # A name the client sent is model text: it reaches the logs at DEBUG only.
+        if tool_name in toolbox:
+            return repr(tool_name)
+        logger.debug("the unknown tool name: %.200r", tool_name)
+        return "an unknown tool"
 
     server: Server[Any] = sdk.Server(
         name, version=version, instructions=instructions,
