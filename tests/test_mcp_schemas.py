@@ -37,6 +37,7 @@ from describedtypes import (
     encode,
     schema,
 )
+from describedtypes._codec.encode import json_value
 from describedtypes._serve.mcp import output_schema
 
 from .strategies import classes
@@ -205,6 +206,32 @@ def test_output_schema_validates_the_encoded_return(func: Any, wrapped: bool) ->
         assert out["required"] == ["result"]
         assert list(Draft202012Validator(out).iter_errors(encoded)) or not isinstance(
             encoded, dict)
+
+
+@given(classes(), st.sampled_from(["T", "list[T]", "T | None", "dict[str, T]"]), st.data())
+def test_structured_content_validates_against_the_output_schema(
+    pair: Any, shape: str, data: st.DataObject
+) -> None:
+    """For any class T and a return of T, list[T], T | None or dict[str, T], the encoded
+    return value (wrapped as the server wraps it) validates against the outputSchema,
+    with references into $defs resolving after the wrapping."""
+    cls, values = pair
+    returns = {"T": cls, "list[T]": list[cls], "T | None": cls | None,
+               "dict[str, T]": dict[str, cls]}[shape]
+
+    def tool() -> None:
+        """Returns a value."""
+
+    tool.__annotations__["return"] = returns
+    out, wrapped = output_schema(Tool(tool))
+    assert out is not None
+    assert wrapped is (shape in ("list[T]", "T | None"))
+    one = data.draw(values)
+    value = {"T": one, "list[T]": [one, one], "T | None": data.draw(st.none() | st.just(one)),
+             "dict[str, T]": {"k": one}}[shape]
+    encoded = json_value(value)
+    assert not list(Draft202012Validator(out).iter_errors(
+        {"result": encoded} if wrapped else encoded))
 
 
 def test_output_schema_rebases_references_to_a_recursive_root() -> None:
