@@ -189,11 +189,11 @@ class TestShapes:
         assert list(out) == ["name", "description", "parameters_json_schema"]
 
     def test_mcp_tools(self) -> None:
-        """MCP_TOOLS is an MCP tool with STANDARD rules and a display title."""
+        """MCP_TOOLS is an MCP tool with STANDARD rules, closed objects and a display title."""
         out = schema(Weather, MCP_TOOLS)
         assert out == {"name": "Weather", "title": "Weather",
                        "description": "Current weather for a city.",
-                       "inputSchema": self.BODY_STANDARD}
+                       "inputSchema": {**self.BODY_STANDARD, "additionalProperties": False}}
         assert list(out) == ["name", "title", "description", "inputSchema"]
 
     @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from ._schema.adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
     GEMINI,
+    MCP_ELICITATION,
     MCP_TOOLS,
     OPENAI,
     OPENAI_CHAT_TOOLS,
@@ -31,8 +32,9 @@ from ._schema.document import Problem
 from ._schema.graph import graph
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._schema.tokens import count_tokens
+from ._serve.mcp import mcp_server as _mcp_server
 from ._tools.tool import ParseArgs, Tool
-from ._tools.toolbox import Toolbox
+from ._tools.toolbox import Toolbox, install_mcp_server
 from ._types.annotate import Annotation, Registry, annotate
 from ._types.context import Context
 from ._vendors.replies import decode_response
@@ -76,6 +78,7 @@ __all__ = [
     "FrozenList",
     "GEMINI",
     "IncompleteReplyError",
+    "MCP_ELICITATION",
     "MCP_TOOLS",
     "MalformedLineError",
     "MaxTurnsError",
@@ -129,6 +132,11 @@ __all__ = [
 ]
 
 
+
+# Toolbox.mcp_server lives in _serve, a layer above _tools: the package root connects
+# them (see install_mcp_server). _serve.mcp imports the mcp SDK only when a server is made.
+install_mcp_server(_mcp_server)
+del install_mcp_server, _mcp_server
 
 
 def _own(names: list[str]) -> None:

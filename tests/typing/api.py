@@ -110,3 +110,20 @@ async def follow(chunks: AsyncIterator[str]) -> Weather | None:
         if not isinstance(value, Partial):
             return value
     return None
+
+
+def _serving(toolbox: Toolbox) -> None:
+    from typing import Any
+
+    from mcp.server import Server, ServerRequestContext
+    from typing_extensions import assert_type
+
+    from describedtypes import MCP_ELICITATION
+
+    def user_of(request: ServerRequestContext[Any]) -> str:
+        return str(request.request_id)
+
+    server = toolbox.mcp_server(name="weather", version="1.0", context=user_of)
+    assert_type(server, Server[Any])
+    form: Adapter = MCP_ELICITATION
+    print(schema(Weather, form))

@@ -17,6 +17,7 @@ import attrs
 
 from ..errors import SchemaError
 from .document import Document, Limits, Problem, Rule, document
+from .elicitation import ELICITATION_KEYWORDS, ELICITATION_RULES
 from .rules import (
     ANTHROPIC_RULES,
     GEMINI_RULES,
@@ -53,6 +54,7 @@ __all__ = [
     "ANTHROPIC",
     "GEMINI",
     "MCP_TOOLS",
+    "MCP_ELICITATION",
     "OPENAI_LIMITS",
     "ANTHROPIC_LIMITS",
 ]
@@ -196,6 +198,10 @@ class Adapter:
         strict: Objects are closed (``additionalProperties: false``) and list every
             property in ``required``; types that cannot be closed raise ``SchemaError``.
             Rules marked strict-only are checked only when this is True.
+        closed_objects: Objects are closed (``additionalProperties: false``), as under
+            ``strict``, but optional properties stay out of ``required``: for consumers
+            that validate with the schema and must refuse the unknown keys the decoder
+            refuses (MCP clients). Maps (``dict[str, T]``) stay open.
         nullable_optionals: Optional (``T | None``) fields are spelled as a union with
             null. When False they keep their type ``T``.
         emit_defaults: Emit ``default`` for fields whose default is a JSON value (never
@@ -235,12 +241,13 @@ class Adapter:
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.3.0
-       ``ref_any_of``.
+       ``ref_any_of``, ``closed_objects``.
     """
 
     name: str
     wrap: Wrapper = bare_body
     strict: bool = False
+    closed_objects: bool = False
     nullable_optionals: bool = False
     emit_defaults: bool = True
     ref_siblings: bool = True
@@ -425,14 +432,41 @@ GEMINI = Adapter(
 MCP_TOOLS = Adapter(
     name="MCP_TOOLS",
     wrap=mcp_tool,
+    closed_objects=True,
     object_root=True,
     root_description=False,
     name_pattern=_MCP_NAME,
     checks=MCP_RULES,
 )
-"""An MCP tool definition: ``{"name", "description", "inputSchema"}`` (STANDARD rules).
+"""An MCP tool definition: ``{"name", "title", "description", "inputSchema"}``.
+
+STANDARD rules, with every object closed (``additionalProperties: false``): an MCP
+client that validates a call with ``inputSchema`` refuses the unknown keys the decoder
+would refuse. Optional parameters stay out of ``required``.
 
 .. versionadded:: 0.1.0
+.. versionchanged:: 0.3.0 Objects are closed (``additionalProperties: false``).
+"""
+
+
+MCP_ELICITATION = Adapter(
+    name="MCP_ELICITATION",
+    object_root=True,
+    root_description=False,
+    keywords=ELICITATION_KEYWORDS,  # emitted, so the rule can refuse those a form lacks
+    checks=ELICITATION_RULES,
+)
+"""The ``requestedSchema`` of an MCP elicitation request (``elicitation/create``).
+
+The form a client shows the user: a flat object of string (``minLength``,
+``maxLength``, ``format`` email, uri, date or date-time), number, integer, boolean and
+string-enum fields (a ``list`` of an enum is a multi-select), each with its
+``description`` and ``default``. An optional field (``T | None = None``) is left out of
+``required``. Anything else (a nested class, a union, a ``time`` or ``UUID`` field, a
+``pattern``) is a ``SchemaError`` naming the field and the fix. ``decode(T,
+answer.content)`` reads an accepted answer.
+
+.. versionadded:: 0.3.0
 """
 
 

@@ -437,7 +437,7 @@ class Builder:
             },
             "required": ["key", "value"],
         }
-        if self.adapter.strict:
+        if self.adapter.strict or self.adapter.closed_objects:
             entry["additionalProperties"] = False
         self.rewrites.append(
             Rewrite(pointer or "/", "rewritten", "dict as an array of {key, value} objects")
@@ -523,7 +523,7 @@ class Builder:
         out: Json = {"type": "object", "properties": properties}
         if required or self.adapter.strict:
             out["required"] = required
-        if self.adapter.strict:
+        if self.adapter.strict or self.adapter.closed_objects:
             out["additionalProperties"] = False
         return out
 

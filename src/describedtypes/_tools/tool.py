@@ -13,6 +13,7 @@ import enum
 import inspect as _pyinspect
 import logging
 import time
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,6 +29,7 @@ from .._codec.problems import Invalid, decode_error, problem_lines
 from .._codec.values import exact_loads
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry, annotate, current_stamp
+from .._types.declared import unwrap_callable
 from .._types.inspector import ObjectNode
 from ..errors import ArgumentError, SchemaError
 from .plan import Plan, plan_for
@@ -208,6 +210,19 @@ class Tool:
     def accepted_parameters(self) -> list[str]:
         """Every argument name the model may send."""
         return list(self._current().accepted)
+
+    @property
+    def return_type(self) -> Any:
+        """The function's return annotation, evaluated; ``inspect.Signature.empty`` when
+        it has none (or it names something that cannot be found).
+
+        Read through partials, bound methods, callable objects and ``functools.wraps``
+        decorators, as the parameters are. An MCP server builds the tool's
+        ``outputSchema`` from it.
+
+        .. versionadded:: 0.3.0
+        """
+        return _return_hint(unwrap_callable(self.func)[0])
 
     def definition(self, llm_adapter: _adapters.Adapter) -> Any:
         """This tool's definition in ``llm_adapter``'s shape (e.g. ``OPENAI_TOOLS``).
@@ -549,6 +564,21 @@ def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
     return type(value).__name__
+
+
+def _return_hint(target: Any) -> Any:
+    """The evaluated return annotation of ``target``, or ``Signature.empty``."""
+    empty = _pyinspect.Signature.empty
+    try:
+        return typing.get_type_hints(target, include_extras=True).get("return", empty)
+    except Exception:  # a parameter's annotation may be the one that cannot be evaluated
+        raw = (getattr(target, "__annotations__", None) or {}).get("return", empty)
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return eval(raw, dict(getattr(target, "__globals__", {})))  # as typing evaluates it
+    except Exception:
+        return empty
 
 
 def _content(value: Any) -> str:

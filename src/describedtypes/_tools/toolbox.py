@@ -35,6 +35,8 @@ from .running import (
 
 if TYPE_CHECKING:
     import asyncio
+
+    from mcp.server import Server
 else:  # imported when a tool first runs asynchronously: it is slow to import
     asyncio = _LazyModule("asyncio", globals())
 
@@ -48,7 +50,20 @@ from .tool import (
     listing,
 )
 
-__all__ = ["Toolbox"]
+__all__ = ["Toolbox", "install_mcp_server"]
+
+# Toolbox.mcp_server is built by describedtypes._serve.mcp, a layer above this one, which
+# this module may not import (the import-linter contract in pyproject.toml). The package
+# root, which sits above every layer, hands the function down once, at import time:
+# describedtypes/__init__.py calls install_mcp_server. Importing any part of the package
+# runs that __init__ first, so the function is always there when a Toolbox exists.
+_mcp_server: Callable[..., Any] | None = None
+
+
+def install_mcp_server(factory: Callable[..., Any]) -> None:
+    """Set the function behind ``Toolbox.mcp_server`` (``_serve.mcp.mcp_server``)."""
+    global _mcp_server
+    _mcp_server = factory
 
 
 class Toolbox:
@@ -308,6 +323,56 @@ class Toolbox:
             msg = f"{llm_adapter.name} would reject these tools together: {text}"
             raise SchemaError(msg)
         return found
+
+    def mcp_server(
+        self,
+        *,
+        name: str,
+        version: str = "",
+        instructions: str | None = None,
+        context: Callable[[Any], Any] | None = None,
+    ) -> Server[Any]:
+        """An MCP server (the official ``mcp`` SDK's ``mcp.server.Server``) for these tools.
+
+        ``tools/list`` gives each tool's ``MCP_TOOLS`` definition (every object closed,
+        so a client validating with ``inputSchema`` refuses the keys the decoder would)
+        plus an ``outputSchema`` from its return annotation: an object as it is,
+        anything else wrapped as ``{"result": ...}``; in registration order, the same on
+        every call. ``tools/call`` runs ``acall``, so strict decoding, timeouts, the
+        error policy and ``max_result_chars`` apply: the answer is ``structuredContent``
+        (the whole encoded value, for a tool with an ``outputSchema``) plus a text block
+        (``ToolResult.content``, within the result budget), or ``isError: true`` with
+        the message the model can correct itself from. An unknown tool name is a
+        JSON-RPC error ``-32602`` (a protocol error, as the MCP specification has it)
+        whose message is the toolbox's "Unknown tool ..." text. Per-turn limits
+        (``max_calls_per_turn``, ``max_result_chars_per_turn``) do not apply: each
+        ``tools/call`` is one call.
+
+        Serve it with the SDK (``server.run(read, write,
+        server.create_initialization_options())``, ``server.streamable_http_app()``) or
+        with ``describedtypes mcp module:toolbox`` (stdio, or ``--http HOST:PORT``).
+
+        Args:
+            name: The server's name, as clients show it.
+            version: The server's version.
+            instructions: What the client may tell the model about these tools.
+            context: Called once per ``tools/call`` of a tool with ``Context``
+                parameters, with the SDK's ``ServerRequestContext`` (its ``session``
+                sends elicitation requests, ``request_id``, ``meta``, ``request``: the
+                HTTP request over streamable HTTP); its return value (or awaited
+                value) fills those parameters. None passes the request context itself.
+
+        Raises:
+            ModuleNotFoundError: The ``mcp`` SDK is not installed (the ``mcp`` extra).
+            SchemaError: A tool cannot be described as an MCP tool.
+
+        .. versionadded:: 0.3.0
+        """
+        assert _mcp_server is not None, "describedtypes/__init__.py installs it"
+        server: Server[Any] = _mcp_server(
+            self, name=name, version=version, instructions=instructions, context=context
+        )
+        return server
 
     def _unknown(self, name: Any, call_id: str | None) -> ToolResult:
         shown = name if isinstance(name, str) else brief(name)

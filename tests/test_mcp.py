@@ -1,0 +1,697 @@
+"""A Toolbox served over MCP, checked with the SDK's own client (``mcp.ClientSession``).
+
+The same scenario (list, good, wrong, raising, slow, lying, hostile calls, elicitation)
+runs in memory, over stdio (``describedtypes mcp`` in a subprocess) and over streamable
+HTTP on 127.0.0.1. Every async scenario runs under ``anyio.fail_after`` and every
+subprocess wait has a timeout, so the suite never hangs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp import ClientSession, MCPError
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.memory import create_client_server_memory_streams
+
+from describedtypes import MCP_TOOLS, SchemaError, Toolbox
+
+from . import mcp_tools
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = str(ROOT / "src")
+LIMIT = 30.0  # seconds any one scenario may take (a hang fails, it never waits forever)
+TARGET = "tests.mcp_tools:toolbox"
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+# -- connecting ------------------------------------------------------------------------
+
+
+async def answer_booking(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The user's side of an elicitation: check the form, fill it in."""
+    asked = params.requested_schema  # type: ignore[union-attr]
+    assert asked == {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "day": {"type": "string", "format": "date"},
+            "seats": {"type": "integer", "default": 1},
+            "window": {"type": "boolean"},
+        },
+        "required": ["name", "day"],
+    }
+    return types.ElicitResult(action="accept", content={"name": "Ada", "day": "2026-09-01"})
+
+
+@contextlib.asynccontextmanager
+async def in_memory(server: Any, **session_kw: Any) -> AsyncIterator[ClientSession]:
+    async with (
+        create_client_server_memory_streams() as (client_streams, server_streams),
+        anyio.create_task_group() as tg,
+    ):
+        tg.start_soon(lambda: server.run(*server_streams, server.create_initialization_options()))
+        async with ClientSession(*client_streams, **session_kw) as session:
+            await session.initialize()
+            yield session
+        tg.cancel_scope.cancel()
+
+
+@contextlib.asynccontextmanager
+async def over_stdio() -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "describedtypes", "mcp", TARGET],
+        cwd=str(ROOT), env=child_env(),
+    )
+    with open(os.devnull, "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, elicitation_callback=answer_booking) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+@contextlib.asynccontextmanager
+async def over_http(url: str) -> AsyncIterator[ClientSession]:
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write, elicitation_callback=answer_booking) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def stderr_line(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> str:
+    """The next line the process writes to stderr, waiting at most ``timeout`` seconds."""
+    assert proc.stderr is not None
+    ready, _, _ = select.select([proc.stderr], [], [], timeout)
+    assert ready, f"the server said nothing on stderr within {timeout} s"
+    return proc.stderr.readline().decode()
+
+
+@contextlib.contextmanager
+def http_server(target: str = TARGET) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``describedtypes mcp --http 127.0.0.1:0`` (a free port) and its URL; stopped after."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "describedtypes", "mcp", "--http", "127.0.0.1:0", target],
+        cwd=ROOT, env=child_env(), stderr=subprocess.PIPE,
+    )
+    try:
+        line = stderr_line(proc)
+        assert line.startswith("serving MCP on http://127.0.0.1:"), line
+        url = line.split()[-1]
+        assert url.endswith("/mcp")  # the SDK's default path
+        yield proc, url
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stderr is not None and not proc.stderr.closed:
+            proc.stderr.close()
+
+
+# -- the scenario every transport runs ---------------------------------------------------
+
+
+def text(result: types.CallToolResult) -> str:
+    assert len(result.content) == 1
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+async def scenario(session: ClientSession) -> None:
+    first = await session.list_tools()
+    second = await session.list_tools()
+    names = [t.name for t in first.tools]
+    assert names == mcp_tools.toolbox.names == [t.name for t in second.tools]
+    by_name = {t.name: t for t in first.tools}
+    for tool in first.tools:
+        assert tool.input_schema["additionalProperties"] is False
+    place = by_name["locate"].input_schema["properties"]["place"]
+    assert place["additionalProperties"] is False
+    assert by_name["locate"].input_schema["required"] == ["place"]  # optional stays optional
+    assert by_name["untyped"].output_schema is None
+    assert by_name["add"].output_schema == {
+        "type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]
+    }
+
+    good = await session.call_tool("add", {"a": 2, "b": 3})
+    assert not good.is_error
+    assert good.structured_content == {"result": 5}
+    assert text(good) == "5"
+
+    weather = await session.call_tool("get_weather", {"city": "Paris"})  # the client validates
+    assert weather.structured_content == {
+        "city": "Paris", "temperature": 21.5, "unit": "celsius"
+    }
+    assert json.loads(text(weather)) == weather.structured_content
+
+    deep = await session.call_tool("tree", {"depth": 3})  # recursion under {"result": ...}
+    assert deep.structured_content is not None
+    assert deep.structured_content["result"]["children"][0]["name"] == "level 1"
+    empty = await session.call_tool("tree", {"depth": -1})
+    assert empty.structured_content == {"result": None}
+
+    wrong = await session.call_tool("add", {"a": "two", "b": 3})
+    assert wrong.is_error
+    assert wrong.structured_content is None
+    assert text(wrong) == (
+        "Invalid arguments for tool 'add':\n"
+        '- $.a: expected integer, got string "two"\n'
+        "Required parameters: a, b. Accepted parameters: a, b."
+    )
+    extra = await session.call_tool("add", {"a": 1, "b": 2, "c": 3})
+    assert extra.is_error
+    assert "$.c" in text(extra)
+
+    raised = await session.call_tool("explode", {"reason": "x"})
+    assert raised.is_error
+    assert text(raised) == "Tool 'explode' failed: RuntimeError: boom: x\\nsecond line"
+
+    slow = await session.call_tool("slow", {"seconds": 30})
+    assert slow.is_error
+    assert text(slow) == (
+        "Tool 'slow' timed out: it did not finish within its time limit of 0.3 seconds."
+    )
+    slow_sync = await session.call_tool("slow_sync", {"seconds": 1.5})
+    assert slow_sync.is_error
+    assert "timed out" in text(slow_sync)
+
+    long = await session.call_tool("big", {"n": 5000})
+    assert not long.is_error
+    assert long.structured_content is not None
+    assert long.structured_content["result"] == "x" * 5000  # the whole value
+    assert text(long).startswith("x" * 1000 + "\n[The result was cut here")  # the budget
+
+    liar = await session.call_tool("liar", {})
+    assert liar.is_error
+    assert "does not match its declared return type" in text(liar)
+
+    gone = await session.call_tool("leave", {})
+    assert gone.is_error
+    assert "SystemExit" in text(gone)
+
+    printed = await session.call_tool("noisy", {"text": "hello"})
+    assert printed.structured_content == {"result": "hello"}
+
+    # A slow call does not hold up the others: both are answered, each with its own.
+    answers: dict[str, types.CallToolResult] = {}
+
+    async def run(name: str, arguments: dict[str, Any]) -> None:
+        answers[name] = await session.call_tool(name, arguments)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, "slow_sync", {"seconds": 0.2})
+        tg.start_soon(run, "add", {"a": 20, "b": 22})
+    assert answers["add"].structured_content == {"result": 42}
+    assert answers["slow_sync"].structured_content == {"result": "done"}
+
+    plain = await session.call_tool("untyped", {"x": 1})
+    assert not plain.is_error
+    assert plain.structured_content is None
+    assert text(plain) == '{"x":1}'
+
+    booked = await session.call_tool("book", {})
+    assert not booked.is_error
+    assert text(booked) == "Ada on 01 Sep, 1 seat(s)"
+
+    with pytest.raises(MCPError) as unknown:
+        await session.call_tool("ad", {})
+    assert unknown.value.code == types.INVALID_PARAMS
+    assert unknown.value.message.startswith("Unknown tool 'ad'. Did you mean 'add'?")
+
+    # Hostile arguments: deep nesting, a huge number; the server answers and lives on.
+    nested: Any = "x"
+    for _ in range(150):
+        nested = [nested]
+    hostile = await session.call_tool("locate", {"place": {"lat": 1, "lon": 2}, "tags": nested})
+    assert hostile.is_error
+    assert text(hostile).startswith("Invalid arguments for tool 'locate'")
+    huge = await session.call_tool("add", {"a": "9" * 200_000, "b": 1})
+    assert huge.is_error
+    assert len(text(huge)) < 2000
+    again = await session.call_tool("add", {"a": 1, "b": 1})
+    assert again.structured_content == {"result": 2}
+
+
+# -- in memory ---------------------------------------------------------------------------
+
+
+async def test_in_memory() -> None:
+    """The whole scenario against the server in this process."""
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo", version="1.2")
+        async with in_memory(server, elicitation_callback=answer_booking) as session:
+            assert session.server_info is not None
+            assert (session.server_info.name, session.server_info.version) == ("demo", "1.2")
+            await scenario(session)
+
+
+async def test_a_2026_era_client() -> None:
+    """mcp.Client reaches the 2026-07-28 protocol (no initialize): listing and calls work;
+    elicitation, which needs a back-channel that era lacks, fails the tool with the SDK's
+    NoBackChannelError."""
+    from mcp import Client
+
+    with anyio.fail_after(LIMIT):
+        async with Client(mcp_tools.toolbox.mcp_server(name="demo")) as client:
+            assert client.protocol_version == "2026-07-28"
+            listed = await client.list_tools()
+            assert [t.name for t in listed.tools] == mcp_tools.toolbox.names
+            good = await client.call_tool("get_weather", {"city": "Oslo"})
+            assert good.structured_content == {
+                "city": "Oslo", "temperature": 21.5, "unit": "celsius"
+            }
+            booked = await client.call_tool("book", {})
+            with pytest.raises(MCPError) as unknown:
+                await client.call_tool("ad", {})
+    assert booked.is_error
+    assert text(booked).startswith("Tool 'book' failed: NoBackChannelError:")
+    assert unknown.value.code == types.INVALID_PARAMS
+
+
+async def test_listing_is_the_mcp_tools_definitions() -> None:
+    """tools/list carries each MCP_TOOLS definition unchanged, in registration order."""
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo")
+        async with in_memory(server) as session:
+            listed = (await session.list_tools()).tools
+    definitions = mcp_tools.toolbox.definitions(MCP_TOOLS)
+    for tool, definition in zip(listed, definitions, strict=True):
+        assert tool.name == definition["name"]
+        assert tool.title == definition["title"]
+        assert tool.description == definition.get("description")
+        assert tool.input_schema == definition["inputSchema"]
+
+
+async def test_listing_follows_the_toolbox() -> None:
+    """A tool added after the server was made is listed and callable; a removed one is not."""
+    box = Toolbox([mcp_tools.add])
+    with anyio.fail_after(LIMIT):
+        server = box.mcp_server(name="growing")
+        async with in_memory(server) as session:
+            assert [t.name for t in (await session.list_tools()).tools] == ["add"]
+            box.add(mcp_tools.big)
+            assert [t.name for t in (await session.list_tools()).tools] == ["add", "big"]
+            result = await session.call_tool("big", {"n": 3})
+            assert result.structured_content == {"result": "xxx"}
+            box.remove("add")
+            assert [t.name for t in (await session.list_tools()).tools] == ["big"]
+            with pytest.raises(MCPError):
+                await session.call_tool("add", {"a": 1, "b": 2})
+
+
+async def test_context_callback_sees_the_request() -> None:
+    """The context callback gets the SDK's request context, once per call of a Context tool."""
+    seen: list[Any] = []
+
+    def context(request: Any) -> str:
+        seen.append(request)
+        return f"request {request.request_id} on {request.method}"
+
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo", context=context)
+        async with in_memory(server) as session:
+            await session.call_tool("add", {"a": 1, "b": 2})  # no Context: not called
+            result = await session.call_tool("who", {})
+    [request] = seen
+    assert text(result) == f"request {request.request_id} on tools/call"
+    assert request.session is not None
+    assert request.request is None
+
+
+async def test_async_context_callback() -> None:
+    """A coroutine function works as the callback: its awaited value is passed."""
+
+    async def context(request: Any) -> str:
+        await anyio.sleep(0)
+        return "from a coroutine"
+
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo", context=context)
+        async with in_memory(server) as session:
+            result = await session.call_tool("who", {})
+    assert text(result) == "from a coroutine"
+
+
+async def test_default_context_is_the_request_context() -> None:
+    """Without a callback, a Context parameter receives the SDK's ServerRequestContext."""
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo")
+        async with in_memory(server) as session:
+            result = await session.call_tool("who", {})
+    assert text(result) == "ServerRequestContext"
+
+
+async def test_context_callback_failure_is_an_error_result() -> None:
+    """A raising callback fails that call with a neutral message; the server goes on."""
+
+    def context(request: Any) -> Any:
+        raise LookupError("no session store at db://secret")
+
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo", context=context)
+        async with in_memory(server) as session:
+            result = await session.call_tool("who", {})
+            ok = await session.call_tool("add", {"a": 1, "b": 2})
+    assert result.is_error
+    assert text(result) == (
+        "Tool 'who' could not be run: the server failed to prepare its context."
+    )
+    assert ok.structured_content == {"result": 3}
+
+
+async def test_elicitation_declined() -> None:
+    """A declined elicitation reaches the tool as the answer's action."""
+
+    async def decline(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo")
+        async with in_memory(server, elicitation_callback=decline) as session:
+            result = await session.call_tool("book", {})
+    assert text(result) == "decline"
+
+
+async def test_elicitation_answer_that_does_not_decode() -> None:
+    """An answer the strict decoder refuses fails the tool with the decoder's report."""
+
+    async def sloppy(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Ada", "day": "soon"})
+
+    with anyio.fail_after(LIMIT):
+        server = mcp_tools.toolbox.mcp_server(name="demo")
+        async with in_memory(server, elicitation_callback=sloppy) as session:
+            result = await session.call_tool("book", {})
+    assert result.is_error
+    assert text(result).startswith("Tool 'book' failed: DecodeError:")
+    assert "$.day" in text(result)
+
+
+def test_server_refuses_tools_mcp_cannot_describe() -> None:
+    """A tool name MCP does not accept is a SchemaError when the server is made."""
+    box = Toolbox()
+    box.add(mcp_tools.add, name="add numbers")
+    with pytest.raises(SchemaError, match="add numbers"):
+        box.mcp_server(name="demo")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"name": ""}, "name must be a non-empty str"),
+     ({"name": "x", "version": 1}, "version must be a str"),
+     ({"name": "x", "context": "session"}, "context must be a function")],
+)
+def test_bad_options(options: dict[str, Any], message: str) -> None:
+    """Wrong arguments to mcp_server say which and what is expected."""
+    with pytest.raises(TypeError, match=message):
+        mcp_tools.toolbox.mcp_server(**options)
+
+
+# -- stdio ---------------------------------------------------------------------------------
+
+
+async def test_stdio() -> None:
+    """The whole scenario against ``describedtypes mcp TARGET`` over stdio."""
+    with anyio.fail_after(LIMIT):
+        async with over_stdio() as session:
+            assert session.server_info is not None
+            assert session.server_info.name == "mcp_tools"  # TARGET's module
+            await scenario(session)
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "test", "version": "0"}}}
+
+
+def start_stdio() -> subprocess.Popen[bytes]:
+    """The stdio server, initialized, with a sync tool running and stdin left open."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "describedtypes", "mcp", TARGET], cwd=ROOT, env=child_env(),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    proc.stdin.write((json.dumps(INIT) + "\n").encode())
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], 20)
+    assert ready, "no answer to initialize within 20 s"
+    assert b'"result"' in proc.stdout.readline()
+    for message in (
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "slow_sync", "arguments": {"seconds": 0.25}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ):
+        proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], 20)
+    assert ready
+    assert b'"id":3' in proc.stdout.readline()
+    return proc
+
+
+def stop(proc: subprocess.Popen[bytes], *signals: int) -> tuple[int, str]:
+    """Send ``signals`` (stdin stays open) and wait at most 15 s: the status and stderr."""
+    try:
+        for signum in signals:
+            proc.send_signal(signum)
+        code = proc.wait(15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        assert proc.stderr is not None
+        err = proc.stderr.read().decode()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    return code, err
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_stdio_ctrl_c_exits_cleanly(signals: int) -> None:
+    """Ctrl-C (once or twice) ends the stdio server with 130 and no traceback, though
+    stdin is still open and a sync tool still runs; it is the server stopping, not the
+    watchdog leaving."""
+    code, err = stop(start_stdio(), *[signal.SIGINT] * signals)
+    assert code == 130, err
+    assert "Traceback" not in err, err
+    assert "KeyboardInterrupt" not in err, err
+    assert "leaving now" not in err, err
+
+
+def test_stdio_sigterm_exits_zero() -> None:
+    """SIGTERM stops the stdio server with 0."""
+    code, err = stop(start_stdio(), signal.SIGTERM)
+    assert code == 0, err
+    assert "Traceback" not in err, err
+
+
+def test_stdio_eof_exits_zero() -> None:
+    """The client closing stdin ends the server with 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "describedtypes", "mcp", TARGET], cwd=ROOT, env=child_env(),
+        input=(json.dumps(INIT) + "\n").encode(), capture_output=True, timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b'"result"' in done.stdout
+    assert b"Traceback" not in done.stderr
+
+
+# -- streamable HTTP -----------------------------------------------------------------------
+
+
+async def test_http() -> None:
+    """The whole scenario over streamable HTTP, then a second session on the same server;
+    Ctrl-C stops it with no traceback."""
+    with http_server("tests/mcp_tools.py:toolbox") as (proc, url):
+        with anyio.fail_after(LIMIT):
+            async with over_http(url) as session:
+                await scenario(session)
+            async with over_http(url) as again:
+                listed = (await again.list_tools()).tools
+                assert [t.name for t in listed] == mcp_tools.toolbox.names
+        code, err = stop(proc, signal.SIGINT)
+    assert code == 130, (code, err)
+    assert "Traceback" not in err, (code, err)
+
+
+_HTTP_CONTEXT = """
+import asyncio, sys
+from describedtypes import Context, Toolbox
+from describedtypes._serve.transports import serve_http
+
+def whoami(user: Context[str]) -> str:
+    \"\"\"Who is asking.\"\"\"
+    return f"you are {user}"
+
+def user_of(request):
+    return request.request.headers.get("x-user", "nobody")
+
+server = Toolbox([whoami]).mcp_server(name="users", context=user_of)
+asyncio.run(serve_http(server, "127.0.0.1", 0, ready=lambda url: print(url, file=sys.stderr,
+                                                                        flush=True)))
+"""
+
+
+async def test_http_context_sees_the_http_request() -> None:
+    """Over streamable HTTP the request context carries the HTTP request (its headers)."""
+    import httpx2
+
+    proc = subprocess.Popen([sys.executable, "-c", _HTTP_CONTEXT], cwd=ROOT, env=child_env(),
+                            stderr=subprocess.PIPE)
+    try:
+        url = stderr_line(proc).strip()
+        with anyio.fail_after(LIMIT):
+            async with (
+                httpx2.AsyncClient(headers={"x-user": "ada"}) as http,
+                streamable_http_client(url, http_client=http) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                result = await session.call_tool("whoami", {})
+    finally:
+        proc.kill()
+        stop(proc)
+    assert text(result) == "you are ada"
+
+
+async def test_http_ctrl_c_with_a_session_open() -> None:
+    """Ctrl-C while a client holds a session (and its event stream) open still exits."""
+    with http_server() as (proc, url):
+        with anyio.fail_after(LIMIT):
+            async with over_http(url) as session:
+                await session.list_tools()
+                proc.send_signal(signal.SIGINT)
+                while proc.poll() is None:
+                    await anyio.sleep(0.05)
+        code, err = stop(proc)
+    assert code == 130, (code, err)
+    assert "Traceback" not in err, (code, err)
+
+
+# -- the command line's errors ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["mcp", "tests.mcp_tools:Weather"], "is a type, not a Toolbox"),
+     (["mcp", "tests.mcp_tools:nothing"], "has no attribute 'nothing'"),
+     (["mcp", "--http", "localhost", TARGET], "--http takes HOST:PORT"),
+     (["mcp", "--http", "127.0.0.1:99999", TARGET], "--http takes HOST:PORT")],
+)
+def test_cli_usage_errors(argv: list[str], message: str) -> None:
+    """A TARGET that is not a Toolbox, or a bad address, is exit 2 with one line."""
+    done = subprocess.run(
+        [sys.executable, "-m", "describedtypes", *argv], cwd=ROOT, env=child_env(),
+        capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 2, done.stderr
+    # Besides what tests/mcp_tools.py prints when imported (to stderr: over stdio the
+    # standard output is the wire), one line.
+    [line] = [line for line in done.stderr.splitlines() if line != "mcp_tools imported"]
+    assert line.startswith("error: ")
+    assert message in line
+
+
+def test_cli_port_in_use() -> None:
+    """A port another socket holds is exit 2 with one line saying so."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "describedtypes", "mcp", "--http", f"127.0.0.1:{port}",
+             TARGET], cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=30,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"error: cannot serve on 127.0.0.1:{port}: Address already in use\n"
+
+
+# -- without the SDK -----------------------------------------------------------------------------
+
+_BLOCK_MCP = """
+import sys
+
+class BlockMCP:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("mcp", "mcp_types"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, BlockMCP())
+"""
+
+
+def run_without_mcp(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_BLOCK_MCP) + textwrap.dedent(code), *args],
+        cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_without_mcp_the_error_names_the_extra() -> None:
+    """Without the SDK, importing the package works (and never imports mcp), and making a
+    server is a ModuleNotFoundError that says which extra to install."""
+    done = run_without_mcp("""
+        import describedtypes
+        assert not any(m.split(".")[0] in ("mcp", "mcp_types") for m in sys.modules)
+        from tests.mcp_tools import toolbox
+        try:
+            toolbox.mcp_server(name="demo")
+        except ModuleNotFoundError as exc:
+            print(exc.name, exc)
+    """)
+    assert done.returncode == 0, done.stderr
+    told = done.stdout.splitlines()[-1]  # after what tests/mcp_tools.py prints
+    assert told.startswith("mcp serving a Toolbox over MCP needs the MCP SDK (mcp>=2.3)")
+    assert "pip install 'describedtypes[mcp]'" in told
+
+
+def test_without_mcp_the_command_exits_2() -> None:
+    """``describedtypes mcp`` without the SDK is exit 2 with one line naming the extra."""
+    done = run_without_mcp("""
+        from describedtypes._cli.main import main
+        sys.exit(main(["mcp", sys.argv[1]]))
+    """, TARGET)
+    assert done.returncode == 2, done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line != "mcp_tools imported"]
+    assert line.startswith("error: serving a Toolbox over MCP needs the MCP SDK (mcp>=2.3)")
+    assert line.endswith("install the extra: pip install 'describedtypes[mcp]'")
