@@ -329,7 +329,9 @@ XGRAMMAR = Engine(
                         "minLength", "maxLength", "pattern", "format", "patternProperties"},
     ignores=_UNSATISFIABLE | {"oneOf", "allOf"},
     rejects=frozenset(),
-    integer_keywords=_NUMERIC,
+    # xgrammar holds multipleOf on a bare integer, but vLLM's and SGLang's checks refuse
+    # it before compiling (vLLM's auto then falls back to guidance).
+    integer_keywords=_BOUNDS,
     number_keywords=frozenset(),
     string_keywords=frozenset({"pattern"}),
     array_keywords=frozenset({"minItems", "maxItems"}),
@@ -343,6 +345,8 @@ XGRAMMAR = Engine(
         "word boundaries", "unicode classes"})),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
+        ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
+         "it before compiling (HTTP 400, or vLLM's auto falls back to guidance)"),
         *((f"string {k}", f"refuses every escape (such as \\n or \\u00e9) in a string "
            f"with {k}") for k in sorted(_LENGTHS)),
     ),
@@ -351,7 +355,8 @@ XGRAMMAR = Engine(
         "lengths go into the description",
         "a number with a bound refuses exponents and more than 6 fraction digits: "
         "number bounds go into the description",
-        "multipleOf holds on a bare integer only",
+        "multipleOf holds on a bare integer only, and vLLM's and SGLang's own checks refuse "
+        "it before compiling: it goes into the description",
         "a length beside a pattern or format is dropped",
         "oneOf is read as anyOf; allOf keeps one branch",
         "keywords beside $ref or anyOf are ignored",
