@@ -18,7 +18,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -49,7 +49,7 @@ def llguidance_compiler() -> Callable[[dict[str, Any]], object]:
         eos_token_id = EOS
         bos_token_id = None
         tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-        special_token_ids = [EOS]
+        special_token_ids: ClassVar[list[int]] = [EOS]
 
         def __call__(self, text: str | bytes) -> list[int]:
             return list(text.encode() if isinstance(text, str) else text)

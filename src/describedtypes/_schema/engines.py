@@ -222,6 +222,7 @@ class Engine:
         open_objects: An object without ``additionalProperties`` takes extra keys.
         siblings_of_ref: Keywords beside ``$ref`` hold.
         siblings_of_any_of: Keywords beside ``anyOf`` hold.
+        required_needs_properties: ``required`` is read only beside ``properties``.
         max_integer_digits: Digits an integer (or a number's integral part) may have.
         notes: The engine's other limits and bugs, in words.
 
@@ -249,6 +250,7 @@ class Engine:
     open_objects: bool = False
     siblings_of_ref: bool = False
     siblings_of_any_of: bool = False
+    required_needs_properties: bool = True
     max_integer_digits: int | None = None
     notes: tuple[str, ...] = ()
 
@@ -389,6 +391,7 @@ LLGUIDANCE = Engine(
     open_objects=True,
     siblings_of_ref=True,
     siblings_of_any_of=True,
+    required_needs_properties=False,
     notes=(
         "an object without additionalProperties takes extra keys (vLLM closes them only "
         "with disable_additional_properties): every object is sent closed",
@@ -538,7 +541,13 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
             if (kw in _NUMERIC) != (kind in ("integer", "number")):
                 continue
             why = engine.keeps(kw, kind, patterned=patterned, bounded=bounded)
-            if why is not None:
+            if why is None:
+                continue
+            if any(where == f"{kind} {kw}" for where, _ in engine.over_strict):
+                yield doc.problem(f"{at}/{kw}", "engine.over-strict",
+                                  f"{why}, so the model cannot write some valid values; "
+                                  f"{_DESCRIBE}")
+            else:
                 yield doc.problem(f"{at}/{kw}", "engine.ignored",
                                   f"{why}, so the model may write values that break it; "
                                   f"{_DESCRIBE}")
@@ -587,7 +596,8 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                               f"items: false fails to convert in {engine.name} (HTTP 400); "
                               "leave it out: prefixItems alone closes the array there")
         if kind == "object" or "properties" in s:
-            if "required" in s and not is_map(s.get("properties")):
+            if ("required" in s and not is_map(s.get("properties"))
+                    and engine.required_needs_properties):
                 yield doc.problem(at, "engine.ignored",
                                   f"required without properties is not read by {engine.name}; "
                                   "list the required keys under properties too")
