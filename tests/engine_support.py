@@ -39,6 +39,7 @@ __all__ = [
     "Unspellable",
     "allowed_errors",
     "harness",
+    "xgrammar_precheck",
     "spell",
 ]
 
@@ -267,6 +268,52 @@ def harness(engine_name: str) -> Harness:
     if engine_name not in _MADE:
         _MADE[engine_name] = _HARNESSES[engine_name]()
     return _MADE[engine_name]
+
+
+# -- the servers' own checks before they compile with xgrammar ----------------------------
+
+# vLLM's list (vllm/v1/structured_output/backend_xgrammar.py, STRING_SUPPORTED_FORMATS).
+_XGRAMMAR_FORMATS = frozenset({
+    "email", "date", "time", "date-time", "duration", "ipv4", "ipv6", "hostname", "uuid", "uri",
+    "uri-reference", "uri-template", "json-pointer", "relative-json-pointer",
+})
+
+
+def xgrammar_precheck(schema_part: Any) -> list[str]:
+    """What vLLM's and SGLang's checks refuse before compiling with xgrammar (re-stated).
+
+    vLLM's ``has_xgrammar_unsupported_json_features`` (auto then falls back to guidance,
+    an explicit xgrammar backend answers 400) and SGLang's json_schema_validation.py both
+    refuse: ``multipleOf``; ``uniqueItems`` and ``contains``; a format off the list; a
+    pattern or format beside a length; ``patternProperties``, ``propertyNames``,
+    ``dependentSchemas``. Returns what it found, empty when the body passes.
+    """
+    found: list[str] = []
+
+    def visit(part: Any, where: str) -> None:
+        if isinstance(part, list):
+            for i, item in enumerate(part):
+                visit(item, f"{where}/{i}")
+            return
+        if not isinstance(part, dict):
+            return
+        for key in ("multipleOf", "uniqueItems", "contains", "patternProperties",
+                    "propertyNames", "dependentSchemas"):
+            if key in part:
+                found.append(f"{where}/{key}")
+        fmt = part.get("format")
+        if isinstance(fmt, str) and fmt not in _XGRAMMAR_FORMATS:
+            found.append(f"{where}/format")
+        if ("pattern" in part or "format" in part) and (
+            "minLength" in part or "maxLength" in part
+        ):
+            found.append(f"{where}: pattern or format beside a length")
+        for key, value in part.items():
+            if key not in ("enum", "const", "default") and isinstance(value, (dict, list)):
+                visit(value, f"{where}/{key}")
+
+    visit(schema_part, "")
+    return found
 
 
 # -- what a walked document may fail to decode on -------------------------------------------

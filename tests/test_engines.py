@@ -62,7 +62,7 @@ from describedtypes._schema.engines import (
 )
 from describedtypes._schema.engines import XGRAMMAR as XGRAMMAR_ENGINE
 
-from .engine_support import WALK_BUGS, Unspellable, allowed_errors, harness
+from .engine_support import WALK_BUGS, Unspellable, allowed_errors, harness, xgrammar_precheck
 from .strategies import TypeAndValues, classes
 
 GUIDANCE = [VLLM.replace(backend="guidance"), VLLM_TOOLS.replace(backend="guidance"),
@@ -120,6 +120,8 @@ def verify(engine_name: str, adapter: Adapter, cv: TypeAndValues, use_references
     cls, instances = cv
     engine = harness(engine_name)
     body = body_of(cls, adapter, use_references)
+    if engine_name == "xgrammar":
+        assert xgrammar_precheck(body) == [], (xgrammar_precheck(body), body)
     compiled = engine.compile(body)
     _note(f"{engine_name}: body compiled")
     unstructure = make_converter(adapter).unstructure
@@ -323,6 +325,13 @@ def test_format_patterns_are_in_every_dialect(pattern: str) -> None:
 
 
 # -- adapters as data -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("adapter", XGRAMMAR)
+def test_xgrammar_bodies_pass_the_servers_own_checks(adapter: Adapter) -> None:
+    """vLLM would otherwise fall back to guidance (or answer 400), SGLang answer 400."""
+    assert xgrammar_precheck(body_of(Kept, adapter, False)) == []
+    assert xgrammar_precheck({"type": "integer", "multipleOf": 3}) == ["/multipleOf"]
 
 
 def test_backends_are_chosen_by_the_servers_names() -> None:
