@@ -266,37 +266,40 @@ def _bug_body(schema_part: dict[str, Any]) -> dict[str, Any]:
             "additionalProperties": False}
 
 
-#: Engine bugs the tables route around: (engine, schema, a valid value it refuses or an
-#: invalid one it takes, what the adapter does instead). If one stops holding, the table
-#: row can change: the test says which.
+#: Engine bugs the tables route around: (engine, schema, reply text, whether that text is
+#: valid, what the adapter does instead). Each bug refuses a valid text or takes an
+#: invalid one; if that stops, the table row can change, and the test says which.
 BUGS = [
-    ("xgrammar", {"type": "string", "maxLength": 5}, '"a\\nb"',
+    ("xgrammar", {"type": "string", "maxLength": 5}, '"a\\nb"', True,
      "lengths are described under xgrammar"),
-    ("xgrammar", {"type": "number", "minimum": 0}, "5e0",
+    ("xgrammar", {"type": "number", "minimum": 0}, "5e0", True,
      "number bounds are described under xgrammar"),
-    ("llguidance", {"type": "number", "minimum": 0}, "5e0",
+    ("xgrammar", {"type": "string", "pattern": "^(?:0|9)(?:\\.[0-9]+)?$"}, '"99"', False,
+     "optional groups are sent as {0,1} under xgrammar"),
+    ("llguidance", {"type": "number", "minimum": 0}, "5e0", True,
      "number bounds are described under llguidance"),
     ("outlines-core", {"type": "string", "format": "date-time"},
-     '"2024-01-01T00:00:00+00:00"', "outlines-core gets DATE_TIME_PATTERN"),
-    ("outlines-core", {"type": "string", "format": "time"}, '"12:00:00.5Z"',
+     '"2024-01-01T00:00:00+00:00"', True, "outlines-core gets DATE_TIME_PATTERN"),
+    ("outlines-core", {"type": "string", "format": "time"}, '"12:00:00.5Z"', True,
      "outlines-core gets TIME_PATTERN"),
-    ("outlines-core", {"type": "integer", "maximum": 3}, "7",
+    ("outlines-core", {"type": "string", "format": "date"}, '"၆２۱๔-06-12"', False,
+     "outlines-core gets DATE_PATTERN"),
+    ("outlines-core", {"type": "integer", "maximum": 3}, "7", False,
      "integer bounds are described under outlines-core"),
 ]
 
 
-@pytest.mark.parametrize(("engine_name", "part", "text", "instead"), [
+@pytest.mark.parametrize(("engine_name", "part", "text", "valid", "instead"), [
     pytest.param(*bug, marks=[needs_xgrammar] if bug[0] == "xgrammar" else
                  [needs_outlines] if bug[0] == "outlines-core" else [],
-                 id=f"{bug[0]}-{bug[3]}") for bug in BUGS
+                 id=f"{bug[0]}-{bug[4]}") for bug in BUGS
 ])
 def test_engine_bugs_still_hold(engine_name: str, part: dict[str, Any], text: str,
-                                instead: str) -> None:
+                                valid: bool, instead: str) -> None:
     """Each bug the adapters route around is still there in the installed engine."""
     engine = harness(engine_name)
     compiled = engine.compile(_bug_body(part))
     reply = ('{"v":' + text + "}").encode()
-    valid = not (part.get("type") == "integer" and "maximum" in part)
     verdict = engine.accepts(compiled, reply)
     if valid:
         assert verdict is not None, f"{engine_name} now takes {reply!r}; revisit: {instead}"
@@ -304,16 +307,29 @@ def test_engine_bugs_still_hold(engine_name: str, part: dict[str, Any], text: st
         assert verdict is None, f"{engine_name} now refuses {reply!r}; revisit: {instead}"
 
 
-def test_outlines_date_takes_any_unicode_digit() -> None:
-    """outlines-core's own date regex reads \\d as Unicode: the adapter sends DATE_PATTERN."""
-    if not _importable("outlines_core"):
-        pytest.skip("outlines-core is not installed (the [test] extra installs it)")
+@needs_xgrammar
+def test_the_xgrammar_pattern_workaround_holds() -> None:
+    """An optional group spelled {0,1} is read right by xgrammar."""
+    engine = harness("xgrammar")
+    sent, _ = XGRAMMAR_ENGINE.dialect.fit("^(?:0|9)(?:\\.[0-9]+)?$")
+    assert sent == "^(?:0|9)(?:\\.[0-9]+){0,1}$"
+    compiled = engine.compile(_bug_body({"type": "string", "pattern": sent}))
+    assert engine.accepts(compiled, b'{"v":"99"}') is not None
+    assert engine.accepts(compiled, b'{"v":"9.5"}') is None
+
+
+@needs_outlines
+@pytest.mark.parametrize(("pattern", "good", "bad"), [
+    (DATE_PATTERN, "2024-06-12", "၆２۱๔-06-12"),
+    (DATE_TIME_PATTERN, "2024-01-01T00:00:00.123456+00:00", "2024-01-01T00:00:00"),
+    (TIME_PATTERN, "12:00:00.5Z", "12:00:00"),
+])
+def test_the_outlines_format_patterns_hold(pattern: str, good: str, bad: str) -> None:
+    """The patterns sent for formats under outlines-core take what its own regexes refuse."""
     engine = harness("outlines-core")
-    compiled = engine.compile(_bug_body({"type": "string", "format": "date"}))
-    assert engine.accepts(compiled, '{"v":"၆２۱๔-06-12"}'.encode()) is None
-    ours = engine.compile(_bug_body({"type": "string", "pattern": DATE_PATTERN}))
-    assert engine.accepts(ours, '{"v":"၆２۱๔-06-12"}'.encode()) is not None
-    assert engine.accepts(ours, b'{"v":"2024-06-12"}') is None
+    compiled = engine.compile(_bug_body({"type": "string", "pattern": pattern}))
+    assert engine.accepts(compiled, f'{{"v":"{good}"}}'.encode()) is None
+    assert engine.accepts(compiled, f'{{"v":"{bad}"}}'.encode()) is not None
 
 
 @pytest.mark.parametrize("pattern", [DATE_TIME_PATTERN, TIME_PATTERN, DATE_PATTERN])

@@ -148,6 +148,37 @@ def _rewrite_shorthands(pattern: str, names: frozenset[str]) -> str:
     return "".join(out)
 
 
+def _optional_groups_counted(pattern: str) -> str:
+    """``pattern`` with every ``(...)?`` spelled ``(...){0,1}`` (the same language)."""
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            out.append(pattern[i:j])
+            i = j
+            continue
+        elif c == ")" and pattern.startswith("?", i + 1):
+            out.append("){0,1}")
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 @attrs.frozen(kw_only=True)
 class Dialect:
     """How an engine reads a ``pattern``.
@@ -162,6 +193,8 @@ class Dialect:
         escapes: The escapes other than metacharacters the engine reads (None: all).
         rewritten: Shorthand escapes rewritten to their exact ASCII class before
             sending (``\\d`` as ``[0-9]``), for engines that do not read them.
+        counted_optional_groups: ``(...)?`` is sent as ``(...){0,1}``, for an engine
+            that misreads an optional group after an alternation.
 
     .. versionadded:: 0.3.0
     """
@@ -170,9 +203,12 @@ class Dialect:
     refused: frozenset[str]
     escapes: frozenset[str] | None = None
     rewritten: frozenset[str] = frozenset()
+    counted_optional_groups: bool = False
 
     def fit(self, pattern: str) -> tuple[str | None, str]:
         """The pattern to send (None: say it in the description instead) and why not."""
+        if self.counted_optional_groups:
+            pattern = _optional_groups_counted(pattern)
         features = pattern_features(pattern)
         if self.rewritten and any("\\" + d in features for d in self.rewritten):
             pattern = _rewrite_shorthands(pattern, self.rewritten)
@@ -298,7 +334,7 @@ class Engine:
 
 # Narrower than RFC 3339 (upper-case T and Z, no leap second), and what the encoder
 # writes: engines whose own date-time or time regex refuses valid values get these.
-_TIME = (r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?"
+_TIME = (r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+){0,1}"
          r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])")
 DATE_TIME_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T" + _TIME + "$"
 TIME_PATTERN = "^" + _TIME + "$"
@@ -342,9 +378,12 @@ XGRAMMAR = Engine(
     formats=frozenset({"date", "time", "date-time", "duration", "email", "hostname", "ipv4",
                        "ipv6", "uri", "uri-reference", "uri-template", "uuid", "json-pointer",
                        "relative-json-pointer"}),
+    # Its regex converter misreads an optional group after an alternation:
+    # ^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$ takes "07", ^(?:0|9)(?:\.[0-9]+)?$ takes "99";
+    # spelled {0,1}, the same group is read right.
     dialect=Dialect(matching="full", refused=frozenset({
         "unanchored", "inner anchors", "lookahead", "lookbehind", "backreferences",
-        "word boundaries", "unicode classes"})),
+        "word boundaries", "unicode classes"}), counted_optional_groups=True),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
         ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
@@ -362,6 +401,8 @@ XGRAMMAR = Engine(
         "a length beside a pattern or format is dropped",
         "oneOf is read as anyOf; allOf keeps one branch",
         "keywords beside $ref or anyOf are ignored",
+        "an optional group after an alternation is misread (^(?:0|9)(?:\\.[0-9]+)?$ takes "
+        "\"99\"): describedtypes sends (...)? as (...){0,1}",
         "patterns are matched against the whole string; a lookahead is ignored, "
         "lookbehind, backreferences and \\p{...} fail to compile",
     ),
@@ -574,9 +615,9 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                                   f"or {_DESCRIBE}")
             elif sent != pattern:
                 yield doc.problem(f"{at}/pattern", "engine.pattern",
-                                  f"{engine.name} reads \\d or \\w otherwise than JSON "
-                                  f"Schema (Unicode classes, or not at all); send {sent!r}, "
-                                  "which means the same")
+                                  f"{engine.name} misreads part of this pattern (\\d or "
+                                  "\\w as Unicode classes or not at all, or an optional "
+                                  f"group); send {sent!r}, which means the same")
         if "$ref" in s:
             extra = [k for k in s if k not in ("$ref", "$defs", "description", "title")]
             if extra and not engine.siblings_of_ref:

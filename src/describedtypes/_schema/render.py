@@ -411,8 +411,8 @@ class Builder:
                 if sent != pattern:
                     self.rewrites.append(Rewrite(
                         pointer or "/", "rewritten",
-                        f"pattern {pattern!r} as {sent!r} (\\d and \\w as the ASCII classes "
-                        f"they are in JSON Schema; {engine.name} reads them otherwise)",
+                        f"pattern {pattern!r} as {sent!r} (the same strings, spelled as "
+                        f"{engine.name} reads them right)",
                     ))
         patterned = "pattern" in out or "format" in out
         bounded = any(key in _BOUND_KEYWORDS for key, _ in wanted)
