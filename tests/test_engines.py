@@ -416,6 +416,29 @@ def test_recursion_under_outlines_is_a_schema_error() -> None:
         schema(Node, VLLM.replace(backend="outlines"))
 
 
+@attrs.define
+class Loose:
+    value: Any
+
+
+@needs_outlines
+def test_any_under_outlines_is_a_schema_error() -> None:
+    """outlines-core compiles {} to a grammar that takes no value: Any cannot be sent."""
+    engine = harness("outlines-core")
+    compiled = engine.compile(_bug_body({}))
+    assert engine.accepts(compiled, b'{"v":1}') is not None
+    with pytest.raises(SchemaError, match=r"takes no value.*backend=\"xgrammar\""):
+        schema(Loose, VLLM.replace(backend="outlines"))
+    problems = check(_bug_body({}), VLLM.replace(backend="outlines"))
+    assert [p.pointer for p in problems] == ["/properties/v"]
+    assert engine.name == "outlines-core"
+
+
+def test_any_is_sent_as_any_value_elsewhere() -> None:
+    assert schema(Loose, VLLM)["schema"]["properties"]["value"] == {}
+    assert check(schema(Loose, LLAMACPP), LLAMACPP) == []
+
+
 HAND_WRITTEN = {
     "type": "object",
     "properties": {

@@ -259,6 +259,8 @@ class Engine:
         siblings_of_ref: Keywords beside ``$ref`` hold.
         siblings_of_any_of: Keywords beside ``anyOf`` hold.
         required_needs_properties: ``required`` is read only beside ``properties``.
+        any_value: ``{}`` (any JSON value, for ``Any``) compiles to a grammar that takes
+            any value.
         max_integer_digits: Digits an integer (or a number's integral part) may have.
         notes: The engine's other limits and bugs, in words.
 
@@ -287,6 +289,7 @@ class Engine:
     siblings_of_ref: bool = False
     siblings_of_any_of: bool = False
     required_needs_properties: bool = True
+    any_value: bool = True
     max_integer_digits: int | None = None
     notes: tuple[str, ...] = ()
 
@@ -466,6 +469,8 @@ OUTLINES_CORE = Engine(
         "unanchored", "inner anchors", "lookahead", "lookbehind", "backreferences",
         "word boundaries"}), rewritten=_ASCII_SHORTHANDS),
     recursion=False,
+    # {} compiles to a grammar that takes no value at all.
+    any_value=False,
     siblings_of_any_of=True,
     notes=(
         "numeric bounds and multipleOf are ignored, even on integers",
@@ -476,6 +481,7 @@ OUTLINES_CORE = Engine(
         "\\d and \\w in a pattern are Unicode classes (Rust's regex): they are sent as "
         "[0-9] and [A-Za-z0-9_], what they mean in JSON Schema",
         "recursion is unrolled 3 levels deep (max_recursion_depth=3)",
+        "{} (Any) compiles to a grammar that takes no value: Any is a SchemaError",
         "strings take no \\uXXXX escape and no raw U+007F-U+009F: a control character "
         "other than \\b \\f \\n \\r \\t, DEL or a C1 character cannot be written",
         "an exponent needs its sign (1e+16, not 1e16); whitespace is one optional space",
@@ -573,6 +579,10 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                                   f"{kw!r} is accepted and silently not enforced by "
                                   f"{engine.name} ({server} answers 200 with output that may "
                                   f"break it); {_fix_for(kw)}")
+        if not s and not engine.any_value and v.parent is not None:
+            yield doc.problem(at, "engine.rejected",
+                              f"{engine.name} compiles {{}} (any value) to a grammar that takes "
+                              "no value at all; give this schema a type (or anyOf of types)")
         kind = _kind_of(s)
         patterned = "pattern" in s or "format" in s
         bounded = any(k in s for k in _BOUNDS)
@@ -675,7 +685,8 @@ def _engine_recursion(doc: Document, adapter: Adapter) -> Iterator[Problem]:
             v.pointer, "engine.recursion",
             f"the reference {v.schema['$ref']!r} makes the schema recursive, which "
             f"{engine.name} unrolls only 3 levels deep (deeper replies are refused by the "
-            f"grammar); use another backend ({adapter.name}.replace(backend=\"xgrammar\")), "
+            f"grammar); use another backend ({adapter.name.split('(')[0]}"
+            '.replace(backend="xgrammar")), '
             "or bound the depth with separate classes (a Level2 type without the "
             "self-reference)",
         )

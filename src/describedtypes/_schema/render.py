@@ -306,6 +306,16 @@ class Builder:
         return {"type": "null"}
 
     def any(self, node: ni.AnyNode, pointer: str, path: str) -> Json:
+        engine = self.adapter.engine
+        if engine is not None and not engine.any_value:
+            raise SchemaError(
+                f"Any cannot be expressed under {self.adapter.name}: {engine.name} compiles "
+                "{} to a grammar that takes no value; use a concrete type or a union, or "
+                f"another backend ({self.adapter.name.split('(')[0]}"
+                '.replace(backend="xgrammar"))',
+                path=path,
+                type_=self.owner,
+            )
         if not self.adapter.any_type:
             raise SchemaError(
                 f"Any cannot be expressed under {self.adapter.name}, which needs every "
