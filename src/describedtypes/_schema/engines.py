@@ -495,7 +495,8 @@ _LLAMA_CPP_NOTES = (
     "a pattern must be ^...$; an unsupported one (\\d, \\w, \\s, inner anchors, "
     "lookaround) is a warning and the string is left unconstrained (HTTP 200): \\d and "
     "\\w are sent as [0-9] and [A-Za-z0-9_], the rest goes into the description",
-    "integers and the integral part of numbers have at most 16 digits",
+    "integers, and a number's integral and fraction parts, have at most 16 digits each "
+    "(0.0030284219030615525 must be written 3.0284219030615525e-3)",
     "bounds hold on integers only; multipleOf, min/maxProperties and formats other than "
     "date, time, date-time and uuid are ignored",
     "items: false is a conversion error (HTTP 400); prefixItems alone closes the array",
