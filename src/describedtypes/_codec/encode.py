@@ -153,7 +153,8 @@ class _EncodeCompiler:
         plan: list[tuple[str, str, bool, Unstructure]] = []
         cls = constructor_of(node.python_type)
         typed_dict = mt.is_typeddict(cls)
-        fn = self._typeddict(plan) if typed_dict else self._instance(plan, cls, node)
+        fn = (self._typeddict(plan, self.keep_null) if typed_dict
+              else self._instance(plan, cls, node))
         self._objects[node] = fn
         for f in node.fields:
             # Leaving a None out is only right when reading it back gives None again.
@@ -163,11 +164,15 @@ class _EncodeCompiler:
         return fn
 
     @staticmethod
-    def _typeddict(plan: list[tuple[str, str, bool, Unstructure]]) -> Unstructure:
+    def _typeddict(plan: list[tuple[str, str, bool, Unstructure]], keep_null: bool) -> Unstructure:
         def fn(obj: Any) -> Any:
             out: dict[str, Any] = {}
             for name, key, omit_none, un in plan:
                 value = obj.get(name, ABSENT)
+                if value is ABSENT and keep_null:
+                    # Strict bodies require every key, and say "left out" with null.
+                    out[key] = None
+                    continue
                 if value is ABSENT or (value is None and omit_none):
                     continue  # a key left out decodes back to a key left out
                 out[key] = un(value)

@@ -18,6 +18,17 @@ import attrs
 from ..errors import SchemaError
 from .document import Document, Limits, Problem, Rule, document
 from .elicitation import ELICITATION_KEYWORDS, ELICITATION_RULES
+from .engines import (
+    ENGINE_RULES,
+    ENGINE_TOOL_RULES,
+    LLAMA_CPP,
+    LLAMA_CPP_OLLAMA,
+    LLGUIDANCE,
+    OUTLINES_CORE,
+    XGRAMMAR,
+    Dialect,
+    Engine,
+)
 from .rules import (
     ANTHROPIC_RULES,
     GEMINI_RULES,
@@ -55,6 +66,22 @@ __all__ = [
     "GEMINI",
     "MCP_TOOLS",
     "MCP_ELICITATION",
+    "VLLM",
+    "VLLM_TOOLS",
+    "SGLANG",
+    "SGLANG_TOOLS",
+    "LLAMACPP",
+    "LLAMACPP_TOOLS",
+    "OLLAMA",
+    "OLLAMA_TOOLS",
+    "Dialect",
+    "Engine",
+    "XGRAMMAR",
+    "LLGUIDANCE",
+    "OUTLINES_CORE",
+    "LLAMA_CPP",
+    "LLAMA_CPP_OLLAMA",
+    "chat_tool_without_strict",
     "OPENAI_LIMITS",
     "ANTHROPIC_LIMITS",
 ]
@@ -125,6 +152,18 @@ def openai_chat_tool(name: str, description: str | None, body: Body, strict: boo
     function["strict"] = strict
     function["parameters"] = body
     return {"type": "function", "function": function}
+
+
+def chat_tool_without_strict(
+    name: str, description: str | None, body: Body, strict: bool
+) -> Body:
+    """A Chat Completions tool with no ``strict`` flag (servers that have none).
+
+    .. versionadded:: 0.3.0
+    """
+    tool = openai_chat_tool(name, description, body, strict)
+    del tool["function"]["strict"]
+    return tool
 
 
 def anthropic_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
@@ -238,10 +277,16 @@ class Adapter:
         name_pattern: The regular expression a schema or tool name must match.
         limits: Size limits and request budgets, checked by the ``limits`` rule.
         checks: The rules the built output is checked against; ``check()`` runs the same.
+        engine: The grammar engine of a self-hosted server (None for hosted APIs): the
+            builder sends only what it enforces and writes the rest into the
+            description (see ``Engine``).
+        backends: The engines the server can be started with, as (backend name,
+            engine) pairs; ``replace(backend=...)`` picks one.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.3.0
-       ``ref_any_of``, ``closed_objects``.
+       ``ref_any_of``, ``closed_objects``; ``engine`` and ``backends``, for the
+       self-hosted servers.
     """
 
     name: str
@@ -267,6 +312,19 @@ class Adapter:
     name_pattern: str | None = None
     limits: Limits = attrs.field(factory=Limits)
     checks: tuple[Rule, ...] = ()
+    engine: Engine | None = None
+    backends: tuple[tuple[str, Engine], ...] = ()
+
+    @property
+    def backend(self) -> str | None:
+        """The name of the server backend whose engine this adapter targets, if any.
+
+        .. versionadded:: 0.3.0
+        """
+        for name, engine in self.backends:
+            if engine is self.engine:
+                return name
+        return None
 
     def replace(self, **changes: Any) -> Adapter:
         """A copy of this adapter with ``changes`` applied.
@@ -276,8 +334,30 @@ class Adapter:
         ``OPENAI_TOOLS.replace(strict=False)`` leaves optional fields out of
         ``required``, emits defaults and sends ``"strict": false``.
 
+        ``backend`` picks the grammar engine of a self-hosted server by the name the
+        server gives it (``VLLM.replace(backend="guidance")``); the keywords and
+        formats follow the engine unless given.
+
+        Raises:
+            ValueError: ``backend`` is not one of the adapter's backends.
+
         .. versionadded:: 0.1.0
+        .. versionchanged:: 0.3.0
+           ``backend``.
         """
+        if "backend" in changes:
+            choice = changes.pop("backend")
+            engines = dict(self.backends)
+            if choice not in engines:
+                choices = ", ".join(repr(n) for n in engines) or "none"
+                msg = (f"{self.name} has no backend {choice!r}; its backends are {choices}"
+                       if engines else f"{self.name} has no grammar backends to choose from")
+                raise ValueError(msg)
+            engine = engines[choice]
+            changes.setdefault("name", f"{self.name}(backend={choice!r})")
+            changes["engine"] = engine
+            changes.setdefault("keywords", engine.keywords)
+            changes.setdefault("formats", engine.formats | {f for f, _ in engine.format_patterns})
         if "name" not in changes:
             changes["name"] = self.name + "(" + ", ".join(
                 f"{k}={v!r}" for k, v in sorted(changes.items())
@@ -465,6 +545,96 @@ string-enum fields (a ``list`` of an enum is a multi-select), each with its
 ``required``. Anything else (a nested class, a union, a ``time`` or ``UUID`` field, a
 ``pattern``) is a ``SchemaError`` naming the field and the fix. ``decode(T,
 answer.content)`` reads an accepted answer.
+
+.. versionadded:: 0.3.0
+"""
+
+
+# -- self-hosted servers: the request shape, and the grammar engine behind it ----------
+
+
+def _served(name: str, wrap: Wrapper, backends: tuple[tuple[str, Engine], ...], *,
+            tools: bool) -> Adapter:
+    engine = backends[0][1]
+    return Adapter(
+        name=name,
+        wrap=wrap,
+        strict=True,
+        nullable_optionals=True,
+        emit_defaults=False,
+        ref_siblings=False,
+        object_root=tools,
+        root_description=False,
+        keywords=engine.keywords,
+        formats=engine.formats | {f for f, _ in engine.format_patterns},
+        checks=ENGINE_TOOL_RULES if tools else ENGINE_RULES,
+        engine=engine,
+        backends=backends,
+    )
+
+
+# vLLM's structured-output backends by its own names, ``auto``'s first choice first
+# (vllm/sampling_params.py); SGLang's --grammar-backend choices, its default first
+# (python/sglang/srt/server_args.py).
+_VLLM_BACKENDS = (("xgrammar", XGRAMMAR), ("guidance", LLGUIDANCE), ("outlines", OUTLINES_CORE))
+_SGLANG_BACKENDS = (("xgrammar", XGRAMMAR), ("llguidance", LLGUIDANCE),
+                    ("outlines", OUTLINES_CORE))
+
+VLLM = _served("VLLM", openai_response_format, _VLLM_BACKENDS, tools=False)
+"""vLLM's structured output: the ``json_schema`` object of its ``response_format``.
+
+The body holds only what the backend's grammar engine enforces (xgrammar unless
+``VLLM.replace(backend="guidance" | "outlines")``); the rest is in the descriptions.
+
+.. versionadded:: 0.3.0
+"""
+
+VLLM_TOOLS = _served("VLLM_TOOLS", openai_chat_tool, _VLLM_BACKENDS, tools=True)
+"""A vLLM Chat Completions tool with ``strict: true`` (vLLM constrains a tool's
+arguments under ``tool_choice="auto"`` only then).
+
+.. versionadded:: 0.3.0
+"""
+
+SGLANG = _served("SGLANG", openai_response_format, _SGLANG_BACKENDS, tools=False)
+"""SGLang's structured output: the ``json_schema`` object of its ``response_format``
+(xgrammar unless ``SGLANG.replace(backend="llguidance" | "outlines")``).
+
+.. versionadded:: 0.3.0
+"""
+
+SGLANG_TOOLS = _served("SGLANG_TOOLS", openai_chat_tool, _SGLANG_BACKENDS, tools=True)
+"""An SGLang Chat Completions tool with ``strict: true``.
+
+.. versionadded:: 0.3.0
+"""
+
+LLAMACPP = _served("LLAMACPP", openai_response_format, (("llama.cpp", LLAMA_CPP),),
+                   tools=False)
+"""llama.cpp's server: the ``json_schema`` object of its ``response_format``.
+
+.. versionadded:: 0.3.0
+"""
+
+LLAMACPP_TOOLS = _served("LLAMACPP_TOOLS", chat_tool_without_strict,
+                         (("llama.cpp", LLAMA_CPP),), tools=True)
+"""A llama.cpp server Chat Completions tool (no ``strict`` flag: its tool grammar is
+built whenever a tool call starts).
+
+.. versionadded:: 0.3.0
+"""
+
+OLLAMA = _served("OLLAMA", openai_response_format, (("llama.cpp", LLAMA_CPP_OLLAMA),),
+                 tools=False)
+"""Ollama: the ``json_schema`` object of a ``response_format`` (its OpenAI-compatible
+endpoint); the body inside is what its native ``format=`` takes.
+
+.. versionadded:: 0.3.0
+"""
+
+OLLAMA_TOOLS = _served("OLLAMA_TOOLS", chat_tool_without_strict,
+                       (("llama.cpp", LLAMA_CPP_OLLAMA),), tools=True)
+"""An Ollama tool in the Chat Completions function shape (no ``strict`` flag).
 
 .. versionadded:: 0.3.0
 """

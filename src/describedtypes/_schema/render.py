@@ -22,6 +22,7 @@ from .._types import kinds as mt
 from .._types.nodes import NO_CONSTRAINTS, is_decimal, object_graph
 from ..errors import SchemaError
 from .adapters import Adapter
+from .engines import Engine
 from .rules import regex_features
 
 Json = dict[str, Any]
@@ -37,6 +38,21 @@ _CONSTRAINT_KEYS = {
 
 
 _NUMERIC_KEYWORDS = frozenset(_CONSTRAINT_KEYS.values())
+_BOUND_KEYWORDS = _NUMERIC_KEYWORDS - {"multipleOf"}
+
+# What a string of a format is, for engines that cannot hold the format itself.
+_FORMAT_TEXT = {
+    "date-time": "Must be a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z).",
+    "time": "Must be a time of day with its offset (RFC 3339, e.g. 09:30:00Z).",
+    "date": "Must be a date (YYYY-MM-DD).",
+    "uuid": "Must be a UUID.",
+    "email": "Must be an email address.",
+    "uri": "Must be an absolute URI.",
+    "hostname": "Must be a host name.",
+    "ipv4": "Must be an IPv4 address.",
+    "ipv6": "Must be an IPv6 address.",
+    "duration": "Must be an ISO 8601 duration (e.g. P3DT4H).",
+}
 
 
 # A bound the provider does not take as a keyword is written into the description:
@@ -311,12 +327,33 @@ class Builder:
     def scalar(self, node: ni.ScalarNode, pointer: str, path: str) -> Json:
         out: Json = {"type": node.type}
         if node.format is not None:
-            if self.adapter.formats is None or node.format in self.adapter.formats:
+            engine = self.adapter.engine
+            if engine is not None:
+                self.engine_format(out, node.format, engine, pointer)
+            elif self.adapter.formats is None or node.format in self.adapter.formats:
                 out["format"] = node.format
             else:
                 self.rewrites.append(Rewrite(pointer or "/", "dropped", f"format {node.format}"))
         self.constraints(out, node, pointer)
         return out
+
+    def engine_format(self, out: Json, fmt: str, engine: Engine, pointer: str) -> None:
+        """A format as the engine holds it: the format, a pattern for it, or words."""
+        if fmt in engine.formats:
+            out["format"] = fmt
+            return
+        pattern = engine.format_pattern(fmt)
+        if pattern is not None:
+            out["pattern"] = pattern
+            self.rewrites.append(Rewrite(
+                pointer or "/", "rewritten",
+                f"format {fmt} as the pattern {pattern!r} ({engine.name}'s own {fmt} regex "
+                "refuses valid values)",
+            ))
+            return
+        self.say_instead(out, _FORMAT_TEXT.get(fmt, f"Must be a valid {fmt} string."))
+        self.rewrites.append(Rewrite(pointer or "/", "described",
+                                     f"format {fmt} ({engine.name} does not hold it)"))
 
     def use(self, node: ni.UseNode, pointer: str, path: str) -> Json:
         return self.object_use(node.target, pointer, path)
@@ -325,6 +362,16 @@ class Builder:
         return {"type": "null"}
 
     def any(self, node: ni.AnyNode, pointer: str, path: str) -> Json:
+        engine = self.adapter.engine
+        if engine is not None and not engine.any_value:
+            raise SchemaError(
+                f"Any cannot be expressed under {self.adapter.name}: {engine.name} compiles "
+                "{} to a grammar that takes no value; use a concrete type or a union, or "
+                f"another backend ({self.adapter.name.split('(')[0]}"
+                '.replace(backend="xgrammar"))',
+                path=path,
+                type_=self.owner,
+            )
         if not self.adapter.any_type:
             raise SchemaError(
                 f"Any cannot be expressed under {self.adapter.name}, which needs every "
@@ -376,8 +423,11 @@ class Builder:
             wanted.append(("pattern", c.pattern))
         described: dict[str, Any] = {}
         top = self.adapter.min_items_max
+        engine = self.adapter.engine
+        if engine is not None:
+            wanted = self.engine_constraints(out, node, wanted, engine, pointer, array=array)
         for key, value in wanted:
-            if key in self.adapter.keywords and not (
+            if engine is None and key in self.adapter.keywords and not (
                 (as_text and key in _NUMERIC_KEYWORDS)
                 or (key == "minItems" and top is not None and value > top)
                 or (key == "pattern" and self.adapter.regex_subset and regex_features(value))
@@ -385,10 +435,64 @@ class Builder:
                 out[key] = value
             else:
                 described[key] = value
-                self.rewrites.append(Rewrite(pointer or "/", "described", f"{key}: {value!r}"))
+                if engine is None:  # engine_constraints recorded why
+                    self.rewrites.append(
+                        Rewrite(pointer or "/", "described", f"{key}: {value!r}")
+                    )
         if described:
             text = constraint_sentences(described)
             self.say_instead(out, text)
+
+    def engine_constraints(
+        self,
+        out: Json,
+        node: ni.Node,
+        wanted: list[tuple[str, Any]],
+        engine: Engine,
+        pointer: str,
+        *,
+        array: bool,
+    ) -> list[tuple[str, Any]]:
+        """Put the constraints ``engine`` holds on ``out``; return the ones to describe."""
+        kind = "array" if array else str(getattr(node, "type", "string"))
+        as_text = is_decimal(node)
+        rest: list[tuple[str, Any]] = []
+        pattern = next((value for key, value in wanted if key == "pattern"), None)
+        if pattern is not None:
+            sent, why = engine.dialect.fit(pattern)
+            if sent is None or "pattern" in out:
+                why = why or "a format already holds this string as a pattern"
+                rest.append(("pattern", pattern))
+                self.rewrites.append(Rewrite(
+                    pointer or "/", "described",
+                    f"pattern: {pattern!r} ({engine.name} does not read it as JSON Schema "
+                    f"does: {why})",
+                ))
+            else:
+                out["pattern"] = sent
+                if sent != pattern:
+                    self.rewrites.append(Rewrite(
+                        pointer or "/", "rewritten",
+                        f"pattern {pattern!r} as {sent!r} (the same strings, spelled as "
+                        f"{engine.name} reads them right)",
+                    ))
+        patterned = "pattern" in out or "format" in out
+        bounded = any(key in _BOUND_KEYWORDS for key, _ in wanted)
+        for key, value in wanted:
+            if key == "pattern":
+                continue
+            if as_text and key in _NUMERIC_KEYWORDS:
+                rest.append((key, value))
+                self.rewrites.append(Rewrite(pointer or "/", "described", f"{key}: {value!r}"))
+                continue
+            reason = engine.keeps(key, kind, patterned=patterned, bounded=bounded)
+            if reason is None:
+                out[key] = value
+            else:
+                rest.append((key, value))
+                self.rewrites.append(Rewrite(pointer or "/", "described",
+                                             f"{key}: {value!r} ({reason})"))
+        return rest
 
     def tuple(self, node: ni.TupleNode, pointer: str, path: str) -> Json:
         if not self.adapter.tuples:
@@ -403,6 +507,10 @@ class Builder:
             for i, item in enumerate(node.items)
         ]
         n = len(items)
+        engine = self.adapter.engine
+        if engine is not None and not engine.closed_tuples:
+            # items: false fails to convert there; prefixItems alone closes the array.
+            return {"type": "array", "prefixItems": items, "minItems": n, "maxItems": n}
         return {"type": "array", "prefixItems": items, "items": False, "minItems": n, "maxItems": n}
 
     def dict(self, node: ni.DictNode, pointer: str, path: str) -> Json:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANTHROPIC_RULES",
+    "cyclic_refs",
     "GEMINI_RULES",
     "MCP_RULES",
     "OPENAI_RULES",
@@ -540,6 +541,10 @@ def _cyclic_refs(doc: Document) -> list[Visit]:
         return frozenset(seen)
 
     return [v for v, source, target in refs if source in reach(target)]
+
+
+#: The ``$ref`` visits that make a document recursive (for the engine rules too).
+cyclic_refs = _cyclic_refs
 
 
 def _no_recursion(doc: Document, adapter: Adapter) -> Iterator[Problem]:

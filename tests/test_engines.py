@@ -1,0 +1,476 @@
+"""The self-hosted adapters against the grammar engines their servers run, offline.
+
+For random class trees (tests/strategies.py), under each adapter whose backend names the
+engine: the body compiles in that engine and our own rules find nothing in it; every
+valid value, written in the adapter's shape (``make_converter(adapter).unstructure``,
+since strict bodies require every field) and spelled as the engine's grammar takes JSON,
+is accepted and decodes back; and documents the engine generates by a random walk over
+its own token mask decode, or fail only on what the body says in words (the decoder
+enforces it) or what no engine holds (the calendar). An engine bug the adapter cannot
+route around is asserted as such (it still holds), never skipped.
+
+llguidance and outlines-core install from PyPI with the test extra; xgrammar imports
+torch, which .ci/run installs from a CPU wheel: without it those tests skip, saying so.
+llama.cpp's converter is C++ with no wheel: its table was checked with the probe in the
+research notes (docs/engines.md says so), and the table tests below cover it as data.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import importlib.util
+import random
+import uuid
+from typing import Annotated, Any
+
+import annotated_types as at
+import attrs
+import orjson
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from describedtypes import (
+    LLAMACPP,
+    LLAMACPP_TOOLS,
+    OLLAMA,
+    OLLAMA_TOOLS,
+    SGLANG,
+    SGLANG_TOOLS,
+    VLLM,
+    VLLM_TOOLS,
+    Adapter,
+    DecodeError,
+    SchemaError,
+    check,
+    decode,
+    explain,
+    make_converter,
+    schema,
+)
+from describedtypes._schema.document import document
+from describedtypes._schema.engines import (
+    DATE_PATTERN,
+    DATE_TIME_PATTERN,
+    LLAMA_CPP,
+    LLAMA_CPP_OLLAMA,
+    LLGUIDANCE,
+    OUTLINES_CORE,
+    TIME_PATTERN,
+    pattern_features,
+)
+from describedtypes._schema.engines import XGRAMMAR as XGRAMMAR_ENGINE
+
+from .engine_support import WALK_BUGS, Unspellable, allowed_errors, harness, xgrammar_precheck
+from .strategies import TypeAndValues, classes
+
+GUIDANCE = [VLLM.replace(backend="guidance"), VLLM_TOOLS.replace(backend="guidance"),
+            SGLANG.replace(backend="llguidance"), SGLANG_TOOLS.replace(backend="llguidance")]
+XGRAMMAR = [VLLM, VLLM_TOOLS, SGLANG, SGLANG_TOOLS]
+OUTLINES = [VLLM.replace(backend="outlines"), SGLANG_TOOLS.replace(backend="outlines")]
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _xgrammar_missing() -> str | None:
+    if not _importable("xgrammar"):
+        return "xgrammar is not installed (.ci/run installs it with a CPU torch)"
+    if not (_importable("torch") and _importable("transformers")):
+        return ("xgrammar imports torch and transformers, which are not installed "
+                "(.ci/run installs torch==2.13.0 from a CPU wheel, then transformers)")
+    return None
+
+
+needs_xgrammar = pytest.mark.skipif(_xgrammar_missing() is not None,
+                                    reason=_xgrammar_missing() or "")
+needs_outlines = pytest.mark.skipif(not _importable("outlines_core"),
+                                    reason="outlines-core is not installed (the [test] extra "
+                                    "installs it)")
+
+
+# A walk draws one choice per byte: its smallest example is large by nature.
+_WALKS = [HealthCheck.large_base_example, HealthCheck.data_too_large, HealthCheck.too_slow]
+
+
+#: What the runs of this session verified, per engine (printed by research scripts).
+COUNTS: collections.Counter[str] = collections.Counter()
+
+
+def _note(text: str) -> None:
+    COUNTS[text] += 1
+    event(text)
+
+
+def body_of(cls: Any, adapter: Adapter, use_references: bool) -> dict[str, Any]:
+    """The schema body inside the adapter's output, after our own rules found nothing."""
+    wrapped = schema(cls, adapter, use_references=use_references)
+    assert check(wrapped, adapter) == [], check(wrapped, adapter)
+    return dict(document(wrapped, adapter).body)
+
+
+def verify(engine_name: str, adapter: Adapter, cv: TypeAndValues, use_references: bool,
+           data: st.DataObject, values: int, walks: int) -> None:
+    """The three checks on one random class tree (see the module docstring)."""
+    cls, instances = cv
+    engine = harness(engine_name)
+    body = body_of(cls, adapter, use_references)
+    if engine_name == "xgrammar":
+        assert xgrammar_precheck(body) == [], (xgrammar_precheck(body), body)
+    compiled = engine.compile(body)
+    _note(f"{engine_name}: body compiled")
+    unstructure = make_converter(adapter).unstructure
+    for _ in range(values):
+        instance = data.draw(instances)
+        value = unstructure(instance, cls)
+        try:
+            text = engine.spell(value)
+        except Unspellable:
+            # outlines-core's strings take no \uXXXX escape: the value has no spelling.
+            raw = orjson.dumps(value)
+            assert engine.accepts(compiled, raw) is not None, (
+                f"{engine_name} took {raw!r}: the documented string limit no longer holds"
+            )
+            _note(f"{engine_name}: value with no spelling, refused as documented")
+            continue
+        why = engine.accepts(compiled, text)
+        assert why is None, f"{engine_name} refused a valid value {text!r}: {why}\n{body}"
+        assert decode(cls, text) == instance
+        _note(f"{engine_name}: value accepted")
+    if walks:
+        compact = engine.compile(body, compact=True)
+        allowed = allowed_errors(explain(cls, adapter, use_references=use_references))
+        for _ in range(walks):
+            text = engine.walk(compact, random.Random(data.draw(st.integers(0, 2**32))))
+            try:
+                decode(cls, text)
+            except DecodeError as exc:
+                bug = WALK_BUGS.get(engine_name)
+                if bug is not None and bug[0].search(text) and any(
+                    bug[1].search(message) for _, message in exc.errors
+                ):
+                    _note(f"{engine_name}: walk met the engine's documented string bug")
+                    continue
+                for path, message in exc.errors:
+                    assert any(p.search(message) for p in allowed), (
+                        f"{engine_name} wrote {text!r}, which fails at {path}: {message}; "
+                        f"that constraint should be held by the grammar\nbody: {body}"
+                    )
+                _note(f"{engine_name}: walk refused for a described constraint")
+            else:
+                _note(f"{engine_name}: walk decoded")
+
+
+@settings(max_examples=150, suppress_health_check=_WALKS)
+@given(st.data(), classes(more_types=True), st.sampled_from(GUIDANCE), st.booleans())
+def test_guidance_bodies(data: st.DataObject, cv: TypeAndValues, adapter: Adapter,
+                         use_references: bool) -> None:
+    """llguidance compiles every body, takes every valid value, and its walks decode."""
+    verify("llguidance", adapter, cv, use_references, data, values=3, walks=2)
+
+
+@needs_xgrammar
+@settings(max_examples=100, suppress_health_check=_WALKS)
+@given(st.data(), classes(more_types=True), st.sampled_from(XGRAMMAR), st.booleans())
+def test_xgrammar_bodies(data: st.DataObject, cv: TypeAndValues, adapter: Adapter,
+                         use_references: bool) -> None:
+    """xgrammar compiles every body, takes every valid value, and its walks decode."""
+    verify("xgrammar", adapter, cv, use_references, data, values=3, walks=2)
+
+
+@needs_outlines
+@settings(max_examples=60, suppress_health_check=_WALKS)
+@given(st.data(), classes(more_types=True), st.sampled_from(OUTLINES), st.booleans())
+def test_outlines_bodies(data: st.DataObject, cv: TypeAndValues, adapter: Adapter,
+                         use_references: bool) -> None:
+    """outlines-core compiles every body, takes every valid value, and its walks decode."""
+    verify("outlines-core", adapter, cv, use_references, data, values=3, walks=2)
+
+
+# -- the table, keyword by keyword: what the body keeps, the engine holds ---------------------
+
+
+@attrs.define
+class Kept:
+    """One field per constraint kind the builder may keep or describe."""
+
+    small: Annotated[int, at.Ge(3), at.Le(9)]
+    step: Annotated[int, at.MultipleOf(3)]
+    ratio: Annotated[float, at.Ge(0.5)]
+    name: Annotated[str, at.Len(2, 3)]
+    slug: str = attrs.field(validator=attrs.validators.matches_re(r"[a-z]+"))
+    digits: str = attrs.field(validator=attrs.validators.matches_re(r"\d{2}"))
+    few: Annotated[list[int], at.Len(1, 2)] = attrs.field(factory=lambda: [1])
+    day: datetime.date = datetime.date(2024, 2, 29)
+    at: datetime.datetime = datetime.datetime(2024, 5, 1, 12, 30, tzinfo=datetime.timezone.utc)
+    ident: uuid.UUID = attrs.field(factory=lambda: uuid.UUID(int=1))
+    pair: tuple[int, str] = (1, "x")
+
+
+GOOD = Kept(5, 6, 0.75, "abc", "ok", "42")
+#: (field, a value breaking it, the keyword that holds it when kept).
+BREAKS = [
+    ("small", 10, "maximum"), ("small", 2, "minimum"), ("step", 4, "multipleOf"),
+    ("ratio", 0.25, "minimum"), ("name", "abcd", "maxLength"), ("name", "a", "minLength"),
+    ("slug", "A", "pattern"), ("digits", "1a", "pattern"),
+    ("few", [1, 2, 3], "maxItems"), ("few", [], "minItems"),
+    ("day", "2024-13-01", "format"), ("day", "၆２۱๔-06-12", "format"),
+    ("at", "2024-05-01T25:30:00Z", "format"), ("ident", "not-a-uuid", "format"),
+    ("pair", [1, "x", 2], "prefixItems"),
+]
+ENGINE_ADAPTERS = [
+    pytest.param("llguidance", GUIDANCE[0], id="guidance"),
+    pytest.param("xgrammar", XGRAMMAR[0], id="xgrammar", marks=needs_xgrammar),
+    pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
+]
+
+
+def holds(prop: dict[str, Any], keyword: str) -> bool:
+    """The property keeps what ``keyword`` stands for (a format may be sent as a pattern)."""
+    if keyword == "format":
+        return "format" in prop or "pattern" in prop
+    return keyword in prop
+
+
+@pytest.mark.parametrize(("engine_name", "adapter"), ENGINE_ADAPTERS)
+def test_what_the_body_keeps_the_engine_holds(engine_name: str, adapter: Adapter) -> None:
+    """Each break of a kept keyword is refused by the engine; each break decode() refuses."""
+    engine = harness(engine_name)
+    body = body_of(Kept, adapter, False)
+    compiled = engine.compile(body)
+    good = make_converter(adapter).unstructure(GOOD)
+    assert engine.accepts(compiled, engine.spell(good)) is None
+    kept = 0
+    for key, bad, keyword in BREAKS:
+        reply = dict(good, **{key: bad})
+        text = engine.spell(reply)
+        with pytest.raises(DecodeError):
+            decode(Kept, text)
+        if holds(body["properties"][key], keyword):
+            kept += 1
+            assert engine.accepts(compiled, text) is not None, (
+                f"{adapter.name} keeps {keyword} on {key} but {engine_name} took {text!r}"
+            )
+        else:  # said in words: the description carries it
+            assert "description" in body["properties"][key], (key, body["properties"][key])
+    assert kept >= 8
+
+
+def _bug_body(schema_part: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"v": schema_part}, "required": ["v"],
+            "additionalProperties": False}
+
+
+#: Engine bugs the tables route around: (engine, schema, reply text, whether that text is
+#: valid, what the adapter does instead). Each bug refuses a valid text or takes an
+#: invalid one; if that stops, the table row can change, and the test says which.
+BUGS = [
+    ("xgrammar", {"type": "string", "maxLength": 5}, '"a\\nb"', True,
+     "lengths are described under xgrammar"),
+    ("xgrammar", {"type": "number", "minimum": 0}, "5e0", True,
+     "number bounds are described under xgrammar"),
+    ("xgrammar", {"type": "string", "pattern": "^(?:0|9)(?:\\.[0-9]+)?$"}, '"99"', False,
+     "optional groups are sent as {0,1} under xgrammar"),
+    ("llguidance", {"type": "number", "minimum": 0}, "5e0", True,
+     "number bounds are described under llguidance"),
+    ("outlines-core", {"type": "string", "format": "date-time"},
+     '"2024-01-01T00:00:00+00:00"', True, "outlines-core gets DATE_TIME_PATTERN"),
+    ("outlines-core", {"type": "string", "format": "time"}, '"12:00:00.5Z"', True,
+     "outlines-core gets TIME_PATTERN"),
+    ("outlines-core", {"type": "string", "format": "date"}, '"၆２۱๔-06-12"', False,
+     "outlines-core gets DATE_PATTERN"),
+    ("outlines-core", {"type": "integer", "maximum": 3}, "7", False,
+     "integer bounds are described under outlines-core"),
+]
+
+
+@pytest.mark.parametrize(("engine_name", "part", "text", "valid", "instead"), [
+    pytest.param(*bug, marks=[needs_xgrammar] if bug[0] == "xgrammar" else
+                 [needs_outlines] if bug[0] == "outlines-core" else [],
+                 id=f"{bug[0]}-{bug[4]}") for bug in BUGS
+])
+def test_engine_bugs_still_hold(engine_name: str, part: dict[str, Any], text: str,
+                                valid: bool, instead: str) -> None:
+    """Each bug the adapters route around is still there in the installed engine."""
+    engine = harness(engine_name)
+    compiled = engine.compile(_bug_body(part))
+    reply = ('{"v":' + text + "}").encode()
+    verdict = engine.accepts(compiled, reply)
+    if valid:
+        assert verdict is not None, f"{engine_name} now takes {reply!r}; revisit: {instead}"
+    else:
+        assert verdict is None, f"{engine_name} now refuses {reply!r}; revisit: {instead}"
+
+
+@needs_xgrammar
+def test_the_xgrammar_pattern_workaround_holds() -> None:
+    """An optional group spelled {0,1} is read right by xgrammar."""
+    engine = harness("xgrammar")
+    sent, _ = XGRAMMAR_ENGINE.dialect.fit("^(?:0|9)(?:\\.[0-9]+)?$")
+    assert sent == "^(?:0|9)(?:\\.[0-9]+){0,1}$"
+    compiled = engine.compile(_bug_body({"type": "string", "pattern": sent}))
+    assert engine.accepts(compiled, b'{"v":"99"}') is not None
+    assert engine.accepts(compiled, b'{"v":"9.5"}') is None
+
+
+@needs_outlines
+@pytest.mark.parametrize(("pattern", "good", "bad"), [
+    (DATE_PATTERN, "2024-06-12", "၆２۱๔-06-12"),
+    (DATE_TIME_PATTERN, "2024-01-01T00:00:00.123456+00:00", "2024-01-01T00:00:00"),
+    (TIME_PATTERN, "12:00:00.5Z", "12:00:00"),
+])
+def test_the_outlines_format_patterns_hold(pattern: str, good: str, bad: str) -> None:
+    """The patterns sent for formats under outlines-core take what its own regexes refuse."""
+    engine = harness("outlines-core")
+    compiled = engine.compile(_bug_body({"type": "string", "pattern": pattern}))
+    assert engine.accepts(compiled, f'{{"v":"{good}"}}'.encode()) is None
+    assert engine.accepts(compiled, f'{{"v":"{bad}"}}'.encode()) is not None
+
+
+@pytest.mark.parametrize("pattern", [DATE_TIME_PATTERN, TIME_PATTERN, DATE_PATTERN])
+def test_format_patterns_are_in_every_dialect(pattern: str) -> None:
+    """The patterns sent for formats are anchored, with no escape any engine lacks."""
+    assert pattern_features(pattern) == frozenset()
+    for engine in (XGRAMMAR_ENGINE, LLGUIDANCE, OUTLINES_CORE, LLAMA_CPP, LLAMA_CPP_OLLAMA):
+        assert engine.dialect.fit(pattern) == (pattern, "")
+
+
+# -- adapters as data -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("adapter", XGRAMMAR)
+def test_xgrammar_bodies_pass_the_servers_own_checks(adapter: Adapter) -> None:
+    """vLLM would otherwise fall back to guidance (or answer 400), SGLang answer 400."""
+    assert xgrammar_precheck(body_of(Kept, adapter, False)) == []
+    assert xgrammar_precheck({"type": "integer", "multipleOf": 3}) == ["/multipleOf"]
+
+
+def test_backends_are_chosen_by_the_servers_names() -> None:
+    assert VLLM.backend == "xgrammar"
+    assert VLLM.engine is not None
+    assert VLLM.replace(backend="guidance").engine.name == "llguidance"  # type: ignore[union-attr]
+    assert SGLANG.replace(backend="llguidance").engine.name == "llguidance"  # type: ignore[union-attr]
+    assert VLLM.replace(backend="outlines").backend == "outlines"
+    with pytest.raises(ValueError, match="'xgrammar', 'guidance', 'outlines'"):
+        VLLM.replace(backend="llguidance")
+    with pytest.raises(ValueError, match="'xgrammar', 'llguidance', 'outlines'"):
+        SGLANG_TOOLS.replace(backend="guidance")
+    with pytest.raises(ValueError, match=r"'llama\.cpp'"):
+        OLLAMA.replace(backend="xgrammar")
+
+
+@attrs.define
+class Weather:
+    """The weather somewhere."""
+
+    city: str
+    degrees: Annotated[float, at.Ge(-90)]
+    note: str | None = None
+
+
+def test_tool_shapes() -> None:
+    """vLLM and SGLang tools say strict: true; llama.cpp and Ollama tools have no flag."""
+    for adapter in (VLLM_TOOLS, SGLANG_TOOLS):
+        tool = schema(Weather, adapter)
+        assert tool["type"] == "function"
+        assert tool["function"]["strict"] is True
+        assert tool["function"]["name"] == "Weather"
+        assert tool["function"]["parameters"]["required"] == ["city", "degrees", "note"]
+    for adapter in (LLAMACPP_TOOLS, OLLAMA_TOOLS):
+        tool = schema(Weather, adapter)
+        assert "strict" not in tool["function"]
+        assert tool["function"]["description"] == "The weather somewhere."
+    for adapter in (VLLM, SGLANG, LLAMACPP, OLLAMA):
+        wrapped = schema(Weather, adapter)
+        assert wrapped["strict"] is True
+        assert wrapped["schema"]["type"] == "object"
+
+
+def test_a_bound_moves_into_the_description_and_explain_says_why() -> None:
+    wrapped = schema(Weather, VLLM)
+    degrees = wrapped["schema"]["properties"]["degrees"]
+    assert "minimum" not in degrees
+    assert degrees["description"] == "Must be at least -90."
+    (rewrite,) = [r for r in explain(Weather, VLLM) if r.pointer == "/properties/degrees"]
+    assert rewrite.action == "described"
+    assert "exponents" in rewrite.detail
+    with pytest.raises(DecodeError, match="must be at least -90"):
+        decode(Weather, '{"city": "x", "degrees": -100, "note": null}')
+
+
+@attrs.define
+class Node:
+    value: int
+    next: Node | None = None
+
+
+def test_recursion_under_outlines_is_a_schema_error() -> None:
+    """outlines-core unrolls recursion 3 levels deep: the type cannot be held there."""
+    assert schema(Node, VLLM)["schema"]["properties"]["next"]
+    with pytest.raises(SchemaError, match=r"unrolls only 3 levels.*backend=\"xgrammar\""):
+        schema(Node, VLLM.replace(backend="outlines"))
+
+
+@attrs.define
+class Loose:
+    value: Any
+
+
+@needs_outlines
+def test_any_under_outlines_is_a_schema_error() -> None:
+    """outlines-core compiles {} to a grammar that takes no value: Any cannot be sent."""
+    engine = harness("outlines-core")
+    compiled = engine.compile(_bug_body({}))
+    assert engine.accepts(compiled, b'{"v":1}') is not None
+    with pytest.raises(SchemaError, match=r"takes no value.*backend=\"xgrammar\""):
+        schema(Loose, VLLM.replace(backend="outlines"))
+    problems = check(_bug_body({}), VLLM.replace(backend="outlines"))
+    assert [p.pointer for p in problems] == ["/properties/v"]
+    assert engine.name == "outlines-core"
+
+
+def test_any_is_sent_as_any_value_elsewhere() -> None:
+    assert schema(Loose, VLLM)["schema"]["properties"]["value"] == {}
+    assert check(schema(Loose, LLAMACPP), LLAMACPP) == []
+
+
+HAND_WRITTEN = {
+    "type": "object",
+    "properties": {
+        "a": {"type": "number", "minimum": 0},
+        "b": {"type": "string", "maxLength": 3, "pattern": "^[a-z]+$"},
+        "c": {"type": "array", "items": {"type": "integer"}, "uniqueItems": True},
+        "d": {"type": "string", "format": "hostname"},
+        "e": {"type": "string", "pattern": "(?=x)x"},
+        "f": {"oneOf": [{"type": "integer"}, {"type": "string"}]},
+        "g": {"type": "string", "pattern": "^\\d+$"},
+        "h": {"type": "array", "prefixItems": [{"type": "integer"}], "items": False},
+    },
+    "required": ["a", "b", "c", "d", "e", "f", "g", "h"],
+}
+
+
+@pytest.mark.parametrize(("adapter", "expected"), [
+    (VLLM, {"/properties/a/minimum", "/properties/b/maxLength", "/properties/c/uniqueItems",
+            "/properties/e/pattern", "/properties/f/oneOf"}),
+    (VLLM.replace(backend="guidance"), {
+        "", "/properties/a/minimum", "/properties/c/uniqueItems", "/properties/e/pattern",
+        "/properties/f/oneOf"}),
+    (LLAMACPP, {"/properties/a/minimum", "/properties/b/maxLength", "/properties/c/uniqueItems",
+                "/properties/d/format", "/properties/e/pattern", "/properties/f/oneOf",
+                "/properties/g/pattern", "/properties/h/items"}),
+])
+def test_check_reports_what_the_engine_would_not_hold(adapter: Adapter,
+                                                      expected: set[str]) -> None:
+    """check() names each keyword the engine ignores, rejects or reads otherwise."""
+    problems = check(HAND_WRITTEN, adapter)
+    found = {p.pointer for p in problems}
+    assert expected <= found, (expected - found, [str(p) for p in problems])
+    for p in problems:
+        assert p.rule.startswith("engine"), str(p)
+        assert ";" in p.message, str(p)  # what is wrong; how to fix it
