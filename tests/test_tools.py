@@ -1266,12 +1266,15 @@ class TestLogging:
         assert "tool _echo ran in" in text
         assert "call_id=c1" in text
         assert "tool _unprintable failed (_Unprintable)" in text
-        assert "unknown tool 'nope'" in text
+        assert "a call of an unknown tool" in text
+        assert "nope" not in text  # the model's text: DEBUG only
         assert "arguments" not in text
         caplog.clear()
         with caplog.at_level("DEBUG", logger="describedtypes"):
             asyncio.run(box.acall("_echo", {"x": 7}))
+            box.call("nope", {})
         assert "arguments={'x': 7} content='7'" in caplog.text
+        assert "the unknown tool's name: 'nope'" in caplog.text
 
 
 class TestSharedPlans:

@@ -112,10 +112,17 @@ def _shown_path(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
+def _count(err: DecodeError) -> str:
+    # For INFO and WARNING: a count only; the paths hold keys the model chose.
+    count = len(err.errors)
+    return f"{count}{' or more' if err.truncated else ''} problem{'s' * (count != 1)}"
+
+
 def _where(err: DecodeError) -> str:
+    # For DEBUG, the only level model text reaches.
     paths = list(dict.fromkeys(_shown_path(str(path)) for path, _ in err.errors))
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    return f"{len(err.errors)} problem{'s' * (len(err.errors) != 1)} at {shown}"
+    return f"{_count(err)} at {shown}"
 
 
 def _type_name(tp: Any) -> str:
@@ -150,13 +157,15 @@ def decode_or_retry(
         if len(attempts) > retries:
             log.warning(
                 "%s: giving up after %d replies that did not decode into %s (%s)",
-                provider.name, len(attempts), _type_name(tp), _where(err),
+                provider.name, len(attempts), _type_name(tp), _count(err),
             )
+            log.debug("%s: the last reply had %s", provider.name, _where(err))
             raise
         log.info(
             "%s: reply %d did not decode into %s (%s); asking again (retry %d of %d)",
-            provider.name, len(attempts), _type_name(tp), _where(err), len(attempts), retries,
+            provider.name, len(attempts), _type_name(tp), _count(err), len(attempts), retries,
         )
+        log.debug("%s: reply %d had %s", provider.name, len(attempts), _where(err))
         log.debug("%s: sent back to the model: %s", provider.name, retry_text(err))
         return False, provider.retry_messages(response, err)
 

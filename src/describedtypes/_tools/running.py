@@ -16,18 +16,21 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import itertools
 import logging
 import os
 import sys
 import threading
+import time
 import types
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._base.aio import is_awaitable
+from .._base.aio import CANCEL_GRACE, abandon, is_awaitable
 from .._base.aio import run_coroutine as _run_coroutine
 from .._base.lazy import LazyModule as _LazyModule
+from .._base.text import one_line
 from ..errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -58,10 +61,11 @@ class _PoolState:
         self.name = name
         self.lock = threading.Lock()
         self.ready = threading.Condition(self.lock)
-        self.queue: collections.deque[Any] = collections.deque()
+        self.queue: collections.deque[Job] = collections.deque()
         self.threads = 0
         self.idle = 0
         self.closed = False
+        self.serial = itertools.count(1)
 
     def close(self) -> None:
         with self.lock:
@@ -69,13 +73,46 @@ class _PoolState:
             pending = list(self.queue)
             self.queue.clear()
             self.ready.notify_all()
-        for future, *_ in pending:
-            future.cancel()
+        for job in pending:
+            job.future.cancel()
+
+    def spawn(self) -> None:
+        """Start a thread if one may be started (hold ``lock``)."""
+        if self.threads < self.max_workers and not self.closed:
+            self.threads += 1
+            thread = threading.Thread(
+                target=_work, args=(self,), name=f"{self.name}-{next(self.serial)}", daemon=True
+            )
+            thread.start()
+
+
+class _Worker:
+    """One thread of a pool: abandoned once its call overran its time limit."""
+
+    __slots__ = ("abandoned",)
+
+    def __init__(self) -> None:
+        self.abandoned = False
+
+
+class Job:
+    """Strictly private: one function call queued on a ``ToolThreads`` pool."""
+
+    __slots__ = ("args", "fn", "future", "worker")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.fn = fn
+        self.args = args
+        self.worker: _Worker | None = None  # set (under the pool's lock) when taken
 
 
 def _work(state: _PoolState) -> None:
+    worker = _Worker()
     while True:
         with state.lock:
+            if worker.abandoned:  # no longer counted: the pool started another in its place
+                return
             state.idle += 1
             while not state.queue and not state.closed:
                 if not state.ready.wait(_IDLE_SECONDS) and not state.queue:
@@ -84,24 +121,28 @@ def _work(state: _PoolState) -> None:
             if not state.queue:
                 state.threads -= 1
                 return
-            future, fn, args = state.queue.popleft()
-        if not future.set_running_or_notify_cancel():
-            continue
-        try:
-            result = fn(*args)
-        except BaseException as exc:  # handed to the caller, who decides what propagates
-            future.set_exception(exc)
-            del exc
-        else:
-            future.set_result(result)
-        del future, fn, args
+            job = state.queue.popleft()
+            job.worker = worker
+        future = job.future
+        if future.set_running_or_notify_cancel():
+            try:
+                result = job.fn(*job.args)
+            except BaseException as exc:  # handed to the caller, who decides what propagates
+                future.set_exception(exc)
+                del exc
+            else:
+                future.set_result(result)
+                del result
+        del job, future
 
 
 class ToolThreads(concurrent.futures.Executor):
     """A bounded pool of daemon threads, started one by one as calls need them.
 
     Daemon threads: a tool that never returns cannot keep the interpreter from exiting
-    (``concurrent.futures.ThreadPoolExecutor`` joins its threads at exit).
+    (``concurrent.futures.ThreadPoolExecutor`` joins its threads at exit). A thread whose
+    call overran its time limit is ``abandon``-ed: no longer counted against
+    ``max_workers``, it exits when the call returns, and another thread takes its place.
     """
 
     def __init__(
@@ -115,29 +156,44 @@ class ToolThreads(concurrent.futures.Executor):
 
     @property
     def threads(self) -> int:
-        """Threads alive now (busy or idle)."""
+        """Threads counted against ``max_workers`` now (busy or idle; abandoned ones not)."""
         return self._state.threads
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             args = (_with_kwargs(fn, kwargs), *args)
             fn = _call_first
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        return self.start(fn, *args).future
+
+    def start(self, fn: Callable[..., Any], /, *args: Any) -> Job:
+        """Queue ``fn(*args)``; the ``Job`` holds its future."""
+        job = Job(fn, args)
         state = self._state
         with state.lock:
             if state.closed:
                 msg = "this pool of tool threads is closed"
                 raise RuntimeError(msg)
-            state.queue.append((future, fn, args))
+            state.queue.append(job)
             if state.idle > len(state.queue) - 1:
                 state.ready.notify()
-            elif state.threads < state.max_workers:
-                state.threads += 1
-                thread = threading.Thread(
-                    target=_work, args=(state,), name=f"{state.name}-{state.threads}", daemon=True
-                )
-                thread.start()
-        return future
+            else:
+                state.spawn()
+        return job
+
+    def abandon(self, job: Job) -> bool:
+        """Stop counting the thread running ``job`` (it overran its time limit): the thread
+        exits when the call returns, and a new one may start now. False if ``job`` is not
+        running (queued, finished, or abandoned already)."""
+        state = self._state
+        with state.lock:
+            worker = job.worker
+            if worker is None or worker.abandoned or job.future.done():
+                return False
+            worker.abandoned = True
+            state.threads -= 1
+            if len(state.queue) > state.idle:
+                state.spawn()
+        return True
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop the idle threads; calls still running finish on their own threads."""
@@ -165,11 +221,6 @@ MAX_MESSAGE_CHARS = 500
 DEFAULT_MAX_RESULT_CHARS = 100_000
 """The most characters of a tool's result sent to the model, unless configured."""
 
-_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
-_LINE_BREAKS.update({c: f"\\x{c:02x}" for c in range(32) if c not in _LINE_BREAKS and c != 9})
-_LINE_BREAKS[0x7F] = "\\x7f"
-
-
 def type_name(exc: BaseException) -> str:
     try:
         name = type(exc).__name__
@@ -184,14 +235,6 @@ def exception_text(exc: BaseException) -> str:
         return str.__str__(str(exc))  # str() may return a str subclass
     except Exception:
         return f"(the {type_name(exc)}'s message could not be read)"
-
-
-def one_line(text: str, limit: int) -> str:
-    """``text`` on one line (line breaks and control characters escaped), at most ``limit``."""
-    if len(text) > limit:
-        cut = text[:limit].translate(_LINE_BREAKS)[:limit]
-        return f"{cut}… ({len(text) - limit} more characters)"
-    return text.translate(_LINE_BREAKS)[:limit] if not text.isprintable() else text
 
 
 def check_error_detail(value: Any) -> ErrorDetail:
@@ -224,8 +267,14 @@ def describe_exception(
     told: object = None
     try:
         told = detail(exc)
-    except Exception:
-        logger.exception("the error_detail function failed for the tool %r", tool)
+    except Exception as failed:
+        # The traceback's chain holds the tool's own exception, whose text is the
+        # model's to see only under the policy: at DEBUG only.
+        logger.error(
+            "the error_detail function failed for the tool %r (%s); the model is told the "
+            "exception's type only", tool, type_name(failed),
+        )
+        logger.debug("the error_detail function's failure", exc_info=True)
     if not isinstance(told, str):
         if told is not None:
             logger.error("error_detail returned %s, not a str", type(told).__name__)
@@ -327,10 +376,23 @@ class Gate:
                 self.lock.release()
 
 
-def run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
-    """Run a tool's awaitable to completion from synchronous code (within ``timeout``
-    seconds; past it, the model is told the tool timed out)."""
-    return _run_coroutine(awaitable, timeout, lambda: _timed_out(name, timeout))
+def run_coroutine(
+    awaitable: Any, timeout: float | None, call: ToolCall | None = None,
+    rt: Settings | None = None,
+) -> Any:
+    """Run a tool's awaitable to completion from synchronous code, within ``timeout``
+    seconds (past them, the model is told the tool timed out) plus ``CANCEL_GRACE`` for
+    it to stop; what does not stop is listed in ``rt.running`` until it ends."""
+    if timeout is None:
+        return _run_coroutine(awaitable)
+    assert call is not None
+    assert rt is not None
+
+    def left(tasks: list[Any]) -> None:
+        _track(tasks, rt, call)
+        _left_running(call, "it overran its timeout and did not stop when cancelled")
+
+    return _run_coroutine(awaitable, timeout, lambda: _timed_out(call.name, timeout), left)
 
 
 class Settings:
@@ -379,12 +441,15 @@ DEFAULTS = Settings()
 """The settings of a ``Tool`` called on its own (its threads are shared, library-wide)."""
 
 HAS_CANCELLING = sys.version_info >= (3, 11)
-_CANCEL_GRACE = 1.0
-"""Seconds an async tool is given to stop after it is cancelled (timeout, cancelled batch)."""
 
 
 class TimedOut(TimeoutError):
     """Strictly private: a call overran its ``timeout``; the model is told so."""
+
+
+class NotStarted(RuntimeError):
+    """Strictly private: a call that could not start within its time limit (every worker
+    thread busy, or its ``concurrent=False`` tool busy with another call); never run."""
 
 
 class ToolCancelled(Exception):
@@ -405,34 +470,99 @@ def cancelled_from_outside() -> bool:
     return task is not None and task.cancelling() > 0  # type: ignore[attr-defined,unused-ignore]
 
 
+_GATE_POLL = 0.05
+"""Seconds between looks at whether its caller gave up, for a call waiting for its gate."""
+
+
+class Began:
+    """Strictly private: when a call on a worker thread really starts (its gate held), or
+    that its caller gave up first, in which case it never runs."""
+
+    __slots__ = ("_lock", "_then", "at", "event", "given_up")
+
+    def __init__(self, event: threading.Event | None = None) -> None:
+        self._lock = threading.Lock()
+        self._then: Callable[[], None] | None = None
+        self.at = 0.0
+        self.event = event
+        self.given_up = False
+
+    def start(self) -> bool:
+        """On the worker thread: True if the call may run (its clock starts now)."""
+        with self._lock:
+            if self.given_up:
+                return False
+            self.at = time.monotonic()
+            if self.event is not None:
+                self.event.set()
+            then, self._then = self._then, None
+        if then is not None:
+            then()
+        return True
+
+    @property
+    def started(self) -> bool:
+        return self.at != 0.0
+
+    def give_up(self) -> bool:
+        """For the caller: True if the call had not started, and now never will."""
+        with self._lock:
+            if self.at != 0.0:
+                return False
+            self.given_up = True
+            return True
+
+    def then(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (on the worker thread) when the call starts."""
+        with self._lock:
+            if self.at == 0.0:
+                self._then = callback
+                return
+        callback()
+
+
+_NOT_RUN = object()
+
+
 def _thread_call(
     running: dict[int, ToolCall],
     call: ToolCall,
     func: Callable[..., Any],
     kwargs: dict[str, Any],
     lock: Any,
+    began: Began | None,
 ) -> Any:
-    key = id(kwargs)  # unique while this call runs
-    running[key] = call
+    if lock is not None:
+        if began is None:
+            lock.acquire()
+        else:
+            while not lock.acquire(timeout=_GATE_POLL):
+                if began.given_up:
+                    return _NOT_RUN
     try:
-        if lock is None:
+        if began is not None and not began.start():
+            return _NOT_RUN
+        key = id(kwargs)  # unique while this call runs
+        running[key] = call
+        try:
             return func(**kwargs)
-        with lock:
-            return func(**kwargs)
-    except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
-        raise ToolCancelled(exc) from exc
+        except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
+            raise ToolCancelled(exc) from exc
+        finally:
+            del running[key]
     finally:
-        del running[key]
+        if lock is not None:
+            lock.release()
 
 
 def log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
     ms = seconds * 1000
     if result.is_error:
         why = type_name(result.exception) if result.exception is not None else "invalid call"
-        logger.info("tool %s failed (%s) in %.2f ms, call_id=%s", result.name, why, ms,
+        logger.info("tool %s failed (%s) in %.2f ms, call_id=%.80s", result.name, why, ms,
                     result.call_id)
     else:
-        logger.info("tool %s ran in %.2f ms, call_id=%s", result.name, ms, result.call_id)
+        logger.info("tool %s ran in %.2f ms, call_id=%.80s", result.name, ms, result.call_id)
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("tool %s arguments=%.1000r content=%.1000r", result.name, arguments,
                      result.content)
@@ -446,13 +576,14 @@ async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall)
         done, _ = await asyncio.wait((task,), timeout=timeout)
     except asyncio.CancelledError:
         task.cancel()
-        _track(task, rt, call)
+        _track([task], rt, call)
         raise
     if not done:
         task.cancel()
-        done, _ = await asyncio.wait((task,), timeout=_CANCEL_GRACE)
+        done, _ = await asyncio.wait((task,), timeout=CANCEL_GRACE)
         if not done:
-            _track(task, rt, call)
+            abandon(task)  # given its grace: a loop winding down does not wait again
+            _track([task], rt, call)
             _left_running(call, "it overran its timeout and did not stop when cancelled")
         raise _timed_out(call.name, timeout)
     if task.cancelled():
@@ -460,18 +591,29 @@ async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall)
     return task.result()
 
 
-def _track(task: asyncio.Future[Any], rt: Settings, call: ToolCall) -> None:
-    """List a task that may still run in ``running_calls`` until it is done."""
-    if task.done():
+def _track(tasks: list[Any], rt: Settings, call: ToolCall) -> None:
+    """List ``call`` in ``running_calls`` until all of ``tasks`` are done."""
+    waiting = [t for t in tasks if not t.done()]
+    if not waiting:
         return
-    key = id(task)
+    count = [len(waiting)]
+    key = id(count)  # unique while the callbacks below hold ``count``
     rt.running[key] = call
-    task.add_done_callback(lambda t: (rt.running.pop(key, None), t.cancelled() or t.exception()))
+
+    def done(task: Any) -> None:
+        if not task.cancelled():
+            task.exception()  # retrieved: the caller was told of the timeout already
+        count[0] -= 1
+        if count[0] == 0:
+            rt.running.pop(key, None)
+
+    for task in waiting:
+        task.add_done_callback(done)
 
 
 def _left_running(call: ToolCall, why: str) -> None:
     logger.warning(
-        "tool %s (call_id=%s) is still running after %s; it is listed in "
+        "tool %s (call_id=%.80s) is still running after %s; it is listed in "
         "Toolbox.running_calls until it returns", call.name, call.call_id, why
     )
 
@@ -480,6 +622,21 @@ def _timed_out(name: str, timeout: float | None) -> TimedOut:
     return TimedOut(
         f"Tool {name!r} timed out: it did not finish within its time limit of {timeout:g} "
         "seconds."
+    )
+
+
+def _not_started(call: ToolCall, timeout: float, rt: Settings, gated: bool) -> NotStarted:
+    why = (
+        "another call of it was still running (it runs one call at a time)" if gated
+        else f"all {rt.max_workers} worker threads were busy with other calls"
+    )
+    logger.warning(
+        "tool %s (call_id=%.80s) was not run: %s for %g seconds, its time limit",
+        call.name, call.call_id, why, timeout,
+    )
+    return NotStarted(
+        f"Tool {call.name!r} was not run: {why} for {timeout:g} seconds, its time limit. "
+        "Call it again later."
     )
 
 
@@ -502,80 +659,134 @@ def check_timeout(timeout: Any) -> float | None:
     return float(timeout)
 
 
-
 # -- running one call of a tool (``tool`` is a ``Tool``) --------------------------------------
+#
+# A sync function runs on a worker thread of the toolbox's pool. Its time limit starts
+# when it starts (``Began``), not when it is queued: a call waits for a free thread (and a
+# concurrent=False tool for its gate) at most as long as its time limit, and one that did
+# not start in that time never runs and is not said to have timed out. A call past its
+# time limit cannot be stopped: its thread is abandoned (no longer counted against
+# max_workers) and the call is listed in running_calls until it returns.
 
 
 def call_within(
     tool: Any, kwargs: dict[str, Any], timeout: float, rt: Settings, call: ToolCall
 ) -> Any:
+    """Run a call from synchronous code within ``timeout`` seconds."""
+    gate = tool.gate
     if tool.is_async:
-        if tool._gate is None:
-            return run_coroutine(tool.func(**kwargs), timeout, call.name)
-        with tool._gate.lock:
-            return run_coroutine(tool.func(**kwargs), timeout, call.name)
-    lock = None if tool._gate is None else tool._gate.lock
-    future = rt.pool().submit(_thread_call, rt.running, call, tool.func, kwargs, lock)
-    done, _ = concurrent.futures.wait([future], timeout)
+        if gate is None:
+            return run_coroutine(tool.func(**kwargs), timeout, call, rt)
+        if not gate.lock.acquire(timeout=timeout):
+            raise _not_started(call, timeout, rt, True)
+        try:
+            return run_coroutine(tool.func(**kwargs), timeout, call, rt)
+        finally:
+            gate.lock.release()
+    pool = rt.pool()
+    began = Began(threading.Event())
+    job = pool.start(
+        _thread_call, rt.running, call, tool.func, kwargs, None if gate is None else gate.lock,
+        began,
+    )
+    assert began.event is not None
+    if not began.event.wait(timeout) and began.give_up():
+        job.future.cancel()
+        raise _not_started(call, timeout, rt, gate is not None and job.worker is not None)
+    left = timeout - (time.monotonic() - began.at)
+    done, _ = concurrent.futures.wait([job.future], max(left, 0.0))
     if not done:
-        future.cancel()
+        pool.abandon(job)
         _left_running(call, "it overran its timeout")
         raise _timed_out(call.name, timeout)
-    value = future.result()
-    return run_coroutine(value, timeout, call.name) if is_awaitable(value) else value
+    value = job.future.result()
+    if is_awaitable(value):
+        left = timeout - (time.monotonic() - began.at)
+        return run_coroutine(value, max(left, 0.001), call, rt)
+    return value
 
 
 async def on_loop(tool: Any, kwargs: dict[str, Any]) -> Any:
     try:
-        if tool._gate is None:
+        if tool.gate is None:
             return tool.func(**kwargs)
-        async with tool._gate.hold():
+        async with tool.gate.hold():
             return tool.func(**kwargs)
     except asyncio.CancelledError as exc:  # raised by the function: it never waited
         raise ToolCancelled(exc) from exc
 
+
 async def in_thread(
     tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
 ) -> Any:
-    lock = None
+    """Run a sync function on a worker thread from a coroutine, within ``timeout``."""
+    gate = tool.gate
     pool = rt.pool()
-    if tool._gate is None:
-        future = pool.submit(_thread_call, rt.running, call, tool.func, kwargs, None)
-    else:
+    lock = None
+    if gate is not None:
         # Queue in this loop; the worker thread takes the thread lock itself, so a
         # cancelled caller never lets two runs overlap.
-        lock = tool._gate.loop_lock()
+        lock = gate.loop_lock()
         await lock.acquire()
-        try:
-            future = pool.submit(
-                _thread_call, rt.running, call, tool.func, kwargs, tool._gate.lock
-            )
-        except BaseException:
-            lock.release()
-            raise
-    waiter = asyncio.wrap_future(future)
     try:
-        done, _ = await asyncio.wait((waiter,), timeout=timeout)
-    except asyncio.CancelledError:
-        waiter.cancel()
-        if not future.done():
-            _left_running(call, "its caller was cancelled")
-        raise
+        began = Began()
+        job = pool.start(
+            _thread_call, rt.running, call, tool.func, kwargs,
+            None if gate is None else gate.lock, began,
+        )
+        waiter = asyncio.wrap_future(job.future)
+        try:
+            if timeout is None:
+                return await waiter
+            return await _within(job, waiter, began, timeout, rt, call, gate is not None)
+        except asyncio.CancelledError:
+            waiter.cancel()
+            if not job.future.cancel() and not began.give_up() and not job.future.done():
+                _left_running(call, "its caller was cancelled")
+            raise
     finally:
         if lock is not None:
             lock.release()
-    if not done:
+
+
+async def _within(
+    job: Job, waiter: Any, began: Began, timeout: float, rt: Settings, call: ToolCall,
+    gated: bool,
+) -> Any:
+    loop = asyncio.get_running_loop()
+    started = loop.create_future()
+    began.then(lambda: _resolve_from_thread(loop, started))
+    done, _ = await asyncio.wait(
+        (started, waiter), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+    )
+    if not done and began.give_up():
         waiter.cancel()
-        _left_running(call, "it overran its timeout")
-        raise _timed_out(call.name, timeout)
+        job.future.cancel()
+        raise _not_started(call, timeout, rt, gated and job.worker is not None)
+    if not waiter.done():
+        left = timeout - (time.monotonic() - began.at)
+        done, _ = await asyncio.wait((waiter,), timeout=max(left, 0.0))
+        if not done:
+            waiter.cancel()
+            rt.pool().abandon(job)
+            _left_running(call, "it overran its timeout")
+            raise _timed_out(call.name, timeout)
     return waiter.result()
+
+
+def _resolve_from_thread(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
+    def resolve() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for the start
+        loop.call_soon_threadsafe(resolve)
+
 
 async def in_task(
     tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
 ) -> Any:
-    if tool._gate is None:
+    if tool.gate is None:
         return await _watch(tool.func(**kwargs), timeout, rt, call)
-    async with tool._gate.hold():
+    async with tool.gate.hold():
         return await _watch(tool.func(**kwargs), timeout, rt, call)
-
-

@@ -315,8 +315,9 @@ class Toolbox:
         # brief: a huge name is cut short in the text for the model.
         content = f"Unknown tool {brief(shown)}. {hint}Available tools: {listing(self.names)}."
         result = failure(content, call_id, shown)
-        if logger.isEnabledFor(logging.INFO):
-            logger.info("unknown tool %.200r called, call_id=%s", name, call_id)
+        if logger.isEnabledFor(logging.INFO):  # the name is the model's: DEBUG only
+            logger.info("a call of an unknown tool, call_id=%.80s", call_id)
+            logger.debug("the unknown tool's name: %.200r", name)
         return result
 
     def call(
@@ -339,9 +340,7 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
-        if not logger.isEnabledFor(logging.INFO):
-            return tool._call(arguments, context, call_id, name, self._rt)
-        return tool.call(arguments, context=context, call_id=call_id, _name=name, _rt=self._rt)
+        return tool.run_call(arguments, context, call_id, name, self._rt)
 
     async def acall(
         self,
@@ -356,11 +355,7 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
-        if not logger.isEnabledFor(logging.INFO):
-            return await tool._acall(arguments, context, call_id, name, self._rt)
-        return await tool.acall(
-            arguments, context=context, call_id=call_id, _name=name, _rt=self._rt
-        )
+        return await tool.arun_call(arguments, context, call_id, name, self._rt)
 
     async def acall_many(
         self, calls: Iterable[ToolCall], *, context: Any = None
@@ -404,12 +399,11 @@ class Toolbox:
         results: list[Any] = []
         waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
         tools = self._tools
-        quiet = not logger.isEnabledFor(logging.INFO)
         try:
             for i, c in enumerate(items):
-                tool = tools.get(c.name) if quiet and type(c.name) is str else None
+                tool = tools.get(c.name) if type(c.name) is str else None
                 if tool is not None:  # Toolbox.acall without its coroutine
-                    coro = tool._acall(c.arguments, context, c.call_id, c.name, self._rt)
+                    coro = tool.arun_call(c.arguments, context, c.call_id, c.name, self._rt)
                 else:
                     coro = self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
                 finished, outcome = start_eagerly(coro, create_task)
