@@ -19,6 +19,7 @@ import contextlib
 import itertools
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -286,10 +287,36 @@ def cut_result(text: str, max_chars: int | None) -> str:
     """``text``, or its first ``max_chars`` characters and a note saying it was cut."""
     if max_chars is None or len(text) <= max_chars:
         return text
+    return f"{text[:max_chars]}{_cut_note(len(text), max_chars)}"
+
+
+def _cut_note(length: int, kept: int) -> str:
     return (
-        f"{text[:max_chars]}\n[The result was cut here: it had {len(text):,} characters and "
-        f"only the first {max_chars:,} are shown.]"
+        f"\n[The result was cut here: it had {length:,} characters and only the first "
+        f"{kept:,} are shown.]"
     )
+
+
+_CUT_NOTE = re.compile(
+    r"\n\[The result was cut here: it had ([0-9,]+) characters and only the first "
+    r"([0-9,]+) are shown\.\]\Z"
+)
+
+
+def original_length(result: ToolResult) -> tuple[int, int]:
+    """``(length of the result before any cut, characters of it in the content)``: a
+    result ``cut_result`` cut already is told by its note, so a second cut can state the
+    original length."""
+    content = result.content
+    length = len(content)
+    if length < 80 or content[-1] != "]":
+        return length, length
+    found = _CUT_NOTE.search(content, max(0, length - 200))
+    if found is not None:
+        kept = int(found.group(2).replace(",", ""))
+        if found.start() == kept:  # the note follows exactly the characters it speaks of
+            return int(found.group(1).replace(",", "")), kept
+    return length, length
 
 
 # -- running a coroutine's first step right away ---------------------------------------------

@@ -391,10 +391,14 @@ class Toolbox:
                 )
                 raise TypeError(msg)
         limit = self._max_calls
+        budget = self._max_turn_chars
         extra: list[ToolResult] = []
+        room = budget
         if limit is not None and len(items) > limit:
-            extra = refused(items[limit:], limit, len(items))
+            extra = refused(items[limit:], limit, len(items), budget)
             del items[limit:]
+            if budget is not None:  # the calls not run are answered within the budget too
+                room = budget - sum(len(r.content) for r in extra)
         create_task = asyncio.get_running_loop().create_task
         results: list[Any] = []
         waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
@@ -416,7 +420,7 @@ class Toolbox:
             for _, task in waiting:
                 task.cancel()
             raise
-        results = fit(results, self._max_turn_chars)
+        results = fit(results, room, budget)
         return results + extra if extra else results
 
     def run(
