@@ -421,6 +421,26 @@ class TestCalls:
             "no results", True, "k", "search"
         )
 
+    def test_a_tool_result_answers_the_call_that_ran(self) -> None:
+        """A ToolResult made for another call (relayed, cached) is re-addressed: the model's
+        call must get its result, or the provider refuses the next request."""
+        box = Toolbox()
+
+        @box.tool
+        def relay(q: str) -> ToolResult:
+            """Relays another call's result."""
+            return ToolResult(content="from elsewhere", call_id="other-call", name="other")
+
+        expected = ("from elsewhere", "c1", "relay")
+        for result in (
+            box.call("relay", {"q": "x"}, call_id="c1"),
+            asyncio.run(box.acall("relay", {"q": "x"}, call_id="c1")),
+            asyncio.run(box.acall_many([ToolCall("relay", {"q": "x"}, "c1")]))[0],
+        ):
+            assert (result.content, result.call_id, result.name) == expected
+        # A call without an id (the application's own) leaves the tool's id alone.
+        assert box.call("relay", {"q": "x"}).call_id == "other-call"
+
     def test_acall_many_keeps_order(self) -> None:
         """acall_many returns results in the calls' order even when they finish out of order."""
         box = Toolbox()
@@ -1324,3 +1344,15 @@ class TestRegistry:
             Tool(lookup, registry=annotate.register)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="registry must be a Registry"):
             Toolbox(registry="mine")  # type: ignore[arg-type]
+
+
+def test_no_module_reaches_into_a_tools_underscore_names() -> None:
+    """The toolbox and the runner use Tool's package methods (run_call, arun_call, gate)."""
+    import pathlib
+    import re
+
+    tools = pathlib.Path(__file__).resolve().parents[1] / "src" / "describedtypes" / "_tools"
+    for path in tools.glob("*.py"):
+        if path.name != "tool.py":
+            source = path.read_text(encoding="utf-8")
+            assert not re.search(r"\btool\._[a-z]", source), path.name
