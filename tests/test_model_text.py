@@ -77,10 +77,9 @@ def test_a_constructor_error_is_one_line(text: str) -> None:
 @given(hostile)
 def test_a_json_syntax_error_quotes_the_text_on_one_line(text: str) -> None:
     bad = "{" + text
-    try:
+    with pytest.raises(orjson.JSONDecodeError) as info:
         orjson.loads(bad)
-    except orjson.JSONDecodeError as exc:
-        assert one_line_only(json_problem(exc, bad))
+    assert one_line_only(json_problem(info.value, bad))
 
 
 def _raiser(text: str) -> Any:

@@ -267,29 +267,22 @@ def test_a_call_that_never_started_is_not_said_to_time_out() -> None:
 
 
 def test_a_queued_call_is_timed_from_its_start() -> None:
-    # One worker thread, two calls of a tool that takes most of its limit: the second
-    # waits for the first and still finishes, since its clock starts when it starts.
+    # One worker thread, two calls that each take two thirds of their limit: the second
+    # waits for the first, then has its whole limit (timed from the submission it would
+    # have overrun it by a second).
     out = run_isolated(
         """
-        import asyncio, threading
+        import asyncio, time
         from describedtypes import Toolbox, ToolCall
 
-        gate = threading.Semaphore(0)
-
         def step(i: int) -> int:
-            '''Waits for its turn (the test lets the calls through one by one).'''
-            gate.acquire(timeout=30)
+            '''Takes two seconds.'''
+            time.sleep(2)
             return i
 
-        async def main():
-            box = Toolbox([step], max_workers=1, timeout=20)
-            batch = asyncio.create_task(box.acall_many([ToolCall("step", {"i": i}) for i in range(2)]))
-            await asyncio.sleep(0.05)
-            gate.release()
-            gate.release()
-            return await batch
-
-        print([r.content for r in asyncio.run(main())])
+        box = Toolbox([step], max_workers=1, timeout=3)
+        calls = [ToolCall("step", {"i": i}) for i in range(2)]
+        print([r.content for r in asyncio.run(box.acall_many(calls))])
         """,
         timeout=60,
     )
