@@ -1356,3 +1356,37 @@ def test_no_module_reaches_into_a_tools_underscore_names() -> None:
         if path.name != "tool.py":
             source = path.read_text(encoding="utf-8")
             assert not re.search(r"\btool\._[a-z]", source), path.name
+
+
+def test_one_wording_for_a_wrong_registry_or_adapter() -> None:
+    """Every function taking registry= or llm_adapter= says the same thing, with the fix."""
+    from describedtypes import check, decode, decode_arguments
+
+    registry_wrong = [
+        lambda: Tool(_echo, registry="mine"),  # type: ignore[arg-type]
+        lambda: Toolbox(registry="mine"),  # type: ignore[arg-type]
+        lambda: schema(Address, registry="mine"),  # type: ignore[arg-type]
+        lambda: decode(Address, "{}", registry="mine"),  # type: ignore[arg-type]
+        lambda: decode_arguments(_echo, "{}", registry="mine"),  # type: ignore[arg-type]
+    ]
+    for make in registry_wrong:
+        with pytest.raises(TypeError) as info:
+            make()
+        assert str(info.value) == (
+            "registry must be a Registry such as describedtypes.annotate (the default) or a "
+            "Registry(...) of your own, got str 'mine'"
+        )
+    adapter_wrong = [
+        lambda: Tool(_echo).definition("openai"),  # type: ignore[arg-type]
+        lambda: schema(Address, "openai"),  # type: ignore[arg-type]
+        lambda: check({}, "openai"),  # type: ignore[arg-type]
+        lambda: Toolbox([_echo]).definitions("openai"),  # type: ignore[arg-type]
+    ]
+    for make in adapter_wrong:
+        with pytest.raises(SchemaError) as info:
+            make()
+        assert str(info.value).startswith(
+            "llm_adapter must be an Adapter such as describedtypes.OPENAI, ANTHROPIC_TOOLS or "
+            "STANDARD (one of those describedtypes exports, or .replace(...) of one), got "
+            "str 'openai'"
+        )

@@ -134,10 +134,12 @@ def fit(
         lambda n, level: f"\n[Cut: it had {n:,} characters.]",
         lambda n, level: "",
     )
+    level = size = 0
     for note in notes:
         size = len(note(longest, budget))
-        level = share(lengths, budget, size)
-        assert level is not None  # the sum exceeds the budget
+        found = share(lengths, budget, size)
+        assert found is not None  # the sum exceeds the budget
+        level = found
         if level >= size:
             break
     level = max(level, len(_FLOOR))  # a cut result keeps a character: never empty

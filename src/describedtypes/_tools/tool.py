@@ -28,7 +28,8 @@ from .._codec.jsontext import json_problem
 from .._codec.problems import Invalid, decode_error, problem_lines
 from .._codec.values import exact_loads
 from .._schema import adapters as _adapters
-from .._types.annotate import Registry, annotate, current_stamp
+from .._schema.adapters import check_adapter
+from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.inspector import ObjectNode
 from ..errors import ArgumentError, SchemaError
 from .plan import Plan, plan_for
@@ -218,7 +219,7 @@ class Tool:
             SchemaError: The tool cannot be described for that provider (its name, a
                 parameter type), with the fix.
         """
-        _require_adapter(llm_adapter)
+        check_adapter(llm_adapter)
         if not llm_adapter.valid_name(self.name):
             msg = (
                 f"the tool name {self.name!r} is not accepted by {llm_adapter.name} (it must "
@@ -488,18 +489,6 @@ def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> N
     if parse_args is not None and not callable(parse_args):
         msg = f"parse_args must be a function raw -> kwargs, got {parse_args!r}"
         raise SchemaError(msg, type_=func)
-
-
-def check_registry(registry: Any) -> None:
-    if not isinstance(registry, Registry):
-        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-        raise TypeError(msg)
-
-
-def _require_adapter(adapter: Any) -> None:
-    if not isinstance(adapter, _adapters.Adapter):
-        msg = f"llm_adapter must be an Adapter such as OPENAI_TOOLS, got {adapter!r}"
-        raise SchemaError(msg)
 
 
 def _check_not_unbound(func: Any) -> None:

@@ -13,7 +13,7 @@ from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
 from .._schema.adapters import request_problems
-from .._types.annotate import Registry, annotate
+from .._types.annotate import Registry, annotate, check_registry
 from ..errors import SchemaError
 from .limits import (
     DEFAULT_MAX_CALLS_PER_TURN,
@@ -43,7 +43,6 @@ from .tool import (
     F,
     ParseArgs,
     Tool,
-    check_registry,
     did_you_mean,
     listing,
 )

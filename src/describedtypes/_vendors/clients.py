@@ -28,7 +28,7 @@ from .._base.records import ToolCall, ToolResult
 from .._codec.decode import decode
 from .._schema import adapters as _adapters
 from .._schema.schema import Rewrite, schema
-from .._types.annotate import Registry, annotate
+from .._types.annotate import Registry, annotate, check_registry
 from ..errors import DecodeError, IncompleteReplyError, RefusalError
 from .replies import (
     ANTHROPIC_CUT_OFF,
@@ -450,10 +450,7 @@ def provider_for(
     else:
         msg = f"{names[want_async]}() takes {_KNOWN}, got {type(client).__name__}"
         raise TypeError(msg)
-    if not isinstance(registry, Registry):
-        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-        raise TypeError(msg)
-    provider.registry = registry
+    provider.registry = check_registry(registry)
     if provider.is_async and not want_async:
         msg = (
             f"{type(client).__name__} is an async client; use {names[1]}() with it, or a "
