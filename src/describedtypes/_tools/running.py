@@ -2,9 +2,11 @@
 
 - ``ToolThreads``: the bounded pool of daemon threads a ``Toolbox`` runs sync tools on
   (never the event loop's default executor), started lazily and stopped by ``close()``
-  or when the toolbox is collected.
+  or when the toolbox is collected; a thread whose call overran its time limit is
+  abandoned (no longer counted), and ``Began`` tells when a call really started.
 - The error-detail policy and the limits on what reaches the model: an exception's text
-  read without ever raising, cut to a bounded length, with its line breaks escaped.
+  read without ever raising, cut to a bounded length, with its line breaks escaped (the
+  one table of ``_base/text.py``).
 - ``start_eagerly``: step a coroutine once right away, and hand it to a task only if it
   really waits for something.
 - Running one call: the concurrency gate, time limits, telling a tool's own

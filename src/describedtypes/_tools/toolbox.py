@@ -63,7 +63,11 @@ class Toolbox:
             sent instead (to redact secrets, say). ``ToolResult.exception`` and
             ``.traceback`` always keep everything, for the application.
         timeout: Seconds any call may take unless its tool sets its own ``timeout``;
-            None (the default) sets no limit.
+            None (the default) sets no limit. The time is counted from the call's start:
+            a call waits for a free thread at most that long, and one that could not
+            start is answered "not run", never "timed out". ``call`` and ``run`` return
+            within the limit plus a second even when an async tool ignores its
+            cancellation.
         max_result_chars: The most characters of a result the model is sent (100,000 by
             default; None for no limit). A longer result is cut, with a note saying so;
             ``ToolResult.value`` keeps the whole value.
@@ -71,7 +75,8 @@ class Toolbox:
             ``acall``/``acall_many`` (and under ``call`` when there is a timeout):
             ``min(32, os.cpu_count() + 4)`` by default. Threads are started when first
             needed, exit after 30 idle seconds, and are stopped by ``close()`` or when the
-            toolbox is garbage-collected.
+            toolbox is garbage-collected. A thread whose call overran its timeout no
+            longer counts: another may start in its place.
         max_calls_per_turn: The most calls of one turn (one reply of the model, one
             ``acall_many``) that are run: 32 by default; None for no limit. Each call past
             it is not run and gets an error result telling the model to make fewer calls
@@ -79,7 +84,8 @@ class Toolbox:
         max_result_chars_per_turn: The most characters the results of one turn send the
             model together (400,000 by default; None for no limit). When they come to
             more, the longest are cut to an equal share, with a note saying so; shorter
-            ones stay whole.
+            ones stay whole. The error results of calls past ``max_calls_per_turn`` and
+            the notes count in it too.
         registry: Where the annotations of the functions added are looked up
             (``annotate`` by default); a ``Tool`` added as it is keeps its own.
 
@@ -167,8 +173,10 @@ class Toolbox:
         ``acall_many``) and calls running on the toolbox's threads now.
 
         A sync function cannot be interrupted from outside: after a timeout or a
-        cancellation its thread runs on until the function returns. Such calls are
-        listed here, and logged as a warning on the ``describedtypes`` logger.
+        cancellation its thread runs on until the function returns (after a timeout,
+        no longer counted against ``max_workers``); an async tool that ignores its
+        cancellation runs on too. Such calls are listed here, and logged as a warning on
+        the ``describedtypes`` logger.
         """
         return list(self._rt.running.values())
 
