@@ -654,19 +654,22 @@ def _timed_out(name: str, timeout: float | None) -> TimedOut:
     )
 
 
+def _start_wait(timeout: float) -> float:
+    """How long a call waits to start: its time limit, and a second more for a thread to
+    be started (so a short limit on a busy machine does not turn into "not run")."""
+    return timeout + CANCEL_GRACE
+
+
 def _not_started(call: ToolCall, timeout: float, rt: Settings, gated: bool) -> NotStarted:
     why = (
         "another call of it was still running (it runs one call at a time)" if gated
         else f"all {rt.max_workers} worker threads were busy with other calls"
     )
     logger.warning(
-        "tool %s (call_id=%.80s) was not run: %s for %g seconds, its time limit",
-        call.name, call.call_id, why, timeout,
+        "tool %s (call_id=%.80s) was not run: %s for %g seconds", call.name, call.call_id,
+        why, _start_wait(timeout),
     )
-    return NotStarted(
-        f"Tool {call.name!r} was not run: {why} for {timeout:g} seconds, its time limit. "
-        "Call it again later."
-    )
+    return NotStarted(f"Tool {call.name!r} was not run: {why}. Call it again later.")
 
 
 def own_words(exc: ArgumentError, rt: Settings) -> str:
@@ -692,8 +695,8 @@ def check_timeout(timeout: Any) -> float | None:
 #
 # A sync function runs on a worker thread of the toolbox's pool. Its time limit starts
 # when it starts (``Began``), not when it is queued: a call waits for a free thread (and a
-# concurrent=False tool for its gate) at most as long as its time limit, and one that did
-# not start in that time never runs and is not said to have timed out. A call past its
+# concurrent=False tool for its gate) at most its time limit and a second, and one that
+# did not start in that time never runs and is not said to have timed out. A call past its
 # time limit cannot be stopped: its thread is abandoned (no longer counted against
 # max_workers) and the call is listed in running_calls until it returns.
 
@@ -706,7 +709,7 @@ def call_within(
     if tool.is_async:
         if gate is None:
             return run_coroutine(tool.func(**kwargs), timeout, call, rt)
-        if not gate.lock.acquire(timeout=timeout):
+        if not gate.lock.acquire(timeout=_start_wait(timeout)):
             raise _not_started(call, timeout, rt, True)
         try:
             return run_coroutine(tool.func(**kwargs), timeout, call, rt)
@@ -719,7 +722,7 @@ def call_within(
         began,
     )
     assert began.event is not None
-    if not began.event.wait(timeout) and began.give_up():
+    if not began.event.wait(_start_wait(timeout)) and began.give_up():
         job.future.cancel()
         raise _not_started(call, timeout, rt, gate is not None and job.worker is not None)
     left = timeout - (time.monotonic() - began.at)
@@ -786,7 +789,7 @@ async def _within(
     started = loop.create_future()
     began.then(lambda: _resolve_from_thread(loop, started))
     done, _ = await asyncio.wait(
-        (started, waiter), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        (started, waiter), timeout=_start_wait(timeout), return_when=asyncio.FIRST_COMPLETED
     )
     if not done and began.give_up():
         waiter.cancel()

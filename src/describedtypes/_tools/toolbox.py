@@ -64,10 +64,10 @@ class Toolbox:
             ``.traceback`` always keep everything, for the application.
         timeout: Seconds any call may take unless its tool sets its own ``timeout``;
             None (the default) sets no limit. The time is counted from the call's start:
-            a call waits for a free thread at most that long, and one that could not
-            start is answered "not run", never "timed out". ``call`` and ``run`` return
-            within the limit plus a second even when an async tool ignores its
-            cancellation.
+            a call waits for a free thread at most that long and a second more, and one
+            that could not start is answered "not run", never "timed out". ``call`` and
+            ``run`` return within the limit plus a second even when an async tool
+            ignores its cancellation.
         max_result_chars: The most characters of a result the model is sent (100,000 by
             default; None for no limit). A longer result is cut, with a note saying so;
             ``ToolResult.value`` keeps the whole value.
