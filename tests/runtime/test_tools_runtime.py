@@ -407,3 +407,33 @@ def test_an_unprintable_exception_leaves_asyncio_run_working() -> None:
         "Tool 'boom' failed: Bad: (the Bad's message could not be read) Bad",
         "1 True",
     ], out
+
+
+def test_a_one_at_a_time_async_tool_left_running_keeps_its_turn() -> None:
+    # concurrent=False holds while a call that ignored its cancellation still runs: the
+    # next call is "not run" rather than run beside it, through call and acall alike.
+    out = run_isolated(
+        _STUBBORN.replace("box = Toolbox([stubborn], timeout=0.2)", "")
+        + """
+    import time
+    box = Toolbox(timeout=0.2)
+    box.add(stubborn, concurrent=False)
+    print(box.call("stubborn", {}).content.split(":")[0])
+    print(box.call("stubborn", {}).content)
+    print(asyncio.run(box.acall("stubborn", {})).content)
+    stop.set()
+    deadline = time.monotonic() + 30
+    while box.running_calls and time.monotonic() < deadline:
+        time.sleep(0.01)
+    print(box.running_calls)
+    async def a_turn():  # the gate is free again: this call runs (and ends at once)
+        return (await box.acall("stubborn", {})).content
+    print(asyncio.run(a_turn()))
+    """,
+        timeout=60,
+    )
+    not_run = (
+        "Tool 'stubborn' was not run: another call of it was still running (it runs one call "
+        "at a time). Call it again later."
+    )
+    assert out.split("\n")[:5] == ["Tool 'stubborn' timed out", not_run, not_run, "[]", "done"]

@@ -388,37 +388,68 @@ class Gate:
                 lock = self._loop_locks[loop] = asyncio.Lock()
             return lock
 
-    @contextlib.asynccontextmanager
-    async def hold(self) -> AsyncIterator[None]:
-        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
-        async with self.loop_lock():
+    async def enter(self, timeout: float | None = None) -> Callable[[], None] | None:
+        """Take the gate from a coroutine (both locks), without blocking the event loop,
+        waiting at most ``timeout`` seconds; returns what gives it back (once, on this
+        loop: a task's done callback will do), or None if the time ran out."""
+        loop_lock = self.loop_lock()
+        if timeout is None:
+            await loop_lock.acquire()
+        else:
+            deadline = time.monotonic() + timeout
+            acquiring = asyncio.ensure_future(loop_lock.acquire())
+            done, _ = await asyncio.wait((acquiring,), timeout=timeout)
+            if not done:
+                if not acquiring.cancel():  # acquired meanwhile: give it back
+                    loop_lock.release()
+                return None
+        try:
             # Held by another thread or loop: poll for it (1 ms, doubling up to 50 ms)
             # rather than park a thread of the loop's default executor on it, where a
             # stuck holder would hold up everything else that executor runs.
             delay = 0.001
             while not self.lock.acquire(blocking=False):
+                if timeout is not None and time.monotonic() > deadline:
+                    loop_lock.release()
+                    return None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 0.05)
-            try:
-                yield
-            finally:
-                self.lock.release()
+        except BaseException:
+            loop_lock.release()
+            raise
+
+        def release() -> None:
+            self.lock.release()
+            loop_lock.release()
+
+        return release
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
+        release = await self.enter()
+        assert release is not None  # no time limit
+        try:
+            yield
+        finally:
+            release()
 
 
 def run_coroutine(
     awaitable: Any, timeout: float | None, call: ToolCall | None = None,
-    rt: Settings | None = None,
+    rt: Settings | None = None, held: list[Callable[[], None]] | None = None,
 ) -> Any:
     """Run a tool's awaitable to completion from synchronous code, within ``timeout``
     seconds (past them, the model is told the tool timed out) plus ``CANCEL_GRACE`` for
-    it to stop; what does not stop is listed in ``rt.running`` until it ends."""
+    it to stop; what does not stop is listed in ``rt.running`` until it ends, and keeps
+    the gate ``held`` holds the release of (a ``concurrent=False`` tool's) until then."""
     if timeout is None:
         return _run_coroutine(awaitable)
     assert call is not None
     assert rt is not None
 
     def left(tasks: list[Any]) -> None:
-        _track(tasks, rt, call)
+        _track(tasks, rt, call, _handed(held))
         _left_running(call, "it overran its timeout and did not stop when cancelled")
 
     return _run_coroutine(awaitable, timeout, lambda: _timed_out(call.name, timeout), left)
@@ -597,22 +628,26 @@ def log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
                      result.content)
 
 
-async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall) -> Any:
+async def _watch(
+    coro: Any, timeout: float | None, rt: Settings, call: ToolCall,
+    held: list[Callable[[], None]] | None = None,
+) -> Any:
     """Run a tool's coroutine in a task of its own: its own CancelledError and a timeout
-    are told apart from a cancellation of the caller."""
+    are told apart from a cancellation of the caller. A task left running keeps the gate
+    ``held`` holds the release of until it ends."""
     task = asyncio.ensure_future(coro)
     try:
         done, _ = await asyncio.wait((task,), timeout=timeout)
     except asyncio.CancelledError:
         task.cancel()
-        _track([task], rt, call)
+        _track([task], rt, call, _handed(held))
         raise
     if not done:
         task.cancel()
         done, _ = await asyncio.wait((task,), timeout=CANCEL_GRACE)
         if not done:
             abandon(task)  # given its grace: a loop winding down does not wait again
-            _track([task], rt, call)
+            _track([task], rt, call, _handed(held))
             _left_running(call, "it overran its timeout and did not stop when cancelled")
         raise _timed_out(call.name, timeout)
     if task.cancelled():
@@ -620,10 +655,19 @@ async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall)
     return task.result()
 
 
-def _track(tasks: list[Any], rt: Settings, call: ToolCall) -> None:
-    """List ``call`` in ``running_calls`` until all of ``tasks`` are done."""
+def _handed(held: list[Callable[[], None]] | None) -> Callable[[], None] | None:
+    """The release of a gate, taken over from the caller (who then does not release it)."""
+    return held.pop() if held else None
+
+
+def _track(
+    tasks: list[Any], rt: Settings, call: ToolCall, then: Callable[[], None] | None = None
+) -> None:
+    """List ``call`` in ``running_calls`` until all of ``tasks`` are done; then ``then()``."""
     waiting = [t for t in tasks if not t.done()]
     if not waiting:
+        if then is not None:
+            then()
         return
     count = [len(waiting)]
     key = id(count)  # unique while the callbacks below hold ``count``
@@ -635,6 +679,8 @@ def _track(tasks: list[Any], rt: Settings, call: ToolCall) -> None:
         count[0] -= 1
         if count[0] == 0:
             rt.running.pop(key, None)
+            if then is not None:
+                then()
 
     for task in waiting:
         task.add_done_callback(done)
@@ -711,10 +757,12 @@ def call_within(
             return run_coroutine(tool.func(**kwargs), timeout, call, rt)
         if not gate.lock.acquire(timeout=_start_wait(timeout)):
             raise _not_started(call, timeout, rt, True)
+        held = [gate.lock.release]
         try:
-            return run_coroutine(tool.func(**kwargs), timeout, call, rt)
+            return run_coroutine(tool.func(**kwargs), timeout, call, rt, held)
         finally:
-            gate.lock.release()
+            if held:  # not handed to a task left running
+                held.pop()()
     pool = rt.pool()
     began = Began(threading.Event())
     job = pool.start(
@@ -820,5 +868,12 @@ async def in_task(
 ) -> Any:
     if tool.gate is None:
         return await _watch(tool.func(**kwargs), timeout, rt, call)
-    async with tool.gate.hold():
-        return await _watch(tool.func(**kwargs), timeout, rt, call)
+    release = await tool.gate.enter(None if timeout is None else _start_wait(timeout))
+    if release is None:
+        raise _not_started(call, timeout or 0.0, rt, True)
+    held = [release]
+    try:
+        return await _watch(tool.func(**kwargs), timeout, rt, call, held)
+    finally:
+        if held:  # not handed to a task left running
+            held.pop()()
