@@ -318,7 +318,7 @@ def test_a_registry_of_its_own() -> None:
     line = orjson.dumps({"town": "Oslo", "temperature": 3, "unit": "celsius"})
     assert outcomes(list(decode_batch(Weather, [line], registry=mine))) == ["ok"]
     assert outcomes(list(decode_batch(Weather, [line]))) == ["invalid"]
-    with pytest.raises(TypeError, match="must be a describedtypes Registry"):
+    with pytest.raises(TypeError, match=r"registry must be a Registry such as"):
         decode_batch(Weather, [], registry={})  # type: ignore[arg-type]
 
 

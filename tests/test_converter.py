@@ -236,9 +236,9 @@ def test_register_hooks_twice_is_harmless() -> None:
 def test_bad_arguments_are_type_errors_that_say_what_to_pass() -> None:
     with pytest.raises(TypeError, match="cattrs Converter"):
         register_hooks({})  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="must be a describedtypes Adapter"):
+    with pytest.raises(TypeError, match=r"llm_adapter must be an Adapter"):
         make_converter("openai")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="must be a describedtypes Registry"):
+    with pytest.raises(TypeError, match=r"registry must be a Registry such as"):
         make_converter(registry=object())  # type: ignore[arg-type]
 
 

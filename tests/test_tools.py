@@ -421,6 +421,26 @@ class TestCalls:
             "no results", True, "k", "search"
         )
 
+    def test_a_tool_result_answers_the_call_that_ran(self) -> None:
+        """A ToolResult made for another call (relayed, cached) is re-addressed: the model's
+        call must get its result, or the provider refuses the next request."""
+        box = Toolbox()
+
+        @box.tool
+        def relay(q: str) -> ToolResult:
+            """Relays another call's result."""
+            return ToolResult(content="from elsewhere", call_id="other-call", name="other")
+
+        expected = ("from elsewhere", "c1", "relay")
+        for result in (
+            box.call("relay", {"q": "x"}, call_id="c1"),
+            asyncio.run(box.acall("relay", {"q": "x"}, call_id="c1")),
+            asyncio.run(box.acall_many([ToolCall("relay", {"q": "x"}, "c1")]))[0],
+        ):
+            assert (result.content, result.call_id, result.name) == expected
+        # A call without an id (the application's own) leaves the tool's id alone.
+        assert box.call("relay", {"q": "x"}).call_id == "other-call"
+
     def test_acall_many_keeps_order(self) -> None:
         """acall_many returns results in the calls' order even when they finish out of order."""
         box = Toolbox()
@@ -1266,12 +1286,15 @@ class TestLogging:
         assert "tool _echo ran in" in text
         assert "call_id=c1" in text
         assert "tool _unprintable failed (_Unprintable)" in text
-        assert "unknown tool 'nope'" in text
+        assert "a call of an unknown tool" in text
+        assert "nope" not in text  # the model's text: DEBUG only
         assert "arguments" not in text
         caplog.clear()
         with caplog.at_level("DEBUG", logger="describedtypes"):
             asyncio.run(box.acall("_echo", {"x": 7}))
+            box.call("nope", {})
         assert "arguments={'x': 7} content='7'" in caplog.text
+        assert "the unknown tool's name: 'nope'" in caplog.text
 
 
 class TestSharedPlans:
@@ -1321,3 +1344,49 @@ class TestRegistry:
             Tool(lookup, registry=annotate.register)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="registry must be a Registry"):
             Toolbox(registry="mine")  # type: ignore[arg-type]
+
+
+def test_no_module_reaches_into_a_tools_underscore_names() -> None:
+    """The toolbox and the runner use Tool's package methods (run_call, arun_call, gate)."""
+    import pathlib
+    import re
+
+    tools = pathlib.Path(__file__).resolve().parents[1] / "src" / "describedtypes" / "_tools"
+    for path in tools.glob("*.py"):
+        if path.name != "tool.py":
+            source = path.read_text(encoding="utf-8")
+            assert not re.search(r"\btool\._[a-z]", source), path.name
+
+
+def test_one_wording_for_a_wrong_registry_or_adapter() -> None:
+    """Every function taking registry= or llm_adapter= says the same thing, with the fix."""
+    from describedtypes import check, decode, decode_arguments
+
+    registry_wrong = [
+        lambda: Tool(_echo, registry="mine"),  # type: ignore[arg-type]
+        lambda: Toolbox(registry="mine"),  # type: ignore[arg-type]
+        lambda: schema(Address, registry="mine"),  # type: ignore[arg-type]
+        lambda: decode(Address, "{}", registry="mine"),  # type: ignore[arg-type]
+        lambda: decode_arguments(_echo, "{}", registry="mine"),  # type: ignore[arg-type]
+    ]
+    for make in registry_wrong:
+        with pytest.raises(TypeError) as info:
+            make()
+        assert str(info.value) == (
+            "registry must be a Registry such as describedtypes.annotate (the default) or a "
+            "Registry(...) of your own, got str 'mine'"
+        )
+    adapter_wrong = [
+        lambda: Tool(_echo).definition("openai"),  # type: ignore[arg-type]
+        lambda: schema(Address, "openai"),  # type: ignore[arg-type]
+        lambda: check({}, "openai"),  # type: ignore[arg-type]
+        lambda: Toolbox([_echo]).definitions("openai"),  # type: ignore[arg-type]
+    ]
+    for make in adapter_wrong:
+        with pytest.raises(SchemaError) as info:
+            make()
+        assert str(info.value).startswith(
+            "llm_adapter must be an Adapter such as describedtypes.OPENAI, ANTHROPIC_TOOLS or "
+            "STANDARD (one of those describedtypes exports, or .replace(...) of one), got "
+            "str 'openai'"
+        )

@@ -1,6 +1,7 @@
 """The limits on one turn of tool calls: ``max_calls_per_turn`` (calls past it get an error
-result and never run) and ``max_result_chars_per_turn`` (the results together are cut to
-fit, the longest first)."""
+result and never run) and ``max_result_chars_per_turn`` (all the text of a turn, the error
+results of calls not run and the notes about cuts included, is cut to fit, the longest
+results first)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from describedtypes import Toolbox, ToolCall, ToolResult
-from describedtypes._tools.limits import share
+from describedtypes._tools.limits import fit, refused, share
 
 
 def run(coro: Any) -> Any:
@@ -173,19 +174,31 @@ def test_results_within_the_budget_are_whole() -> None:
     assert [len(r.content) for r in results] == [10, 40, 50]
 
 
-def test_the_longest_results_are_cut_to_an_equal_share() -> None:
-    box = Counter().box(max_result_chars_per_turn=100)
-    results = run(box.acall_many([ToolCall("text", {"size": s}, str(s)) for s in (10, 500, 90)]))
+def test_the_longest_results_are_cut_to_an_equal_share_notes_included() -> None:
+    box = Counter().box(max_result_chars_per_turn=1000)
+    results = run(box.acall_many([ToolCall("text", {"size": s}, str(s)) for s in (10, 5000, 900)]))
     short, long, medium = results
     assert short.content == "x" * 10  # whole: shorter than the share
-    assert long.value == "x" * 500
+    assert long.value == "x" * 5000
     assert not long.is_error
-    assert long.content == "x" * 45 + (
-        "\n[The result was cut here: it had 500 characters and only the first 45 are shown, "
-        "so that the 3 results of this turn fit in 100 characters. Make fewer tool calls at "
-        "a time to see more of each.]"
+    assert long.content == "x" * 295 + (
+        "\n[The result was cut here: it had 5,000 characters and only the first 295 are "
+        "shown, so that the 3 results of this turn fit in 1,000 characters. Make fewer tool "
+        "calls at a time to see more of each.]"
     )
-    assert medium.content.startswith("x" * 45 + "\n[The result was cut here: it had 90 ")
+    assert medium.content.startswith("x" * 295 + "\n[The result was cut here: it had 900 ")
+    assert sum(len(r.content) for r in results) <= 1000  # the notes are in the budget
+
+
+def test_a_small_budget_has_short_notes_then_none() -> None:
+    box = Counter().box(max_result_chars_per_turn=300)
+    results = run(box.acall_many([ToolCall("text", {"size": s}, str(s)) for s in (10, 500, 90)]))
+    assert [r.content for r in results] == [
+        "x" * 10, "x" * 170 + "\n[Cut: it had 500 characters.]", "x" * 90
+    ]
+    box = Counter().box(max_result_chars_per_turn=100)
+    results = run(box.acall_many([ToolCall("text", {"size": s}, str(s)) for s in (10, 500, 90)]))
+    assert [r.content for r in results] == ["x" * 10, "x" * 45, "x" * 45]  # no room for notes
 
 
 def test_max_result_chars_cuts_each_result_first() -> None:
@@ -195,38 +208,109 @@ def test_max_result_chars_cuts_each_result_first() -> None:
 
 
 def test_a_tool_result_returned_by_a_tool_is_cut_and_keeps_its_fields() -> None:
-    box = Toolbox(max_result_chars_per_turn=20)
+    box = Toolbox(max_result_chars_per_turn=500)
 
     @box.tool
     def search(q: str) -> ToolResult:
         """Search."""
-        return ToolResult(content="y" * 100, is_error=True, value=[1])
+        return ToolResult(content="y" * 1000, is_error=True, value=[1])
 
     [result] = run(box.acall_many([ToolCall("search", {"q": "a"}, "s")]))
-    assert result.content.startswith("y" * 20 + "\n[The result was cut here")
+    kept, note = result.content.split("\n", 1)
+    assert set(kept) == {"y"}
+    assert note.startswith(f"[The result was cut here: it had 1,000 characters and only the "
+                           f"first {len(kept)} are shown")
+    assert len(result.content) <= 500
     assert (result.is_error, result.value, result.call_id, result.name) == (
         True, [1], "s", "search"
     )
 
 
-def test_refused_results_do_not_take_from_the_budget() -> None:
-    box = Counter().box(max_calls_per_turn=1, max_result_chars_per_turn=50)
-    results = run(box.acall_many(sizes(50) + calls(1000)))
-    assert results[0].content == "x" * 50
-    assert all(r.content.startswith("Not run:") for r in results[1:])
+def test_refused_results_count_in_the_budget() -> None:
+    box = Counter().box(max_calls_per_turn=1, max_result_chars_per_turn=40_000)
+    results = run(box.acall_many(sizes(100_000) + calls(1000)))
+    assert len(results) == 1001  # every call id is answered
+    assert [r.call_id for r in results[1:]] == [f"call_{i}" for i in range(1000)]
+    assert all(r.is_error for r in results[1:])
+    assert results[1].content.startswith("Not run: this turn made 1,001 tool calls")
+    assert {r.content for r in results[2:]} == {"Not run."}  # 999 of them in 10,000 - 163
+    assert sum(len(r.content) for r in results[1:]) <= 40_000 // 4
+    assert sum(len(r.content) for r in results) <= 40_000
+    assert results[0].content.startswith("x" * 30_000)  # the call that ran has the rest
 
 
-def test_no_budget_sends_everything() -> None:
-    box = Counter().box(max_result_chars_per_turn=None, max_result_chars=None)
-    [result] = run(box.acall_many(sizes(1_000_000)))
-    assert len(result.content) == 1_000_000
+def test_past_a_quarter_of_the_budget_in_calls_each_gets_one_character() -> None:
+    box = Counter().box(max_calls_per_turn=1, max_result_chars_per_turn=2_000)
+    results = run(box.acall_many(sizes(100) + calls(1000)))
+    assert results[1].content.startswith("Not run: this turn made 1,001 tool calls")
+    assert {r.content for r in results[2:]} == {"-"}  # never empty: Anthropic refuses that
+    assert results[0].content == "x" * 100
+
+
+def test_few_refused_calls_each_say_why_in_full() -> None:
+    box = Counter().box(max_calls_per_turn=2)
+    results = run(box.acall_many(calls(5)))
+    assert [r.content for r in results[2:]] == [
+        "Not run: this turn made 5 tool calls and at most 2 are run per turn. Make at most 2 "
+        "tool calls at a time; call this one again in a later turn if you still need it."
+    ] * 3
+
+
+def test_a_second_cut_tells_the_original_length() -> None:
+    box = Counter().box(max_result_chars_per_turn=50_000)  # after the 100,000 of one result
+    [result] = run(box.acall_many(sizes(5_000_000)))
+    assert "it had 5,000,000 characters and only the first " in result.content
+    assert result.content.count("[The result was cut here") == 1
+    assert len(result.content) <= 50_000
+
+
+def test_cut_notes_count_against_the_turn_budget() -> None:
+    box = Counter().box(max_result_chars_per_turn=40_000)
+    results = run(box.acall_many([ToolCall("text", {"size": 50_000}, str(i)) for i in range(8)]))
+    assert all("[The result was cut here" in r.content for r in results)
+    assert sum(len(r.content) for r in results) <= 40_000
+
+
+@given(
+    st.lists(st.integers(0, 3_000), max_size=12),
+    st.integers(0, 300),
+    st.integers(1, 20_000),
+    st.integers(1, 5),
+)
+def test_a_turn_never_sends_more_than_its_budget(
+    lengths: list[int], refused_count: int, budget: int, limit: int
+) -> None:
+    ran = [ToolResult(content="z" * n, call_id=str(i)) for i, n in enumerate(lengths)]
+    not_run = refused(
+        [ToolCall("t", {}, f"r{i}") for i in range(refused_count)], limit,
+        len(lengths) + refused_count, budget,
+    )
+    assert len(not_run) == refused_count
+    assert all(r.content for r in not_run)  # never empty: Anthropic refuses that
+    spent = sum(len(r.content) for r in not_run)
+    fitted = fit(ran, budget - spent, budget)
+    assert [r.call_id for r in fitted] == [r.call_id for r in ran]
+    total = spent + sum(len(r.content) for r in fitted)
+    # Within the budget, unless it has no room for one character per result (and the
+    # first refusal's reason, at most 200 characters).
+    if refused_count + 200 <= budget // 4 and len(ran) <= budget * 3 // 4:
+        assert spent <= budget // 4
+        assert total <= budget
+    assert total <= budget + refused_count + len(ran) + 200
+    for before, after in zip(ran, fitted, strict=True):  # whole, or cut from its start
+        assert after.content == before.content or before.content.startswith(
+            after.content.split("\n[", 1)[0]
+        )
+        assert bool(after.content) == bool(before.content)
 
 
 def test_the_default_budget_is_400_000_characters() -> None:
     box = Counter().box()
     results = run(box.acall_many([ToolCall("text", {"size": 100_000}, str(i)) for i in range(8)]))
-    shown = [r.content.index("\n[The result was cut here") for r in results]
-    assert shown == [50_000] * 8
+    shown = {r.content.index("\n[The result was cut here") for r in results}
+    assert len(shown) == 1  # an equal share each
+    assert 49_700 < shown.pop() < 50_000  # the share, less its note
+    assert sum(len(r.content) for r in results) <= 400_000
 
 
 def test_cutting_is_logged_at_info_without_values(caplog: pytest.LogCaptureFixture) -> None:
@@ -234,7 +318,7 @@ def test_cutting_is_logged_at_info_without_values(caplog: pytest.LogCaptureFixtu
     with caplog.at_level(logging.INFO, logger="describedtypes"):
         run(box.acall_many([ToolCall("text", {"size": s}, str(s)) for s in (10, 500)]))
     assert (
-        "the results of 2 tool calls came to 510 characters; cut 1 of them to 90 characters "
+        "the results of 2 tool calls came to 510 characters; cut 1 of them to 60 characters "
         "each to fit max_result_chars_per_turn=100"
     ) in [r.getMessage() for r in caplog.records]
 

@@ -117,7 +117,7 @@ def test_the_model_can_call_the_rest_in_the_next_turn(kind: Kind, is_async: bool
 
 @both
 def test_a_turn_of_long_results_is_cut_to_the_budget(kind: Kind, is_async: bool) -> None:
-    box = Toolbox(max_result_chars_per_turn=1000)
+    box = Toolbox(max_result_chars_per_turn=4000)
 
     @box.tool
     def page(n: int) -> str:
@@ -129,7 +129,11 @@ def test_a_turn_of_long_results_is_cut_to_the_budget(kind: Kind, is_async: bool)
     results = kind.sent_results(server.bodies[1])
     assert [r[0] for r in results] == ["p0", "p1", "p2", "p3"]
     for n, (_, content, _) in enumerate(results):
-        assert content.startswith(str(n) * 250 + "\n[The result was cut here: it had 5,000 ")
+        kept, note = content.split("\n", 1)
+        assert kept == str(n) * len(kept)
+        assert note.startswith(f"[The result was cut here: it had 5,000 characters and only "
+                               f"the first {len(kept):,} are shown")
+    assert sum(len(content) for _, content, _ in results) <= 4000  # the notes included
     accepted_by_the_sdk(kind, server.bodies[1])
 
 

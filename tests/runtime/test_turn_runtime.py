@@ -1,4 +1,5 @@
-"""A hostile turn: a reply with 100,000 tool calls runs 32 of them and answers every call id.
+"""A hostile turn: a reply with 100,000 tool calls runs 32 of them and answers every call id,
+all within the turn's 400,000 characters.
 
 Each scenario runs in a child process with a timeout (see isolated.py). The tool sleeps
 50 ms on a handful of threads: a build that ran every call would take over ten minutes and
@@ -57,7 +58,9 @@ _SETUP = """
         assert answer == "done", answer
         assert [r["tool_use_id"] for r in results] == [f"toolu_{i}" for i in range(N)]
         assert [r["is_error"] for r in results] == [False] * 32 + [True] * (N - 32)
-        assert results[-1]["content"].startswith("Not run: this turn made 100,000 tool calls")
+        assert results[32]["content"].startswith("Not run: this turn made 100,000 tool calls")
+        assert all(r["content"] for r in results)  # Anthropic refuses an empty error result
+        assert sum(len(r["content"]) for r in results) <= 400_000  # the turn's budget
         return len(ran)
 """
 
@@ -70,6 +73,7 @@ def test_acall_many_with_100_000_calls_runs_32() -> None:
     with Toolbox([lookup]) as box:
         results = asyncio.run(box.acall_many(calls))
     assert [r.call_id for r in results] == [f"c{i}" for i in range(N)]
+    assert sum(len(r.content) for r in results) <= 400_000  # error results included
     print(len(ran), sum(r.is_error for r in results))
     """,
         timeout=120,

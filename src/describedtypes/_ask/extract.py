@@ -149,10 +149,17 @@ def _shown_path(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
+def count(err: DecodeError) -> str:
+    # For INFO and WARNING: a count only; the paths hold keys the model chose.
+    n = len(err.errors)
+    return f"{n}{' or more' if err.truncated else ''} problem{'s' * (n != 1)}"
+
+
 def where(err: DecodeError) -> str:
+    # For DEBUG, the only level model text reaches.
     paths = list(dict.fromkeys(_shown_path(str(path)) for path, _ in err.errors))
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    return f"{len(err.errors)} problem{'s' * (len(err.errors) != 1)} at {shown}"
+    return f"{count(err)} at {shown}"
 
 
 def type_name(tp: Any) -> str:
@@ -202,13 +209,15 @@ def _failed(
     if len(attempts) > retries:
         log.warning(
             "%s: giving up after %d replies that did not decode into %s (%s)",
-            provider.name, len(attempts), type_name(tp), where(err),
+            provider.name, len(attempts), type_name(tp), count(err),
         )
+        log.debug("%s: the last reply had %s", provider.name, where(err))
         raise err
     log.info(
         "%s: reply %d did not decode into %s (%s); asking again (retry %d of %d)",
-        provider.name, len(attempts), type_name(tp), where(err), len(attempts), retries,
+        provider.name, len(attempts), type_name(tp), count(err), len(attempts), retries,
     )
+    log.debug("%s: reply %d had %s", provider.name, len(attempts), where(err))
     log.debug("%s: sent back to the model: %s", provider.name, retry_text(err))
     return False, provider.retry_messages(response, err)
 

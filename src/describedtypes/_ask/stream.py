@@ -15,7 +15,7 @@ from .._types.annotate import Registry, annotate
 from .._vendors.clients import Provider, provider_for
 from .._vendors.stream import StreamDecoder
 from ..errors import DecodeError, IncompleteReplyError, RefusalError
-from .extract import Ledger, check_call, conversation, span_names, type_name, where
+from .extract import Ledger, check_call, conversation, count, span_names, type_name, where
 from .results import Attempt, Extraction
 
 __all__ = ["AsyncExtractStream", "ExtractStream", "aextract_stream", "extract_stream"]
@@ -81,13 +81,15 @@ class _Attempts(Generic[T]):
             if len(self.failures) > self.retries:
                 log.warning(
                     "%s: giving up after %d streamed replies that did not decode into %s (%s)",
-                    self.provider.name, len(self.failures), type_name(self.tp), where(err),
+                    self.provider.name, len(self.failures), type_name(self.tp), count(err),
                 )
+                log.debug("%s: the last reply had %s", self.provider.name, where(err))
                 raise
             log.info(
                 "%s: streamed reply %d did not decode into %s (%s); asking again",
-                self.provider.name, len(self.failures), type_name(self.tp), where(err),
+                self.provider.name, len(self.failures), type_name(self.tp), count(err),
             )
+            log.debug("%s: reply %d had %s", self.provider.name, len(self.failures), where(err))
             text = decoder.text.text()
             if isinstance(text, bytes):
                 text = text.decode("utf-8", "replace")

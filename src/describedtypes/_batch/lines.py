@@ -27,13 +27,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, Literal, TypeGuard, cast
+from typing import IO, Any, Literal, TypeGuard
 
 import attrs
 import orjson
 
 from .._codec.decode import check_decodable, decode
-from .._types.annotate import Registry, annotate
+from .._types.annotate import Registry, annotate, check_registry
 from .._vendors.detect import reply_format
 from .._vendors.replies import decode_response
 from ..errors import (
@@ -147,12 +147,7 @@ def decode_batch(
     if shape not in SHAPES:
         msg = f"shape must be one of {', '.join(map(repr, SHAPES))}, got {shape!r}"
         raise TypeError(msg)
-    if not isinstance(cast(Any, registry), Registry):
-        msg = (
-            f"registry must be a describedtypes Registry (annotate is the default), got "
-            f"{type(registry).__name__}"
-        )
-        raise TypeError(msg)
+    check_registry(registry)
     if not isinstance(max_line_bytes, int) or isinstance(max_line_bytes, bool) or (
         max_line_bytes < 1
     ):

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 import attrs
 
+from .._base.text import escape
 from .._types import inspector as ni
 from .problems import (
     ABSENT,
@@ -517,13 +518,8 @@ def _exception_text(exc: BaseException) -> str:
         except Exception:
             text = "an exception whose message could not be read"
     # str() may return a str subclass; line breaks escaped.
-    text = str.__str__(text)[:201].translate(_LINE_BREAKS)
+    text = escape(str.__str__(text)[:201])
     return text[:200] + "…" if len(text) > 200 else text
-
-
-_LINE_BREAKS = {
-    ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-}
 
 
 def ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:

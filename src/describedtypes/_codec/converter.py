@@ -39,9 +39,9 @@ from typing_extensions import is_typeddict
 if TYPE_CHECKING:  # cattrs loads when a converter is made, not at import
     import cattrs
 
-from .._schema.adapters import STANDARD, Adapter
+from .._schema.adapters import STANDARD, Adapter, check_adapter
 from .._types import inspector as ni
-from .._types.annotate import Registry, annotate, current_stamp
+from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from ..errors import SchemaError
 from .decode import baseline_converter, structure_value, users_own_hook
 from .encode import Unstructure, compile_encoder
@@ -75,26 +75,6 @@ def _is_described(tp: Any, depth: int = 0) -> bool:
     if origin not in _CONTAINERS:
         return False
     return any(_is_described(arg, depth + 1) for arg in typing.get_args(tp))
-
-
-def _check_registry(registry: Any) -> Registry:
-    if not isinstance(registry, Registry):
-        msg = (
-            f"registry must be a describedtypes Registry (annotate is the default), got "
-            f"{type(registry).__name__}"
-        )
-        raise TypeError(msg)
-    return registry
-
-
-def _check_adapter(llm_adapter: Any) -> Adapter:
-    if not isinstance(llm_adapter, Adapter):
-        msg = (
-            f"llm_adapter must be a describedtypes Adapter (STANDARD, OPENAI, ANTHROPIC, ...), "
-            f"got {type(llm_adapter).__name__}"
-        )
-        raise TypeError(msg)
-    return llm_adapter
 
 
 class _StructureHook:
@@ -203,8 +183,8 @@ def register_hooks(
             f"{type(converter).__name__}; use make_converter() for a new one"
         )
         raise TypeError(msg)
-    adapter = _check_adapter(llm_adapter)
-    registry = _check_registry(registry)
+    adapter = check_adapter(llm_adapter)
+    registry = check_registry(registry)
     before = converter.copy()
     baseline = baseline_converter(converter)
 

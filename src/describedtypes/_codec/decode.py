@@ -50,14 +50,14 @@ of the reply's text tells the model is worked out in ``jsontext.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast, overload
+from typing import Any, TypeVar, overload
 
 import attrs
 import orjson
 
 from .._types import cache as _cache
 from .._types import inspector as ni
-from .._types.annotate import Registry, annotate, current_stamp
+from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from ..errors import DecodeError, SchemaError
 from .codegen import HookSource, baseline_of, hook_identity
 from .compiler import Compiler
@@ -97,9 +97,7 @@ def decoder_for(tp: Any, converter: Any, registry: Registry = annotate) -> _Deco
             _remember(tp, key, entry)
             found: _Decoder = entry.value
             return found
-        if not isinstance(cast(Any, registry), Registry):
-            msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-            raise TypeError(msg)
+        check_registry(registry)
         stamp = current_stamp()
         node = ni.type_info(tp, registry)
         exact = needs_exact(node)
@@ -433,9 +431,7 @@ def decode_arguments(
                 "decode(T, data)"
             )
             raise SchemaError(msg, type_=func)
-        if not isinstance(cast(Any, registry), Registry):
-            msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-            raise TypeError(msg)
+        check_registry(registry)
         found = ni.type_info(func, registry)
         assert isinstance(found, ni.ObjectNode)
         node = found

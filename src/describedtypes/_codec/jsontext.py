@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from .._base.text import escape
 from ..errors import DecodeError
 
 
@@ -26,7 +27,7 @@ def json_problem(exc: orjson.JSONDecodeError, data: Any) -> str:
     near = ""
     rest = doc[pos : pos + _SNIPPET + 1]
     if rest.strip() and not msg.startswith("UTF-8 byte order mark"):
-        shown = json.dumps(rest[:_SNIPPET], ensure_ascii=False)
+        shown = escape(json.dumps(rest[:_SNIPPET], ensure_ascii=False))
         near = ", near " + (shown if len(rest) <= _SNIPPET else shown[:-1] + '…"')
     return f"{msg} {where}{near}; {_json_fix(msg, doc, pos)}"
 

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
+from .._base.text import escape
 from ..errors import DecodeError, render_errors
 
 Structure = Callable[[Any], Any]
@@ -140,10 +141,12 @@ def _path(segments: list[Any]) -> str:
 
 
 def quote(text: str, limit: int = 40) -> str:
-    """``text`` as a JSON string, cut to ``limit`` characters."""
+    """``text`` as a JSON string on one line (every line break and control character
+    escaped, U+2028 and U+2029 included), cut to ``limit`` characters."""
     if len(text) <= limit:
-        return json.dumps(text, ensure_ascii=False)
-    return json.dumps(text[:limit], ensure_ascii=False)[:-1] + f'…" ({len(text)} characters)'
+        return escape(json.dumps(text, ensure_ascii=False))
+    cut = escape(json.dumps(text[:limit], ensure_ascii=False))
+    return cut[:-1] + f'…" ({len(text)} characters)'
 
 
 def brief(value: Any, limit: int = 40) -> str:

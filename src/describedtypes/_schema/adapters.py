@@ -643,10 +643,21 @@ OLLAMA_TOOLS = _served("OLLAMA_TOOLS", chat_tool_without_strict,
 # -- checking any schema against an adapter's rules -----------------------------------
 
 
-def _require_adapter(adapter: Any) -> None:
-    if not isinstance(adapter, Adapter):
-        msg = f"llm_adapter must be an Adapter such as OPENAI or ANTHROPIC_TOOLS, got {adapter!r}"
-        raise SchemaError(msg)
+def check_adapter(adapter: Any, label: str = "llm_adapter") -> Adapter:
+    """``adapter`` if it is an ``Adapter``; else the ``SchemaError`` (a ``TypeError``) that
+    names the fix.
+
+    The one check (and wording) of every function that takes ``llm_adapter=``.
+    """
+    if isinstance(adapter, Adapter):
+        return adapter
+    shown = repr(adapter) if len(repr(adapter)) <= 60 else repr(adapter)[:57] + "..."
+    msg = (
+        f"{label} must be an Adapter such as describedtypes.OPENAI, ANTHROPIC_TOOLS or "
+        f"STANDARD (one of those describedtypes exports, or .replace(...) of one), got "
+        f"{type(adapter).__name__} {shown}"
+    )
+    raise SchemaError(msg)
 
 
 def check(schema: Mapping[str, Any], llm_adapter: Adapter) -> list[Problem]:
@@ -670,7 +681,7 @@ def check(schema: Mapping[str, Any], llm_adapter: Adapter) -> list[Problem]:
     .. versionadded:: 0.1.0
     """
     adapter = llm_adapter
-    _require_adapter(adapter)
+    check_adapter(adapter)
     if not isinstance(cast(Any, schema), Mapping):
         msg = f"check() takes a JSON Schema object (a dict), got {type(schema).__name__}"
         raise TypeError(msg)
@@ -703,7 +714,7 @@ def check_request(
     .. versionadded:: 0.1.0
     """
     adapter = llm_adapter
-    _require_adapter(adapter)
+    check_adapter(adapter)
     items: Any = definitions
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
         msg = f"check_request() takes a list of tool definitions, got {type(definitions).__name__}"

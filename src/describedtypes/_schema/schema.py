@@ -11,9 +11,9 @@ import orjson
 from .._types import annotate as _annotate
 from .._types import cache as _cache
 from .._types import inspector as ni
-from .._types.annotate import Registry, annotate, current_stamp
+from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from ..errors import SchemaError
-from .adapters import STANDARD, Adapter, check
+from .adapters import STANDARD, Adapter, check, check_adapter
 from .refs import smallest
 from .render import Builder, Json, Rewrite
 
@@ -265,12 +265,8 @@ def cached_build(
 
 
 def _check_arguments(adapter: Any, registry: Any, label: str = "llm_adapter") -> None:
-    if not isinstance(adapter, Adapter):
-        msg = f"{label} must be an Adapter such as STANDARD or OPENAI, got {adapter!r}"
-        raise SchemaError(msg)
-    if not isinstance(registry, Registry):
-        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-        raise TypeError(msg)
+    check_adapter(adapter, label)
+    check_registry(registry)
 
 
 def schema(

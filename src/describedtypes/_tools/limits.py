@@ -17,6 +17,7 @@ import attrs
 
 from .._base.records import ToolCall, ToolResult, failure
 from .._codec.problems import brief
+from .running import original_length
 
 logger = logging.getLogger("describedtypes")
 
@@ -37,17 +38,38 @@ def check_limit(name: str, value: Any) -> int | None:
     raise ValueError(msg)
 
 
-def refused(calls: Sequence[ToolCall], limit: int, total: int) -> list[ToolResult]:
-    """Error results for ``calls``, which were not run: the turn had ``total`` calls."""
+REFUSED_SHARE = 4
+"""The error results of calls not run take at most 1/REFUSED_SHARE of a turn's budget."""
+
+_SHORT_REFUSAL = "Not run: this turn made too many tool calls."
+_MINIMAL_REFUSAL = "Not run."
+_FLOOR = "-"
+"""The least a result says: never nothing, since Anthropic refuses an empty error result
+("content cannot be empty if `is_error` is true")."""
+
+
+def refused(
+    calls: Sequence[ToolCall], limit: int, total: int, budget: int | None = None
+) -> list[ToolResult]:
+    """Error results for ``calls``, which were not run: the turn had ``total`` calls.
+
+    With a ``budget`` (``max_result_chars_per_turn``), their texts together take at most
+    a quarter of it: the first says why in full, the others as briefly as they must (the
+    same text for each: in full, shorter, "Not run.", then "-"). One character each is
+    the least, since an empty error result is refused by Anthropic: so a turn of about as
+    many calls as a quarter of the budget (100,000 under the default) takes more than the
+    quarter, and past the whole budget only with more calls than it has characters.
+    """
     content = (
         f"Not run: this turn made {total:,} tool calls and at most {limit:,} are run per "
         f"turn. Make at most {limit:,} tool calls at a time; call this one again in a "
         "later turn if you still need it."
     )
+    texts = [content] * len(calls) if budget is None else _refusals(content, len(calls), budget)
     results = []
-    for call in calls:
+    for call, text in zip(calls, texts, strict=True):
         name = call.name
-        results.append(failure(content, call.call_id, name if type(name) is str else brief(name)))
+        results.append(failure(text, call.call_id, name if type(name) is str else brief(name)))
     logger.warning(
         "a turn made %d tool calls; ran the first %d (max_calls_per_turn) and sent an error "
         "result for each of the other %d", total, limit, len(calls),
@@ -60,48 +82,86 @@ def refused(calls: Sequence[ToolCall], limit: int, total: int) -> list[ToolResul
     return results
 
 
-def share(lengths: Sequence[int], budget: int) -> int | None:
+def _refusals(content: str, count: int, budget: int) -> list[str]:
+    if count == 0:
+        return []
+    room = budget // REFUSED_SHARE
+    tiers = (content, _SHORT_REFUSAL, _MINIMAL_REFUSAL, _FLOOR)
+    rest = count - 1
+    first = next((t for t in tiers if len(t) <= room), _FLOOR)  # says why, in full if it can
+    room -= len(first)
+    # One text for all the others: the longest that fits (one character each at least).
+    other = next((t for t in tiers if rest * len(t) <= room), _FLOOR)
+    return [first] + [other] * rest
+
+
+def share(lengths: Sequence[int], budget: int, note: int = 0) -> int | None:
     """The length to cut the longest results to so that all of them fit in ``budget``
-    characters: None if they fit already. Results no longer than it stay whole."""
+    characters, each cut one costing ``note`` more for the note saying so: None if they
+    fit already. Results no longer than that length plus ``note`` stay whole. Negative
+    when the notes alone would not fit."""
     if sum(lengths) <= budget:
         return None
     left = budget
     ordered = sorted(lengths)
     for k, length in enumerate(ordered):
-        level = left // (len(ordered) - k)
-        if length > level:
-            return level
+        allotted = left // (len(ordered) - k)
+        if length > allotted:
+            return allotted - note
         left -= length
     return None  # pragma: no cover - the sum exceeds the budget, so some length does
 
 
-def fit(results: list[ToolResult], budget: int | None) -> list[ToolResult]:
-    """``results``, the longest cut so that their contents together fit in ``budget``."""
+def fit(
+    results: list[ToolResult], budget: int | None, shown_budget: int | None = None
+) -> list[ToolResult]:
+    """``results``, the longest cut so that their contents, the notes saying so included,
+    together fit in ``budget`` characters (``shown_budget``: the turn's whole budget, as
+    the notes tell it)."""
     if budget is None or len(results) == 0:
         return results
     lengths = [len(r.content) for r in results]
-    level = share(lengths, budget)
-    if level is None:
+    if sum(lengths) <= budget:
         return results
-    total = sum(lengths)
+    told = budget if shown_budget is None else shown_budget
+    originals = [original_length(r) for r in results]
+    longest = max(n for n, _ in originals)
+    count = len(results)
+    # The note each cut result gets: the longest wording whose notes leave at least as
+    # much of the results as they take; with none, the results are cut without a note.
+    notes: tuple[Any, ...] = (
+        lambda n, level: _long_note(n, level, count, told),
+        lambda n, level: f"\n[Cut: it had {n:,} characters.]",
+        lambda n, level: "",
+    )
+    level = size = 0
+    for note in notes:
+        size = len(note(longest, budget))
+        found = share(lengths, budget, size)
+        assert found is not None  # the sum exceeds the budget
+        level = found
+        if level >= size:
+            break
+    level = max(level, len(_FLOOR))  # a cut result keeps a character: never empty
     fitted = []
     cut = 0
-    for result, length in zip(results, lengths, strict=True):
-        if length > level:
+    for result, length, (original, kept) in zip(results, lengths, originals, strict=True):
+        if length > level + size:
             cut += 1
-            result = attrs.evolve(result, content=_cut(result.content, level, len(results),
-                                                       budget))
+            content = result.content[: min(level, kept)] + note(original, min(level, kept))
+            result = attrs.evolve(result, content=content)
         fitted.append(result)
     logger.info(
         "the results of %d tool calls came to %d characters; cut %d of them to %d characters "
-        "each to fit max_result_chars_per_turn=%d", len(results), total, cut, level, budget,
+        "each to fit max_result_chars_per_turn=%d", len(results), sum(lengths), cut, level,
+        told,
     )
     return fitted
 
 
-def _cut(text: str, level: int, count: int, budget: int) -> str:
+def _long_note(original: int, level: int, count: int, budget: int) -> str:
     return (
-        f"{text[:level]}\n[The result was cut here: it had {len(text):,} characters and only "
-        f"the first {level:,} are shown, so that the {count:,} results of this turn fit in "
-        f"{budget:,} characters. Make fewer tool calls at a time to see more of each.]"
+        f"\n[The result was cut here: it had {original:,} characters and only the first "
+        f"{level:,} are shown, so that the {count:,} results of this turn fit in {budget:,} "
+        "characters. Make fewer tool calls at a time to see more of each.]"
     )

@@ -2,9 +2,11 @@
 
 - ``ToolThreads``: the bounded pool of daemon threads a ``Toolbox`` runs sync tools on
   (never the event loop's default executor), started lazily and stopped by ``close()``
-  or when the toolbox is collected.
+  or when the toolbox is collected; a thread whose call overran its time limit is
+  abandoned (no longer counted), and ``Began`` tells when a call really started.
 - The error-detail policy and the limits on what reaches the model: an exception's text
-  read without ever raising, cut to a bounded length, with its line breaks escaped.
+  read without ever raising, cut to a bounded length, with its line breaks escaped (the
+  one table of ``_base/text.py``).
 - ``start_eagerly``: step a coroutine once right away, and hand it to a task only if it
   really waits for something.
 - Running one call: the concurrency gate, time limits, telling a tool's own
@@ -16,18 +18,22 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import itertools
 import logging
 import os
+import re
 import sys
 import threading
+import time
 import types
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._base.aio import is_awaitable
+from .._base.aio import CANCEL_GRACE, abandon, is_awaitable
 from .._base.aio import run_coroutine as _run_coroutine
 from .._base.lazy import LazyModule as _LazyModule
+from .._base.text import one_line
 from ..errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -58,10 +64,11 @@ class _PoolState:
         self.name = name
         self.lock = threading.Lock()
         self.ready = threading.Condition(self.lock)
-        self.queue: collections.deque[Any] = collections.deque()
+        self.queue: collections.deque[Job] = collections.deque()
         self.threads = 0
         self.idle = 0
         self.closed = False
+        self.serial = itertools.count(1)
 
     def close(self) -> None:
         with self.lock:
@@ -69,13 +76,46 @@ class _PoolState:
             pending = list(self.queue)
             self.queue.clear()
             self.ready.notify_all()
-        for future, *_ in pending:
-            future.cancel()
+        for job in pending:
+            job.future.cancel()
+
+    def spawn(self) -> None:
+        """Start a thread if one may be started (hold ``lock``)."""
+        if self.threads < self.max_workers and not self.closed:
+            self.threads += 1
+            thread = threading.Thread(
+                target=_work, args=(self,), name=f"{self.name}-{next(self.serial)}", daemon=True
+            )
+            thread.start()
+
+
+class _Worker:
+    """One thread of a pool: abandoned once its call overran its time limit."""
+
+    __slots__ = ("abandoned",)
+
+    def __init__(self) -> None:
+        self.abandoned = False
+
+
+class Job:
+    """Strictly private: one function call queued on a ``ToolThreads`` pool."""
+
+    __slots__ = ("args", "fn", "future", "worker")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.fn = fn
+        self.args = args
+        self.worker: _Worker | None = None  # set (under the pool's lock) when taken
 
 
 def _work(state: _PoolState) -> None:
+    worker = _Worker()
     while True:
         with state.lock:
+            if worker.abandoned:  # no longer counted: the pool started another in its place
+                return
             state.idle += 1
             while not state.queue and not state.closed:
                 if not state.ready.wait(_IDLE_SECONDS) and not state.queue:
@@ -84,24 +124,28 @@ def _work(state: _PoolState) -> None:
             if not state.queue:
                 state.threads -= 1
                 return
-            future, fn, args = state.queue.popleft()
-        if not future.set_running_or_notify_cancel():
-            continue
-        try:
-            result = fn(*args)
-        except BaseException as exc:  # handed to the caller, who decides what propagates
-            future.set_exception(exc)
-            del exc
-        else:
-            future.set_result(result)
-        del future, fn, args
+            job = state.queue.popleft()
+            job.worker = worker
+        future = job.future
+        if future.set_running_or_notify_cancel():
+            try:
+                result = job.fn(*job.args)
+            except BaseException as exc:  # handed to the caller, who decides what propagates
+                future.set_exception(exc)
+                del exc
+            else:
+                future.set_result(result)
+                del result
+        del job, future
 
 
 class ToolThreads(concurrent.futures.Executor):
     """A bounded pool of daemon threads, started one by one as calls need them.
 
     Daemon threads: a tool that never returns cannot keep the interpreter from exiting
-    (``concurrent.futures.ThreadPoolExecutor`` joins its threads at exit).
+    (``concurrent.futures.ThreadPoolExecutor`` joins its threads at exit). A thread whose
+    call overran its time limit is ``abandon``-ed: no longer counted against
+    ``max_workers``, it exits when the call returns, and another thread takes its place.
     """
 
     def __init__(
@@ -115,29 +159,44 @@ class ToolThreads(concurrent.futures.Executor):
 
     @property
     def threads(self) -> int:
-        """Threads alive now (busy or idle)."""
+        """Threads counted against ``max_workers`` now (busy or idle; abandoned ones not)."""
         return self._state.threads
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             args = (_with_kwargs(fn, kwargs), *args)
             fn = _call_first
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        return self.start(fn, *args).future
+
+    def start(self, fn: Callable[..., Any], /, *args: Any) -> Job:
+        """Queue ``fn(*args)``; the ``Job`` holds its future."""
+        job = Job(fn, args)
         state = self._state
         with state.lock:
             if state.closed:
                 msg = "this pool of tool threads is closed"
                 raise RuntimeError(msg)
-            state.queue.append((future, fn, args))
+            state.queue.append(job)
             if state.idle > len(state.queue) - 1:
                 state.ready.notify()
-            elif state.threads < state.max_workers:
-                state.threads += 1
-                thread = threading.Thread(
-                    target=_work, args=(state,), name=f"{state.name}-{state.threads}", daemon=True
-                )
-                thread.start()
-        return future
+            else:
+                state.spawn()
+        return job
+
+    def abandon(self, job: Job) -> bool:
+        """Stop counting the thread running ``job`` (it overran its time limit): the thread
+        exits when the call returns, and a new one may start now. False if ``job`` is not
+        running (queued, finished, or abandoned already)."""
+        state = self._state
+        with state.lock:
+            worker = job.worker
+            if worker is None or worker.abandoned or job.future.done():
+                return False
+            worker.abandoned = True
+            state.threads -= 1
+            if len(state.queue) > state.idle:
+                state.spawn()
+        return True
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop the idle threads; calls still running finish on their own threads."""
@@ -165,11 +224,6 @@ MAX_MESSAGE_CHARS = 500
 DEFAULT_MAX_RESULT_CHARS = 100_000
 """The most characters of a tool's result sent to the model, unless configured."""
 
-_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
-_LINE_BREAKS.update({c: f"\\x{c:02x}" for c in range(32) if c not in _LINE_BREAKS and c != 9})
-_LINE_BREAKS[0x7F] = "\\x7f"
-
-
 def type_name(exc: BaseException) -> str:
     try:
         name = type(exc).__name__
@@ -184,14 +238,6 @@ def exception_text(exc: BaseException) -> str:
         return str.__str__(str(exc))  # str() may return a str subclass
     except Exception:
         return f"(the {type_name(exc)}'s message could not be read)"
-
-
-def one_line(text: str, limit: int) -> str:
-    """``text`` on one line (line breaks and control characters escaped), at most ``limit``."""
-    if len(text) > limit:
-        cut = text[:limit].translate(_LINE_BREAKS)[:limit]
-        return f"{cut}… ({len(text) - limit} more characters)"
-    return text.translate(_LINE_BREAKS)[:limit] if not text.isprintable() else text
 
 
 def check_error_detail(value: Any) -> ErrorDetail:
@@ -224,8 +270,14 @@ def describe_exception(
     told: object = None
     try:
         told = detail(exc)
-    except Exception:
-        logger.exception("the error_detail function failed for the tool %r", tool)
+    except Exception as failed:
+        # The traceback's chain holds the tool's own exception, whose text is the
+        # model's to see only under the policy: at DEBUG only.
+        logger.error(
+            "the error_detail function failed for the tool %r (%s); the model is told the "
+            "exception's type only", tool, type_name(failed),
+        )
+        logger.debug("the error_detail function's failure", exc_info=True)
     if not isinstance(told, str):
         if told is not None:
             logger.error("error_detail returned %s, not a str", type(told).__name__)
@@ -237,10 +289,36 @@ def cut_result(text: str, max_chars: int | None) -> str:
     """``text``, or its first ``max_chars`` characters and a note saying it was cut."""
     if max_chars is None or len(text) <= max_chars:
         return text
+    return f"{text[:max_chars]}{_cut_note(len(text), max_chars)}"
+
+
+def _cut_note(length: int, kept: int) -> str:
     return (
-        f"{text[:max_chars]}\n[The result was cut here: it had {len(text):,} characters and "
-        f"only the first {max_chars:,} are shown.]"
+        f"\n[The result was cut here: it had {length:,} characters and only the first "
+        f"{kept:,} are shown.]"
     )
+
+
+_CUT_NOTE = re.compile(
+    r"\n\[The result was cut here: it had ([0-9,]+) characters and only the first "
+    r"([0-9,]+) are shown\.\]\Z"
+)
+
+
+def original_length(result: ToolResult) -> tuple[int, int]:
+    """``(length of the result before any cut, characters of it in the content)``: a
+    result ``cut_result`` cut already is told by its note, so a second cut can state the
+    original length."""
+    content = result.content
+    length = len(content)
+    if length < 80 or content[-1] != "]":
+        return length, length
+    found = _CUT_NOTE.search(content, max(0, length - 200))
+    if found is not None:
+        kept = int(found.group(2).replace(",", ""))
+        if found.start() == kept:  # the note follows exactly the characters it speaks of
+            return int(found.group(1).replace(",", "")), kept
+    return length, length
 
 
 # -- running a coroutine's first step right away ---------------------------------------------
@@ -310,27 +388,71 @@ class Gate:
                 lock = self._loop_locks[loop] = asyncio.Lock()
             return lock
 
-    @contextlib.asynccontextmanager
-    async def hold(self) -> AsyncIterator[None]:
-        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
-        async with self.loop_lock():
+    async def enter(self, timeout: float | None = None) -> Callable[[], None] | None:
+        """Take the gate from a coroutine (both locks), without blocking the event loop,
+        waiting at most ``timeout`` seconds; returns what gives it back (once, on this
+        loop: a task's done callback will do), or None if the time ran out."""
+        loop_lock = self.loop_lock()
+        if timeout is None:
+            await loop_lock.acquire()
+        else:
+            deadline = time.monotonic() + timeout
+            acquiring = asyncio.ensure_future(loop_lock.acquire())
+            done, _ = await asyncio.wait((acquiring,), timeout=timeout)
+            if not done:
+                if not acquiring.cancel():  # acquired meanwhile: give it back
+                    loop_lock.release()
+                return None
+        try:
             # Held by another thread or loop: poll for it (1 ms, doubling up to 50 ms)
             # rather than park a thread of the loop's default executor on it, where a
             # stuck holder would hold up everything else that executor runs.
             delay = 0.001
             while not self.lock.acquire(blocking=False):
+                if timeout is not None and time.monotonic() > deadline:
+                    loop_lock.release()
+                    return None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 0.05)
-            try:
-                yield
-            finally:
-                self.lock.release()
+        except BaseException:
+            loop_lock.release()
+            raise
+
+        def release() -> None:
+            self.lock.release()
+            loop_lock.release()
+
+        return release
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """Hold the gate from a coroutine (both locks), without blocking the event loop."""
+        release = await self.enter()
+        assert release is not None  # no time limit
+        try:
+            yield
+        finally:
+            release()
 
 
-def run_coroutine(awaitable: Any, timeout: float | None, name: str = "") -> Any:
-    """Run a tool's awaitable to completion from synchronous code (within ``timeout``
-    seconds; past it, the model is told the tool timed out)."""
-    return _run_coroutine(awaitable, timeout, lambda: _timed_out(name, timeout))
+def run_coroutine(
+    awaitable: Any, timeout: float | None, call: ToolCall | None = None,
+    rt: Settings | None = None, held: list[Callable[[], None]] | None = None,
+) -> Any:
+    """Run a tool's awaitable to completion from synchronous code, within ``timeout``
+    seconds (past them, the model is told the tool timed out) plus ``CANCEL_GRACE`` for
+    it to stop; what does not stop is listed in ``rt.running`` until it ends, and keeps
+    the gate ``held`` holds the release of (a ``concurrent=False`` tool's) until then."""
+    if timeout is None:
+        return _run_coroutine(awaitable)
+    assert call is not None
+    assert rt is not None
+
+    def left(tasks: list[Any]) -> None:
+        _track(tasks, rt, call, _handed(held))
+        _left_running(call, "it overran its timeout and did not stop when cancelled")
+
+    return _run_coroutine(awaitable, timeout, lambda: _timed_out(call.name, timeout), left)
 
 
 class Settings:
@@ -379,12 +501,15 @@ DEFAULTS = Settings()
 """The settings of a ``Tool`` called on its own (its threads are shared, library-wide)."""
 
 HAS_CANCELLING = sys.version_info >= (3, 11)
-_CANCEL_GRACE = 1.0
-"""Seconds an async tool is given to stop after it is cancelled (timeout, cancelled batch)."""
 
 
 class TimedOut(TimeoutError):
     """Strictly private: a call overran its ``timeout``; the model is told so."""
+
+
+class NotStarted(RuntimeError):
+    """Strictly private: a call that could not start within its time limit (every worker
+    thread busy, or its ``concurrent=False`` tool busy with another call); never run."""
 
 
 class ToolCancelled(Exception):
@@ -405,54 +530,124 @@ def cancelled_from_outside() -> bool:
     return task is not None and task.cancelling() > 0  # type: ignore[attr-defined,unused-ignore]
 
 
+_GATE_POLL = 0.05
+"""Seconds between looks at whether its caller gave up, for a call waiting for its gate."""
+
+
+class Began:
+    """Strictly private: when a call on a worker thread really starts (its gate held), or
+    that its caller gave up first, in which case it never runs."""
+
+    __slots__ = ("_lock", "_then", "at", "event", "given_up")
+
+    def __init__(self, event: threading.Event | None = None) -> None:
+        self._lock = threading.Lock()
+        self._then: Callable[[], None] | None = None
+        self.at = 0.0
+        self.event = event
+        self.given_up = False
+
+    def start(self) -> bool:
+        """On the worker thread: True if the call may run (its clock starts now)."""
+        with self._lock:
+            if self.given_up:
+                return False
+            self.at = time.monotonic()
+            if self.event is not None:
+                self.event.set()
+            then, self._then = self._then, None
+        if then is not None:
+            then()
+        return True
+
+    @property
+    def started(self) -> bool:
+        return self.at != 0.0
+
+    def give_up(self) -> bool:
+        """For the caller: True if the call had not started, and now never will."""
+        with self._lock:
+            if self.at != 0.0:
+                return False
+            self.given_up = True
+            return True
+
+    def then(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (on the worker thread) when the call starts."""
+        with self._lock:
+            if self.at == 0.0:
+                self._then = callback
+                return
+        callback()
+
+
+_NOT_RUN = object()
+
+
 def _thread_call(
     running: dict[int, ToolCall],
     call: ToolCall,
     func: Callable[..., Any],
     kwargs: dict[str, Any],
     lock: Any,
+    began: Began | None,
 ) -> Any:
-    key = id(kwargs)  # unique while this call runs
-    running[key] = call
+    if lock is not None:
+        if began is None:
+            lock.acquire()
+        else:
+            while not lock.acquire(timeout=_GATE_POLL):
+                if began.given_up:
+                    return _NOT_RUN
     try:
-        if lock is None:
+        if began is not None and not began.start():
+            return _NOT_RUN
+        key = id(kwargs)  # unique while this call runs
+        running[key] = call
+        try:
             return func(**kwargs)
-        with lock:
-            return func(**kwargs)
-    except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
-        raise ToolCancelled(exc) from exc
+        except asyncio.CancelledError as exc:  # not a cancellation of anyone's task
+            raise ToolCancelled(exc) from exc
+        finally:
+            del running[key]
     finally:
-        del running[key]
+        if lock is not None:
+            lock.release()
 
 
 def log_outcome(result: ToolResult, seconds: float, arguments: Any) -> None:
     ms = seconds * 1000
     if result.is_error:
         why = type_name(result.exception) if result.exception is not None else "invalid call"
-        logger.info("tool %s failed (%s) in %.2f ms, call_id=%s", result.name, why, ms,
+        logger.info("tool %s failed (%s) in %.2f ms, call_id=%.80s", result.name, why, ms,
                     result.call_id)
     else:
-        logger.info("tool %s ran in %.2f ms, call_id=%s", result.name, ms, result.call_id)
+        logger.info("tool %s ran in %.2f ms, call_id=%.80s", result.name, ms, result.call_id)
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("tool %s arguments=%.1000r content=%.1000r", result.name, arguments,
                      result.content)
 
 
-async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall) -> Any:
+async def _watch(
+    coro: Any, timeout: float | None, rt: Settings, call: ToolCall,
+    held: list[Callable[[], None]] | None = None,
+) -> Any:
     """Run a tool's coroutine in a task of its own: its own CancelledError and a timeout
-    are told apart from a cancellation of the caller."""
+    are told apart from a cancellation of the caller. A task left running keeps the gate
+    ``held`` holds the release of until it ends."""
     task = asyncio.ensure_future(coro)
     try:
         done, _ = await asyncio.wait((task,), timeout=timeout)
     except asyncio.CancelledError:
         task.cancel()
-        _track(task, rt, call)
+        _track([task], rt, call, _handed(held))
         raise
     if not done:
         task.cancel()
-        done, _ = await asyncio.wait((task,), timeout=_CANCEL_GRACE)
+        done, _ = await asyncio.wait((task,), timeout=CANCEL_GRACE)
         if not done:
-            _track(task, rt, call)
+            abandon(task)  # given its grace: a loop winding down does not wait again
+            _track([task], rt, call, _handed(held))
             _left_running(call, "it overran its timeout and did not stop when cancelled")
         raise _timed_out(call.name, timeout)
     if task.cancelled():
@@ -460,18 +655,40 @@ async def _watch(coro: Any, timeout: float | None, rt: Settings, call: ToolCall)
     return task.result()
 
 
-def _track(task: asyncio.Future[Any], rt: Settings, call: ToolCall) -> None:
-    """List a task that may still run in ``running_calls`` until it is done."""
-    if task.done():
+def _handed(held: list[Callable[[], None]] | None) -> Callable[[], None] | None:
+    """The release of a gate, taken over from the caller (who then does not release it)."""
+    return held.pop() if held else None
+
+
+def _track(
+    tasks: list[Any], rt: Settings, call: ToolCall, then: Callable[[], None] | None = None
+) -> None:
+    """List ``call`` in ``running_calls`` until all of ``tasks`` are done; then ``then()``."""
+    waiting = [t for t in tasks if not t.done()]
+    if not waiting:
+        if then is not None:
+            then()
         return
-    key = id(task)
+    count = [len(waiting)]
+    key = id(count)  # unique while the callbacks below hold ``count``
     rt.running[key] = call
-    task.add_done_callback(lambda t: (rt.running.pop(key, None), t.cancelled() or t.exception()))
+
+    def done(task: Any) -> None:
+        if not task.cancelled():
+            task.exception()  # retrieved: the caller was told of the timeout already
+        count[0] -= 1
+        if count[0] == 0:
+            rt.running.pop(key, None)
+            if then is not None:
+                then()
+
+    for task in waiting:
+        task.add_done_callback(done)
 
 
 def _left_running(call: ToolCall, why: str) -> None:
     logger.warning(
-        "tool %s (call_id=%s) is still running after %s; it is listed in "
+        "tool %s (call_id=%.80s) is still running after %s; it is listed in "
         "Toolbox.running_calls until it returns", call.name, call.call_id, why
     )
 
@@ -481,6 +698,24 @@ def _timed_out(name: str, timeout: float | None) -> TimedOut:
         f"Tool {name!r} timed out: it did not finish within its time limit of {timeout:g} "
         "seconds."
     )
+
+
+def _start_wait(timeout: float) -> float:
+    """How long a call waits to start: its time limit, and a second more for a thread to
+    be started (so a short limit on a busy machine does not turn into "not run")."""
+    return timeout + CANCEL_GRACE
+
+
+def _not_started(call: ToolCall, timeout: float, rt: Settings, gated: bool) -> NotStarted:
+    why = (
+        "another call of it was still running (it runs one call at a time)" if gated
+        else f"all {rt.max_workers} worker threads were busy with other calls"
+    )
+    logger.warning(
+        "tool %s (call_id=%.80s) was not run: %s for %g seconds", call.name, call.call_id,
+        why, _start_wait(timeout),
+    )
+    return NotStarted(f"Tool {call.name!r} was not run: {why}. Call it again later.")
 
 
 def own_words(exc: ArgumentError, rt: Settings) -> str:
@@ -502,80 +737,143 @@ def check_timeout(timeout: Any) -> float | None:
     return float(timeout)
 
 
-
 # -- running one call of a tool (``tool`` is a ``Tool``) --------------------------------------
+#
+# A sync function runs on a worker thread of the toolbox's pool. Its time limit starts
+# when it starts (``Began``), not when it is queued: a call waits for a free thread (and a
+# concurrent=False tool for its gate) at most its time limit and a second, and one that
+# did not start in that time never runs and is not said to have timed out. A call past its
+# time limit cannot be stopped: its thread is abandoned (no longer counted against
+# max_workers) and the call is listed in running_calls until it returns.
 
 
 def call_within(
     tool: Any, kwargs: dict[str, Any], timeout: float, rt: Settings, call: ToolCall
 ) -> Any:
+    """Run a call from synchronous code within ``timeout`` seconds."""
+    gate = tool.gate
     if tool.is_async:
-        if tool._gate is None:
-            return run_coroutine(tool.func(**kwargs), timeout, call.name)
-        with tool._gate.lock:
-            return run_coroutine(tool.func(**kwargs), timeout, call.name)
-    lock = None if tool._gate is None else tool._gate.lock
-    future = rt.pool().submit(_thread_call, rt.running, call, tool.func, kwargs, lock)
-    done, _ = concurrent.futures.wait([future], timeout)
+        if gate is None:
+            return run_coroutine(tool.func(**kwargs), timeout, call, rt)
+        if not gate.lock.acquire(timeout=_start_wait(timeout)):
+            raise _not_started(call, timeout, rt, True)
+        held = [gate.lock.release]
+        try:
+            return run_coroutine(tool.func(**kwargs), timeout, call, rt, held)
+        finally:
+            if held:  # not handed to a task left running
+                held.pop()()
+    pool = rt.pool()
+    began = Began(threading.Event())
+    job = pool.start(
+        _thread_call, rt.running, call, tool.func, kwargs, None if gate is None else gate.lock,
+        began,
+    )
+    assert began.event is not None
+    if not began.event.wait(_start_wait(timeout)) and began.give_up():
+        job.future.cancel()
+        raise _not_started(call, timeout, rt, gate is not None and job.worker is not None)
+    left = timeout - (time.monotonic() - began.at)
+    done, _ = concurrent.futures.wait([job.future], max(left, 0.0))
     if not done:
-        future.cancel()
+        pool.abandon(job)
         _left_running(call, "it overran its timeout")
         raise _timed_out(call.name, timeout)
-    value = future.result()
-    return run_coroutine(value, timeout, call.name) if is_awaitable(value) else value
+    value = job.future.result()
+    if is_awaitable(value):
+        left = timeout - (time.monotonic() - began.at)
+        return run_coroutine(value, max(left, 0.001), call, rt)
+    return value
 
 
 async def on_loop(tool: Any, kwargs: dict[str, Any]) -> Any:
     try:
-        if tool._gate is None:
+        if tool.gate is None:
             return tool.func(**kwargs)
-        async with tool._gate.hold():
+        async with tool.gate.hold():
             return tool.func(**kwargs)
     except asyncio.CancelledError as exc:  # raised by the function: it never waited
         raise ToolCancelled(exc) from exc
 
+
 async def in_thread(
     tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
 ) -> Any:
-    lock = None
+    """Run a sync function on a worker thread from a coroutine, within ``timeout``."""
+    gate = tool.gate
     pool = rt.pool()
-    if tool._gate is None:
-        future = pool.submit(_thread_call, rt.running, call, tool.func, kwargs, None)
-    else:
+    lock = None
+    if gate is not None:
         # Queue in this loop; the worker thread takes the thread lock itself, so a
         # cancelled caller never lets two runs overlap.
-        lock = tool._gate.loop_lock()
+        lock = gate.loop_lock()
         await lock.acquire()
-        try:
-            future = pool.submit(
-                _thread_call, rt.running, call, tool.func, kwargs, tool._gate.lock
-            )
-        except BaseException:
-            lock.release()
-            raise
-    waiter = asyncio.wrap_future(future)
     try:
-        done, _ = await asyncio.wait((waiter,), timeout=timeout)
-    except asyncio.CancelledError:
-        waiter.cancel()
-        if not future.done():
-            _left_running(call, "its caller was cancelled")
-        raise
+        began = Began()
+        job = pool.start(
+            _thread_call, rt.running, call, tool.func, kwargs,
+            None if gate is None else gate.lock, began,
+        )
+        waiter = asyncio.wrap_future(job.future)
+        try:
+            if timeout is None:
+                return await waiter
+            return await _within(job, waiter, began, timeout, rt, call, gate is not None)
+        except asyncio.CancelledError:
+            waiter.cancel()
+            if not job.future.cancel() and not began.give_up() and not job.future.done():
+                _left_running(call, "its caller was cancelled")
+            raise
     finally:
         if lock is not None:
             lock.release()
-    if not done:
+
+
+async def _within(
+    job: Job, waiter: Any, began: Began, timeout: float, rt: Settings, call: ToolCall,
+    gated: bool,
+) -> Any:
+    loop = asyncio.get_running_loop()
+    started = loop.create_future()
+    began.then(lambda: _resolve_from_thread(loop, started))
+    done, _ = await asyncio.wait(
+        (started, waiter), timeout=_start_wait(timeout), return_when=asyncio.FIRST_COMPLETED
+    )
+    if not done and began.give_up():
         waiter.cancel()
-        _left_running(call, "it overran its timeout")
-        raise _timed_out(call.name, timeout)
+        job.future.cancel()
+        raise _not_started(call, timeout, rt, gated and job.worker is not None)
+    if not waiter.done():
+        left = timeout - (time.monotonic() - began.at)
+        done, _ = await asyncio.wait((waiter,), timeout=max(left, 0.0))
+        if not done:
+            waiter.cancel()
+            rt.pool().abandon(job)
+            _left_running(call, "it overran its timeout")
+            raise _timed_out(call.name, timeout)
     return waiter.result()
+
+
+def _resolve_from_thread(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
+    def resolve() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for the start
+        loop.call_soon_threadsafe(resolve)
+
 
 async def in_task(
     tool: Any, kwargs: dict[str, Any], timeout: float | None, rt: Settings, call: ToolCall
 ) -> Any:
-    if tool._gate is None:
+    if tool.gate is None:
         return await _watch(tool.func(**kwargs), timeout, rt, call)
-    async with tool._gate.hold():
-        return await _watch(tool.func(**kwargs), timeout, rt, call)
-
-
+    release = await tool.gate.enter(None if timeout is None else _start_wait(timeout))
+    if release is None:
+        raise _not_started(call, timeout or 0.0, rt, True)
+    held = [release]
+    try:
+        return await _watch(tool.func(**kwargs), timeout, rt, call, held)
+    finally:
+        if held:  # not handed to a task left running
+            held.pop()()

@@ -1,7 +1,7 @@
 """A tool: one function described to a model, and the records of its calls.
 
-``Tool`` reads the function's parameters once (``_toolplan``), checks a model's arguments against
-them and runs the function under the policies of ``_toolrun`` (time limits, what an
+``Tool`` reads the function's parameters once (``plan``), checks a model's arguments against
+them and runs the function under the policies of ``running`` (time limits, what an
 exception may say, how long a result may be). ``ToolCall`` and ``ToolResult`` are the
 call as a provider sent it and what goes back to the model.
 """
@@ -23,12 +23,14 @@ import orjson
 from .._base.aio import is_async, is_awaitable
 from .._base.lazy import LazyModule as _LazyModule
 from .._base.records import Arguments, ToolCall, ToolResult, failure, new_result
+from .._base.text import one_line
 from .._codec.encode import encode
 from .._codec.jsontext import json_problem
 from .._codec.problems import Invalid, decode_error, problem_lines
 from .._codec.values import exact_loads
 from .._schema import adapters as _adapters
-from .._types.annotate import Registry, annotate, current_stamp
+from .._schema.adapters import check_adapter
+from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.declared import unwrap_callable
 from .._types.inspector import ObjectNode
 from ..errors import ArgumentError, SchemaError
@@ -38,6 +40,7 @@ from .running import (
     HAS_CANCELLING,
     MAX_MESSAGE_CHARS,
     Gate,
+    NotStarted,
     Settings,
     TimedOut,
     ToolCancelled,
@@ -52,7 +55,6 @@ from .running import (
     log_outcome,
     logger,
     on_loop,
-    one_line,
     own_words,
     run_coroutine,
     type_name,
@@ -125,12 +127,12 @@ class Tool:
     __slots__ = (
         "__weakref__",
         "_description",
-        "_gate",
         "_node",
         "_plan",
         "blocking",
         "concurrent",
         "func",
+        "gate",
         "is_async",
         "name",
         "parse_args",
@@ -170,7 +172,8 @@ class Tool:
         self._description = description
         self.parse_args = parse_args
         self.concurrent = bool(concurrent)
-        self._gate = None if self.concurrent else Gate()
+        #: For ``concurrent=False``: what keeps the tool to one call at a time.
+        self.gate = None if self.concurrent else Gate()
 
     def __repr__(self) -> str:
         extra = "" if self.concurrent else ", concurrent=False"
@@ -231,7 +234,7 @@ class Tool:
             SchemaError: The tool cannot be described for that provider (its name, a
                 parameter type), with the fix.
         """
-        _require_adapter(llm_adapter)
+        check_adapter(llm_adapter)
         if not llm_adapter.valid_name(self.name):
             msg = (
                 f"the tool name {self.name!r} is not accepted by {llm_adapter.name} (it must "
@@ -319,11 +322,18 @@ class Tool:
             content = value if limit is None or len(value) <= limit else cut_result(value, limit)
             return new_result(content, value, call_id, name)
         if isinstance(value, ToolResult):
+            # The result answers the call that ran, whatever ids the tool put on it: a
+            # model's call without its result is a request the providers refuse.
             changes: dict[str, Any] = {}
-            if value.call_id is None:
+            if call_id is not None and value.call_id != call_id:
                 changes["call_id"] = call_id
-            if not value.name:
+            if value.name != name:
                 changes["name"] = name
+            if changes and logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "tool %s returned a ToolResult for call_id=%.80r name=%.80r; sent as "
+                    "the result of call_id=%.80r", name, value.call_id, value.name, call_id,
+                )
             if limit is not None and len(value.content) > limit:
                 changes["content"] = cut_result(value.content, limit)
             return attrs.evolve(value, **changes) if changes else value
@@ -348,7 +358,7 @@ class Tool:
     ) -> ToolResult:
         if isinstance(exc, ToolCancelled):
             exc = exc.original
-        if isinstance(exc, TimedOut):
+        if isinstance(exc, (TimedOut, NotStarted)):
             return failure(exception_text(exc), call_id, name, exc)
         if isinstance(exc, ArgumentError):  # the tool's own words for the model
             return failure(own_words(exc, rt), call_id, name, exc)
@@ -363,8 +373,7 @@ class Tool:
         return rt.timeout
 
     def call(
-        self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None, _rt: Settings | None = None,
+        self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None
     ) -> ToolResult:
         """Run one call synchronously; never raises for anything the model or tool does.
 
@@ -372,8 +381,12 @@ class Tool:
         a sync tool runs on a worker thread so the caller can stop waiting.
         ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
-        rt = DEFAULTS if _rt is None else _rt
-        name = self.name if _name is None else _name
+        return self.run_call(arguments, context, call_id, self.name, DEFAULTS)
+
+    def run_call(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        """``call`` under the settings ``rt`` of a Toolbox, the result named ``name``."""
         if not logger.isEnabledFor(logging.INFO):
             return self._call(arguments, context, call_id, name, rt)
         started = time.perf_counter()
@@ -393,12 +406,12 @@ class Tool:
                 timeout = self._timeout(rt)
             if timeout is not None:
                 value = call_within(self, kwargs, timeout, rt, ToolCall(name, arguments, call_id))
-            elif self._gate is None:
+            elif self.gate is None:
                 value = self.func(**kwargs)
                 if is_awaitable(value):
                     value = run_coroutine(value, None)
             else:
-                with self._gate.lock:
+                with self.gate.lock:
                     value = self.func(**kwargs)
                     if is_awaitable(value):
                         value = run_coroutine(value, None)
@@ -414,8 +427,7 @@ class Tool:
         return self._finish(value, call_id, name, rt)
 
     async def acall(
-        self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None,
-        _name: str | None = None, _rt: Settings | None = None,
+        self, arguments: Arguments = None, *, context: Any = None, call_id: str | None = None
     ) -> ToolResult:
         """Run one call from a coroutine; never raises for anything the model or tool does.
 
@@ -423,8 +435,12 @@ class Tool:
         block the event loop. Cancelling the caller still cancels the call;
         ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
-        rt = DEFAULTS if _rt is None else _rt
-        name = self.name if _name is None else _name
+        return await self.arun_call(arguments, context, call_id, self.name, DEFAULTS)
+
+    async def arun_call(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        """``acall`` under the settings ``rt`` of a Toolbox, the result named ``name``."""
         if not logger.isEnabledFor(logging.INFO):
             return await self._acall(arguments, context, call_id, name, rt)
         started = time.perf_counter()
@@ -442,10 +458,10 @@ class Tool:
             timeout = self._timeout(rt)
             if self.is_async:
                 if timeout is None and HAS_CANCELLING:
-                    if self._gate is None:
+                    if self.gate is None:
                         value = await self.func(**kwargs)
                     else:
-                        async with self._gate.hold():
+                        async with self.gate.hold():
                             value = await self.func(**kwargs)
                 else:
                     call = ToolCall(name, arguments, call_id)
@@ -488,18 +504,6 @@ def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> N
     if parse_args is not None and not callable(parse_args):
         msg = f"parse_args must be a function raw -> kwargs, got {parse_args!r}"
         raise SchemaError(msg, type_=func)
-
-
-def check_registry(registry: Any) -> None:
-    if not isinstance(registry, Registry):
-        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-        raise TypeError(msg)
-
-
-def _require_adapter(adapter: Any) -> None:
-    if not isinstance(adapter, _adapters.Adapter):
-        msg = f"llm_adapter must be an Adapter such as OPENAI_TOOLS, got {adapter!r}"
-        raise SchemaError(msg)
 
 
 def _check_not_unbound(func: Any) -> None:

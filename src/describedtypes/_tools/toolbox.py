@@ -13,7 +13,7 @@ from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
 from .._schema.adapters import request_problems
-from .._types.annotate import Registry, annotate
+from .._types.annotate import Registry, annotate, check_registry
 from ..errors import SchemaError
 from .limits import (
     DEFAULT_MAX_CALLS_PER_TURN,
@@ -45,7 +45,6 @@ from .tool import (
     F,
     ParseArgs,
     Tool,
-    check_registry,
     did_you_mean,
     listing,
 )
@@ -79,7 +78,11 @@ class Toolbox:
             sent instead (to redact secrets, say). ``ToolResult.exception`` and
             ``.traceback`` always keep everything, for the application.
         timeout: Seconds any call may take unless its tool sets its own ``timeout``;
-            None (the default) sets no limit.
+            None (the default) sets no limit. The time is counted from the call's start:
+            a call waits for a free thread at most that long and a second more, and one
+            that could not start is answered "not run", never "timed out". ``call`` and
+            ``run`` return within the limit plus a second even when an async tool
+            ignores its cancellation.
         max_result_chars: The most characters of a result the model is sent (100,000 by
             default; None for no limit). A longer result is cut, with a note saying so;
             ``ToolResult.value`` keeps the whole value.
@@ -87,7 +90,8 @@ class Toolbox:
             ``acall``/``acall_many`` (and under ``call`` when there is a timeout):
             ``min(32, os.cpu_count() + 4)`` by default. Threads are started when first
             needed, exit after 30 idle seconds, and are stopped by ``close()`` or when the
-            toolbox is garbage-collected.
+            toolbox is garbage-collected. A thread whose call overran its timeout no
+            longer counts: another may start in its place.
         max_calls_per_turn: The most calls of one turn (one reply of the model, one
             ``acall_many``) that are run: 32 by default; None for no limit. Each call past
             it is not run and gets an error result telling the model to make fewer calls
@@ -95,7 +99,8 @@ class Toolbox:
         max_result_chars_per_turn: The most characters the results of one turn send the
             model together (400,000 by default; None for no limit). When they come to
             more, the longest are cut to an equal share, with a note saying so; shorter
-            ones stay whole.
+            ones stay whole. The error results of calls past ``max_calls_per_turn`` and
+            the notes count in it too.
         registry: Where the annotations of the functions added are looked up
             (``annotate`` by default); a ``Tool`` added as it is keeps its own.
 
@@ -183,8 +188,10 @@ class Toolbox:
         ``acall_many``) and calls running on the toolbox's threads now.
 
         A sync function cannot be interrupted from outside: after a timeout or a
-        cancellation its thread runs on until the function returns. Such calls are
-        listed here, and logged as a warning on the ``describedtypes`` logger.
+        cancellation its thread runs on until the function returns (after a timeout,
+        no longer counted against ``max_workers``); an async tool that ignores its
+        cancellation runs on too. Such calls are listed here, and logged as a warning on
+        the ``describedtypes`` logger.
         """
         return list(self._rt.running.values())
 
@@ -380,8 +387,9 @@ class Toolbox:
         # brief: a huge name is cut short in the text for the model.
         content = f"Unknown tool {brief(shown)}. {hint}Available tools: {listing(self.names)}."
         result = failure(content, call_id, shown)
-        if logger.isEnabledFor(logging.INFO):
-            logger.info("unknown tool %.200r called, call_id=%s", name, call_id)
+        if logger.isEnabledFor(logging.INFO):  # the name is the model's: DEBUG only
+            logger.info("a call of an unknown tool, call_id=%.80s", call_id)
+            logger.debug("the unknown tool's name: %.200r", name)
         return result
 
     def call(
@@ -404,9 +412,7 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
-        if not logger.isEnabledFor(logging.INFO):
-            return tool._call(arguments, context, call_id, name, self._rt)
-        return tool.call(arguments, context=context, call_id=call_id, _name=name, _rt=self._rt)
+        return tool.run_call(arguments, context, call_id, name, self._rt)
 
     async def acall(
         self,
@@ -421,11 +427,7 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
-        if not logger.isEnabledFor(logging.INFO):
-            return await tool._acall(arguments, context, call_id, name, self._rt)
-        return await tool.acall(
-            arguments, context=context, call_id=call_id, _name=name, _rt=self._rt
-        )
+        return await tool.arun_call(arguments, context, call_id, name, self._rt)
 
     async def acall_many(
         self, calls: Iterable[ToolCall], *, context: Any = None
@@ -461,20 +463,23 @@ class Toolbox:
                 )
                 raise TypeError(msg)
         limit = self._max_calls
+        budget = self._max_turn_chars
         extra: list[ToolResult] = []
+        room = budget
         if limit is not None and len(items) > limit:
-            extra = refused(items[limit:], limit, len(items))
+            extra = refused(items[limit:], limit, len(items), budget)
             del items[limit:]
+            if budget is not None:  # the calls not run are answered within the budget too
+                room = budget - sum(len(r.content) for r in extra)
         create_task = asyncio.get_running_loop().create_task
         results: list[Any] = []
         waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
         tools = self._tools
-        quiet = not logger.isEnabledFor(logging.INFO)
         try:
             for i, c in enumerate(items):
-                tool = tools.get(c.name) if quiet and type(c.name) is str else None
+                tool = tools.get(c.name) if type(c.name) is str else None
                 if tool is not None:  # Toolbox.acall without its coroutine
-                    coro = tool._acall(c.arguments, context, c.call_id, c.name, self._rt)
+                    coro = tool.arun_call(c.arguments, context, c.call_id, c.name, self._rt)
                 else:
                     coro = self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
                 finished, outcome = start_eagerly(coro, create_task)
@@ -487,7 +492,7 @@ class Toolbox:
             for _, task in waiting:
                 task.cancel()
             raise
-        results = fit(results, self._max_turn_chars)
+        results = fit(results, room, budget)
         return results + extra if extra else results
 
     def run(

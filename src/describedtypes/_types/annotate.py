@@ -370,6 +370,20 @@ class Registry:
         return "annotate" if self is annotate else "registry"
 
 
+def check_registry(registry: Any, label: str = "registry") -> Registry:
+    """``registry`` if it is a ``Registry``; else the ``TypeError`` that names the fix.
+
+    The one check (and wording) of every function that takes ``registry=``.
+    """
+    if isinstance(registry, Registry):
+        return registry
+    msg = (
+        f"{label} must be a Registry such as describedtypes.annotate (the default) or a "
+        f"Registry(...) of your own, got {type(registry).__name__} {_short_repr(registry)}"
+    )
+    raise TypeError(msg)
+
+
 def _registry_key(obj: Any) -> Any:
     # Bound methods are new objects on each attribute access; key them by function.
     func = getattr(obj, "__func__", None)

@@ -17,7 +17,7 @@ import types
 import typing
 import uuid
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any
 
 import attrs
 
@@ -29,6 +29,7 @@ from .annotate import (
     Annotation,
     Registry,
     annotate,
+    check_registry,
     default_annotation,
     iter_annotation_metadata,
     object_name,
@@ -731,9 +732,7 @@ def type_info(obj: Any, registry: Registry = annotate) -> Node:
         return node
     stamp = _current_stamp()
     _check_describable(obj)
-    if not isinstance(cast(Any, registry), Registry):
-        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-        raise TypeError(msg)
+    check_registry(registry)
     inspector = _Inspector(registry)
     try:
         with remembering_hints():

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
-from .._types.annotate import Registry, annotate
+from .._types.annotate import Registry, annotate, check_registry
 from ..errors import DecodeError
 from . import anthropic, gemini, openai_chat, openai_responses
 from .detect import client_format
@@ -176,9 +176,7 @@ def provider_for(
     provider = _BY_FORMAT[wire](
         create, is_async=aio or _is_async(create), stream_create=stream_create
     )
-    if not isinstance(registry, Registry):
-        msg = f"registry must be a Registry such as annotate, got {type(registry).__name__}"
-        raise TypeError(msg)
+    check_registry(registry)
     provider.registry = registry
     if provider.is_async and not want_async:
         msg = (
