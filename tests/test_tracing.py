@@ -133,3 +133,33 @@ def test_without_opentelemetry_nothing_is_imported_and_all_works() -> None:
     """)
     assert "imported: False" in out
     assert "span: _NoSpan" in out
+
+
+def test_each_tool_call_is_an_execute_tool_span(spans: InMemorySpanExporter) -> None:
+    """Toolbox.run: each tool call is an execute_tool span; a failed call is an error."""
+    from tests.test_ask_sdk import run_loop
+
+    kind = KINDS[0]
+    replies = [kind.calls([("c1", "get_weather", {"city": "Paris"}),
+                           ("c2", "get_weather", {"town": "Oslo"})]),
+               kind.text("Sunny.")]
+    run_loop(kind, False, replies)
+    tools = [s for s in ours(spans) if s.name == "execute_tool get_weather"]
+    assert len(tools) == 2
+    good, bad = sorted(tools, key=lambda s: s.attributes["gen_ai.tool.call.id"])
+    assert good.attributes["gen_ai.operation.name"] == "execute_tool"
+    assert good.attributes["gen_ai.tool.name"] == "get_weather"
+    assert good.kind == trace.SpanKind.INTERNAL
+    assert good.status.status_code != StatusCode.ERROR
+    assert bad.attributes["error.type"]
+    assert bad.status.status_code == StatusCode.ERROR
+
+
+def test_toolbox_call_is_traced_too(spans: InMemorySpanExporter) -> None:
+    """A direct Toolbox.call (no model) is one execute_tool span."""
+    from tests.test_ask_sdk import make_box
+
+    result = make_box().call("get_weather", {"city": "Paris"}, call_id="x1")
+    assert not result.is_error
+    [span] = [s for s in ours(spans) if s.name.startswith("execute_tool")]
+    assert span.attributes["gen_ai.tool.call.id"] == "x1"

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["NO_SPAN", "capture_content", "request_span", "tool_span", "tracer"]
+__all__ = ["NO_SPAN", "capture_content", "enabled", "request_span", "tool_span", "tracer"]
 
 SCOPE = "describedtypes"
 _UNSET: Any = object()
@@ -43,6 +43,16 @@ def tracer() -> Any:
             # A ProxyTracer until the application sets a provider; it follows it then.
             _tracer = trace.get_tracer(SCOPE, own)
     return _tracer
+
+
+def enabled() -> bool:
+    """Whether spans would be recorded: opentelemetry is there and the application set a
+    tracer provider (checked per use, so a provider set later is picked up)."""
+    if tracer() is None:
+        return False
+    from opentelemetry import trace
+
+    return type(trace.get_tracer_provider()).__name__ != "ProxyTracerProvider"
 
 
 def capture_content() -> bool:

@@ -9,6 +9,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
+from .._base import tracing
 from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
@@ -412,6 +413,10 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
+        if tracing.enabled():
+            with tracing.tool_span(name, call_id) as span:
+                return _traced_result(span, tool.run_call(arguments, context, call_id, name,
+                                                          self._rt))
         return tool.run_call(arguments, context, call_id, name, self._rt)
 
     async def acall(
@@ -427,6 +432,9 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
+        if tracing.enabled():
+            return await _traced(tool.arun_call(arguments, context, call_id, name, self._rt),
+                                 name, call_id)
         return await tool.arun_call(arguments, context, call_id, name, self._rt)
 
     async def acall_many(
@@ -475,11 +483,14 @@ class Toolbox:
         results: list[Any] = []
         waiting: list[tuple[int, asyncio.Task[ToolResult]]] = []
         tools = self._tools
+        traced = tracing.enabled()
         try:
             for i, c in enumerate(items):
                 tool = tools.get(c.name) if type(c.name) is str else None
                 if tool is not None:  # Toolbox.acall without its coroutine
                     coro = tool.arun_call(c.arguments, context, c.call_id, c.name, self._rt)
+                    if traced:
+                        coro = _traced(coro, c.name, c.call_id)
                 else:
                     coro = self.acall(c.name, c.arguments, context=context, call_id=c.call_id)
                 finished, outcome = start_eagerly(coro, create_task)
@@ -559,3 +570,15 @@ class Toolbox:
             registry=self._registry if registry is None else registry, request=request,
         )
 
+
+async def _traced(coro: Any, name: str, call_id: str | None) -> ToolResult:
+    """A tool call inside its ``execute_tool {name}`` span (with OpenTelemetry on)."""
+    with tracing.tool_span(name, call_id) as span:
+        return _traced_result(span, await coro)
+
+
+def _traced_result(span: Any, result: ToolResult) -> ToolResult:
+    if result.is_error:  # tools never raise: a failed call is an error result
+        exc = result.exception
+        span.failed(type(exc).__qualname__ if exc is not None else "tool_error")
+    return result
