@@ -329,10 +329,12 @@ async def adrive(
 def _prepare(
     entry: str, tp: Any, client: Any, messages: Any, model: Any, retries: Any, api: Any,
     request: dict[str, Any], *, want_async: bool, registry: Any, ledger: Ledger,
+    llm_adapter: Any = None,
 ) -> tuple[Provider, Steps]:
     provider = provider_for(
         client, api, want_async=want_async, names=("extract", "aextract"), registry=registry
     )
+    provider.use(llm_adapter, entry)
     if request.get("stream"):
         msg = (
             f"{entry}() sends one request and decodes the whole reply; for partial values "
@@ -357,7 +359,8 @@ def _details(ledger: Ledger, value: Any) -> Extraction[Any]:
 @overload
 def extract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: Literal[False] = False,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: Literal[False] = False,
     **request: Any,
 ) -> T: ...
 
@@ -365,7 +368,8 @@ def extract(
 @overload
 def extract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: Literal[True],
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: Literal[True],
     **request: Any,
 ) -> Extraction[T]: ...
 
@@ -373,14 +377,16 @@ def extract(
 @overload
 def extract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: bool = False,
     **request: Any,
 ) -> Any: ...
 
 
 def extract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: bool = False,
     **request: Any,
 ) -> Any:
     """Ask the model for an instance of ``tp`` with one structured-output request.
@@ -396,6 +402,9 @@ def extract(
       `max_tokens` defaults to 4096.
     - `google.genai.Client`: `models.generate_content` with
       `config.response_json_schema`.
+    - `ollama.Client`: `chat` with `format=` (the `OLLAMA` body).
+    - `openai.OpenAI(base_url=...)` of vLLM, SGLang, llama.cpp or Ollama, with
+      `llm_adapter=VLLM` (etc.): `response_format` with that server's body.
 
     Args:
         tp: The type to ask for, as for ``schema()`` (an object type: an attrs class, a
@@ -408,6 +417,10 @@ def extract(
         api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
         registry: Where registered annotations are looked up, for the schema and the
             decoding.
+        llm_adapter: For a self-hosted server behind an ``openai.OpenAI(base_url=...)``
+            client: ``VLLM``, ``SGLANG``, ``LLAMACPP`` or ``OLLAMA`` (a backend chosen with
+            ``.replace(backend=...)`` is kept), so the schema holds only what that
+            server's grammar engine enforces; the decoder checks the rest.
         details: Return an ``Extraction`` (the value, the usage summed from the
             provider's own usage fields, every attempt, the conversation ready to continue,
             the time taken) instead of the value alone.
@@ -436,7 +449,7 @@ def extract(
     ledger = Ledger()
     provider, steps = _prepare(
         "extract", tp, client, messages, model, retries, api, request, want_async=False,
-        registry=registry, ledger=ledger,
+        registry=registry, ledger=ledger, llm_adapter=llm_adapter,
     )
     value = drive(steps, provider)
     return _details(ledger, value) if details else value
@@ -445,7 +458,8 @@ def extract(
 @overload
 async def aextract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: Literal[False] = False,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: Literal[False] = False,
     **request: Any,
 ) -> T: ...
 
@@ -453,7 +467,8 @@ async def aextract(
 @overload
 async def aextract(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: Literal[True],
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: Literal[True],
     **request: Any,
 ) -> Extraction[T]: ...
 
@@ -461,14 +476,16 @@ async def aextract(
 @overload
 async def aextract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: bool = False,
     **request: Any,
 ) -> Any: ...
 
 
 async def aextract(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, details: bool = False,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    details: bool = False,
     **request: Any,
 ) -> Any:
     """``extract`` for async clients: ``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``,
@@ -480,7 +497,7 @@ async def aextract(
     ledger = Ledger()
     provider, steps = _prepare(
         "aextract", tp, client, messages, model, retries, api, request, want_async=True,
-        registry=registry, ledger=ledger,
+        registry=registry, ledger=ledger, llm_adapter=llm_adapter,
     )
     value = await adrive(steps, provider)
     return _details(ledger, value) if details else value

@@ -99,12 +99,13 @@ def _run_steps(
 def _prepare(
     entry: str, toolbox: Toolbox, client: Any, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, request: dict[str, Any], *, want_async: bool,
-    registry: Any, ledger: Ledger,
+    registry: Any, ledger: Ledger, llm_adapter: Any = None,
 ) -> tuple[Provider, Steps]:
     provider = provider_for(
         client, api, want_async=want_async, names=("Toolbox.run", "Toolbox.arun"),
         registry=annotate if registry is None else registry,
     )
+    provider.use(llm_adapter, entry)
     check_call(entry, provider, model, max_turns, "max_turns", 1, request)
     for key in _TOOLBOX_KEYWORDS:
         if key in request:  # it would go on to the SDK call, which rejects it
@@ -124,13 +125,14 @@ def _prepare(
 def run(
     toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
-    request: dict[str, Any],
+    request: dict[str, Any], llm_adapter: Any = None, details: Any = False,
 ) -> Any:
-    details = check_details("Toolbox.run", request.pop("details", False))
+    details = check_details("Toolbox.run", details)
     ledger = Ledger()
     provider, steps = _prepare(
         "Toolbox.run", toolbox, client, messages, model, max_turns, output_type, retries,
         api, request, want_async=False, registry=registry, ledger=ledger,
+        llm_adapter=llm_adapter,
     )
     output = drive(steps, provider, toolbox, context)
     return _details(ledger, output) if details else output
@@ -139,13 +141,14 @@ def run(
 async def arun(
     toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
-    request: dict[str, Any],
+    request: dict[str, Any], llm_adapter: Any = None, details: Any = False,
 ) -> Any:
-    details = check_details("Toolbox.arun", request.pop("details", False))
+    details = check_details("Toolbox.arun", details)
     ledger = Ledger()
     provider, steps = _prepare(
         "Toolbox.arun", toolbox, client, messages, model, max_turns, output_type, retries,
         api, request, want_async=True, registry=registry, ledger=ledger,
+        llm_adapter=llm_adapter,
     )
     output = await adrive(steps, provider, toolbox, context)
     return _details(ledger, output) if details else output

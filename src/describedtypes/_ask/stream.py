@@ -31,11 +31,13 @@ class _Attempts(Generic[T]):
     def __init__(
         self, entry: str, tp: Any, client: Any, messages: Any, model: Any, retries: Any,
         api: Any, registry: Any, request: dict[str, Any], *, want_async: bool,
+        llm_adapter: Any = None,
     ) -> None:
         self.provider: Provider = provider_for(
-            client, api, want_async=want_async, names=(entry, f"a{entry}"),
+            client, api, want_async=want_async, names=("extract_stream", "aextract_stream"),
             registry=registry,
         )
+        self.provider.use(llm_adapter, entry)
         check_call(entry, self.provider, model, retries, "retries", 0, request)
         for key in ("stream", "response_format"):
             if key in request:
@@ -247,16 +249,19 @@ def _close(stream: Any) -> None:
 @overload
 def extract_stream(
     tp: type[T], client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    **request: Any,
 ) -> ExtractStream[T]: ...
 @overload
 def extract_stream(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    **request: Any,
 ) -> ExtractStream[Any]: ...
 def extract_stream(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    **request: Any,
 ) -> ExtractStream[Any]:
     """``extract()`` while the reply streams: ``Partial[tp]`` values as it arrives, the
     decoded instance last.
@@ -276,6 +281,7 @@ def extract_stream(
         retries: How many new streams to start after replies that do not decode.
         api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
         registry: Where registered annotations are looked up.
+        llm_adapter: A self-hosted server's adapter (``VLLM``, ...), as for ``extract()``.
         **request: Passed on to the SDK call (``stream`` is set here).
 
     Returns:
@@ -293,20 +299,21 @@ def extract_stream(
     """
     return ExtractStream(_Attempts(
         "extract_stream", tp, client, messages, model, retries, api, registry, request,
-        want_async=False,
+        want_async=False, llm_adapter=llm_adapter,
     ))
 
 
 def aextract_stream(
     tp: Any, client: Any, *, messages: Any, model: str, retries: int = 2,
-    api: str | None = None, registry: Registry = annotate, **request: Any,
+    api: str | None = None, registry: Registry = annotate, llm_adapter: Any = None,
+    **request: Any,
 ) -> AsyncExtractStream[Any]:
     """``extract_stream()`` for async clients (``async for value in aextract_stream(...)``).
 
     .. versionadded:: 0.3.0
     """
     return AsyncExtractStream(_Attempts(
-        "extract_stream", tp, client, messages, model, retries, api, registry, request,
-        want_async=True,
+        "aextract_stream", tp, client, messages, model, retries, api, registry, request,
+        want_async=True, llm_adapter=llm_adapter,
     ))
 

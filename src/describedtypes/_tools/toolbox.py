@@ -7,8 +7,9 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
+from .._ask.results import ToolRun
 from .._base import tracing
 from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
@@ -51,6 +52,8 @@ from .tool import (
 )
 
 __all__ = ["Toolbox", "install_mcp_server"]
+
+T = TypeVar("T")
 
 # Toolbox.mcp_server is built by describedtypes._serve.mcp, a layer above this one, which
 # this module may not import (the import-linter contract in pyproject.toml). The package
@@ -506,10 +509,32 @@ class Toolbox:
         results = fit(results, room, budget)
         return results + extra if extra else results
 
+    @overload
+    def run(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: None = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: Literal[True], **request: Any,
+    ) -> ToolRun[str]: ...
+    @overload
+    def run(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: type[T], retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: Literal[True], **request: Any,
+    ) -> ToolRun[T]: ...
+    @overload
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
-        context: Any = None, registry: Any = None, **request: Any,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: bool = False, **request: Any,
+    ) -> Any: ...
+    def run(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: bool = False, **request: Any,
     ) -> Any:
         """The tool loop: ask, run the model's tool calls, send the results back, until
         the model answers without calling a tool.
@@ -533,10 +558,17 @@ class Toolbox:
             context: Passed to the tools' ``Context`` parameters.
             registry: Where annotations of ``output_type`` are looked up (default: the
                 toolbox's own ``registry``).
+            llm_adapter: For a self-hosted server behind an ``openai.OpenAI(base_url=...)``
+                client: ``VLLM``, ``SGLANG``, ``LLAMACPP`` or ``OLLAMA`` (or their
+                ``_TOOLS`` forms); the tools go as that server's tool form (``strict``
+                where the server constrains only strict tools).
+            details: Return a ``ToolRun`` (the output, the usage summed over every turn,
+                each turn with its calls and results, the conversation, the time).
             **request: Passed on to the SDK call (``temperature``, ``system``, ...).
 
         Returns:
-            The final answer's text, or the decoded ``output_type``.
+            The final answer's text, or the decoded ``output_type`` (with
+            ``details=True``, a ``ToolRun`` of it).
 
         Raises:
             MaxTurnsError: ``max_turns`` requests were sent and the model still called
@@ -551,12 +583,35 @@ class Toolbox:
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
             registry=self._registry if registry is None else registry, request=request,
+            llm_adapter=llm_adapter, details=details,
         )
 
+    @overload
+    async def arun(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: None = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: Literal[True], **request: Any,
+    ) -> ToolRun[str]: ...
+    @overload
+    async def arun(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: type[T], retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: Literal[True], **request: Any,
+    ) -> ToolRun[T]: ...
+    @overload
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
-        context: Any = None, registry: Any = None, **request: Any,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: bool = False, **request: Any,
+    ) -> Any: ...
+    async def arun(
+        self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
+        output_type: Any = None, retries: int = 2, api: str | None = None,
+        context: Any = None, registry: Any = None, llm_adapter: Any = None,
+        details: bool = False, **request: Any,
     ) -> Any:
         """``run`` for async clients (``AsyncOpenAI``, ``AsyncAnthropic``, genai ``.aio``).
 
@@ -568,6 +623,7 @@ class Toolbox:
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
             registry=self._registry if registry is None else registry, request=request,
+            llm_adapter=llm_adapter, details=details,
         )
 
 

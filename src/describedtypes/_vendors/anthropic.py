@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
@@ -75,6 +75,7 @@ class AnthropicFormat(WireFormat):
     adapter = _adapters.ANTHROPIC
 
     otel_provider = "anthropic"
+    servers: ClassVar[dict[str, tuple[str, str]]] = {"ANTHROPIC": ("ANTHROPIC", "ANTHROPIC_TOOLS")}
 
     def finish_reason(self, response: Any) -> str | None:
         reason = field_of(response, "stop_reason")
@@ -184,9 +185,12 @@ class AnthropicFormat(WireFormat):
         sent.setdefault("max_tokens", MAX_TOKENS)
         return sent
 
-    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
+    def structured(
+        self, tp: Any, extra: dict[str, Any], registry: Registry,
+        adapter: _adapters.Adapter | None = None,
+    ) -> dict[str, Any]:
         config = as_dict(extra.get("output_config"), "output_config")
-        config["format"] = described(tp, self.adapter, registry)
+        config["format"] = described(tp, adapter or self.adapter, registry)
         return {**extra, "output_config": config}
 
 

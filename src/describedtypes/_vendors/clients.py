@@ -23,9 +23,10 @@ from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
+from .._schema import adapters as _adapters
 from .._types.annotate import Registry, annotate, check_registry
 from ..errors import DecodeError
-from . import anthropic, gemini, openai_chat, openai_responses
+from . import anthropic, gemini, ollama, openai_chat, openai_responses
 from .detect import client_format
 from .replies import decode_reply
 from .wire import WireFormat
@@ -67,6 +68,10 @@ class Provider:
         self.create = create
         self.is_async = is_async
         self.registry = registry
+        #: The adapters of the structured output and the tools (``llm_adapter=`` may
+        #: name a self-hosted server's; else the format's own).
+        self.adapter: _adapters.Adapter | None = None
+        self.tools_adapter: _adapters.Adapter = self.wire.tool_adapter
         #: The method that streams (Gemini's generate_content_stream; else ``create``).
         self.stream_create = stream_create if stream_create is not None else create
 
@@ -80,7 +85,40 @@ class Provider:
 
     @property
     def tool_adapter(self) -> Any:
-        return self.wire.tool_adapter
+        return self.tools_adapter
+
+    def use(self, llm_adapter: Any, entry: str) -> None:
+        """Send the bodies of ``llm_adapter`` (a server's structured-output adapter or its
+        tools form, for example ``VLLM`` or ``VLLM_TOOLS``; a backend is kept).
+
+        Raises:
+            TypeError: It is not an adapter, or not one this client's API takes.
+        """
+        if llm_adapter is None:
+            return
+        if not isinstance(llm_adapter, _adapters.Adapter):
+            msg = (
+                f"{entry}(llm_adapter=...) takes an adapter such as VLLM or OLLAMA, got "
+                f"{type(llm_adapter).__name__}"
+            )
+            raise TypeError(msg)
+        base = llm_adapter.name.split("(", 1)[0]
+        found = next(
+            (pair for pair in self.wire.servers.values() if base in pair), None
+        )
+        if found is None:
+            names = ", ".join(self.wire.servers)
+            msg = (
+                f"{entry}(llm_adapter={llm_adapter.name}) does not fit a {self.name} client; "
+                f"it takes {names}"
+            )
+            raise TypeError(msg)
+        structured, tools = (getattr(_adapters, name) for name in found)
+        backend = getattr(llm_adapter, "backend", None)
+        if backend is not None and llm_adapter.name != base:  # VLLM.replace(backend=...)
+            structured = structured.replace(backend=backend)
+            tools = tools.replace(backend=backend)
+        self.adapter, self.tools_adapter = structured, tools
 
     # -- the conversation --------------------------------------------------------------
 
@@ -108,7 +146,7 @@ class Provider:
 
     def structured(self, tp: Any, extra: dict[str, Any]) -> dict[str, Any]:
         """``extra`` plus this provider's structured-output keyword for ``tp``."""
-        return self.wire.structured(tp, extra, self.registry)
+        return self.wire.structured(tp, extra, self.registry, self.adapter)
 
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         return self.wire.with_tools(definitions, extra)
@@ -151,8 +189,12 @@ class Gemini(Provider):
     wire = gemini.FORMAT
 
 
+class Ollama(Provider):
+    wire = ollama.FORMAT
+
+
 _BY_FORMAT: dict[WireFormat, type[Provider]] = {
-    cls.wire: cls for cls in (OpenAIChat, OpenAIResponses, Anthropic, Gemini)
+    cls.wire: cls for cls in (OpenAIChat, OpenAIResponses, Anthropic, Gemini, Ollama)
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import anthropic, gemini, openai_chat, openai_responses
+from . import anthropic, gemini, ollama, openai_chat, openai_responses
 from .access import field_of
 from .wire import WireFormat
 
@@ -22,6 +22,7 @@ FORMATS: tuple[WireFormat, ...] = (
     openai_responses.FORMAT,
     anthropic.FORMAT,
     gemini.FORMAT,
+    ollama.FORMAT,
 )
 
 
@@ -50,8 +51,9 @@ def known_replies() -> str:
 
 
 _KNOWN = (
-    "an openai.OpenAI / AsyncOpenAI, anthropic.Anthropic / AsyncAnthropic or "
-    "google.genai.Client (or its .aio) client"
+    "an openai.OpenAI / AsyncOpenAI (also with base_url= for vLLM, SGLang, llama.cpp or "
+    "Ollama), anthropic.Anthropic / AsyncAnthropic, google.genai.Client (or its .aio) or "
+    "ollama.Client / AsyncClient client"
 )
 
 
@@ -100,5 +102,8 @@ def client_format(
         if want_async and aio is not None:
             return gemini.FORMAT, aio, True
         return gemini.FORMAT, generate, False
+    chat = _method(client, "chat")
+    if chat is not None and _method(client, "pull") is not None:  # the ollama package
+        return ollama.FORMAT, chat, False
     msg = f"{names[want_async]}() takes {_KNOWN}, got {type(client).__name__}"
     raise TypeError(msg)

@@ -8,7 +8,7 @@ output lines, raw HTTP) in camelCase (``finishReason``): both are read.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
@@ -55,6 +55,7 @@ class GeminiFormat(WireFormat):
     adapter = _adapters.GEMINI
 
     otel_provider = "gcp.gemini"
+    servers: ClassVar[dict[str, tuple[str, str]]] = {"GEMINI": ("GEMINI", "GEMINI")}
     otel_operation = "generate_content"
 
     def finish_reason(self, response: Any) -> str | None:
@@ -206,10 +207,13 @@ class GeminiFormat(WireFormat):
             sent["config"] = as_dict(sent["config"], "config")
         return sent
 
-    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
+    def structured(
+        self, tp: Any, extra: dict[str, Any], registry: Registry,
+        adapter: _adapters.Adapter | None = None,
+    ) -> dict[str, Any]:
         config = as_dict(extra.get("config"), "config")
         config["response_mime_type"] = "application/json"
-        declaration = described(tp, self.adapter, registry)
+        declaration = described(tp, adapter or self.adapter, registry)
         config["response_json_schema"] = declaration["parameters_json_schema"]
         return {**extra, "config": config}
 

@@ -8,7 +8,7 @@ this format too.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
@@ -54,6 +54,13 @@ class OpenAIChatFormat(WireFormat):
     adapter = _adapters.OPENAI
 
     otel_provider = "openai"
+    servers: ClassVar[dict[str, tuple[str, str]]] = {
+        "OPENAI": ("OPENAI", "OPENAI_CHAT_TOOLS"),
+        "VLLM": ("VLLM", "VLLM_TOOLS"),
+        "SGLANG": ("SGLANG", "SGLANG_TOOLS"),
+        "LLAMACPP": ("LLAMACPP", "LLAMACPP_TOOLS"),
+        "OLLAMA": ("OLLAMA", "OLLAMA_TOOLS"),
+    }
 
     def finish_reason(self, response: Any) -> str | None:
         choices = items_of(field_of(response, "choices"))
@@ -213,8 +220,14 @@ class OpenAIChatFormat(WireFormat):
         options.setdefault("include_usage", True)
         return {**kwargs, "stream": True, "stream_options": options}
 
-    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
-        fmt = {"type": "json_schema", "json_schema": described(tp, self.adapter, registry)}
+    def structured(
+        self, tp: Any, extra: dict[str, Any], registry: Registry,
+        adapter: _adapters.Adapter | None = None,
+    ) -> dict[str, Any]:
+        # vLLM (>= 0.12), SGLang, llama.cpp's server and Ollama's /v1 take the same
+        # response_format; vLLM's removed guided_json is never sent.
+        body = described(tp, adapter or self.adapter, registry)
+        fmt = {"type": "json_schema", "json_schema": body}
         return {**extra, "response_format": fmt}
 
 

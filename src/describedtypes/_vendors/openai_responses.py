@@ -8,7 +8,7 @@ answer (a ``"commentary"`` message may come before it); without phases, the last
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
@@ -38,6 +38,7 @@ class OpenAIResponsesFormat(WireFormat):
     adapter = _adapters.OPENAI
 
     otel_provider = "openai"
+    servers: ClassVar[dict[str, tuple[str, str]]] = {"OPENAI": ("OPENAI", "OPENAI_TOOLS")}
 
     def finish_reason(self, response: Any) -> str | None:
         status = field_of(response, "status")
@@ -165,9 +166,13 @@ class OpenAIResponsesFormat(WireFormat):
         # Responses API expects when the conversation is sent again.
         return list(items_of(field_of(response, "output")))
 
-    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
+    def structured(
+        self, tp: Any, extra: dict[str, Any], registry: Registry,
+        adapter: _adapters.Adapter | None = None,
+    ) -> dict[str, Any]:
         text = as_dict(extra.get("text"), "text")
-        text["format"] = {"type": "json_schema", **described(tp, self.adapter, registry)}
+        body = described(tp, adapter or self.adapter, registry)
+        text["format"] = {"type": "json_schema", **body}
         return {**extra, "text": text}
 
 

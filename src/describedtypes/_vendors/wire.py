@@ -118,8 +118,9 @@ def as_dict(value: Any, what: str) -> dict[str, Any]:
     raise TypeError(msg)
 
 
-def checked_results(results: Any) -> list[ToolResult]:
-    """``results`` as a list of ``ToolResult`` objects that each carry a ``call_id``."""
+def checked_results(results: Any, *, ids: bool = True) -> list[ToolResult]:
+    """``results`` as a list of ``ToolResult`` objects that each carry a ``call_id``
+    (unless the format has no call ids: ``ids=False``)."""
     if isinstance(results, (str, bytes, Mapping)) or not (
         isinstance(results, ToolResult) or hasattr(results, "__iter__")
     ):
@@ -133,7 +134,7 @@ def checked_results(results: Any) -> list[ToolResult]:
         if not isinstance(r, ToolResult):
             msg = f"expected ToolResult objects, got {type(r).__name__}"
             raise ShapeError(msg)
-        if r.call_id is None:
+        if ids and r.call_id is None:
             msg = (
                 f"the result of {r.name!r} has no call_id, so the provider cannot match it to "
                 "its call; pass call_id= to Toolbox.call (read_tool_calls keeps it)"
@@ -255,8 +256,16 @@ class WireFormat(abc.ABC):
         return {"model": model, self.messages_key: list(transcript), **extra}
 
     @abc.abstractmethod
-    def structured(self, tp: Any, extra: dict[str, Any], registry: Registry) -> dict[str, Any]:
-        """``extra`` plus this format's structured-output keyword for ``tp``."""
+    def structured(
+        self, tp: Any, extra: dict[str, Any], registry: Registry,
+        adapter: _adapters.Adapter | None = None,
+    ) -> dict[str, Any]:
+        """``extra`` plus this format's structured-output keyword for ``tp`` (the body
+        built by ``adapter``, else the format's own)."""
+
+    #: The structured-output adapters a server speaking this format may want (by name,
+    #: without a backend): ``llm_adapter=`` picks one of them.
+    servers: ClassVar[dict[str, tuple[str, str]]] = {}
 
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         tools = list(items_of(extra.get("tools")))
