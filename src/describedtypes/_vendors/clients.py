@@ -19,14 +19,14 @@ Google Gen AI          ``models.generate_content``          ``config.response_js
 from __future__ import annotations
 
 import inspect as _pyinspect
-from typing import Any, ClassVar
+from typing import Any
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry, annotate, check_registry
 from ..errors import DecodeError
-from . import anthropic, gemini, ollama, openai_chat, openai_responses
+from . import anthropic, gemini, openai_chat, openai_responses
 from .detect import client_format
 from .replies import decode_reply
 from .wire import WireFormat
@@ -59,12 +59,14 @@ class Provider:
     format it speaks; one instance per call."""
 
     #: The wire format; each subclass names its own.
-    wire: ClassVar[WireFormat]
+    wire: WireFormat
 
     def __init__(
         self, create: Any, *, is_async: bool, registry: Registry = annotate,
-        stream_create: Any = None,
+        stream_create: Any = None, wire: WireFormat | None = None,
     ) -> None:
+        if wire is not None:
+            self.wire = wire
         self.create = create
         self.is_async = is_async
         self.registry = registry
@@ -173,6 +175,8 @@ class Provider:
         return self.wire.result_messages(results)
 
 
+# One name per format, for code that builds a format's requests without a client
+# (``Provider(None, is_async=False, wire=...)`` is the same).
 class OpenAIChat(Provider):
     wire = openai_chat.FORMAT
 
@@ -189,17 +193,6 @@ class Gemini(Provider):
     wire = gemini.FORMAT
 
 
-class Ollama(Provider):
-    wire = ollama.FORMAT
-
-
-_BY_FORMAT: dict[WireFormat, type[Provider]] = {
-    cls.wire: cls for cls in (OpenAIChat, OpenAIResponses, Anthropic, Gemini, Ollama)
-}
-
-
-# -- recognising the client -------------------------------------------------------------
-
 def provider_for(
     client: Any, api: str | None, *, want_async: bool, names: tuple[str, str],
     registry: Any = annotate,
@@ -215,8 +208,8 @@ def provider_for(
     if wire.stream_method is not None:
         owner = getattr(create, "__self__", None)
         stream_create = getattr(owner, wire.stream_method, None)
-    provider = _BY_FORMAT[wire](
-        create, is_async=aio or _is_async(create), stream_create=stream_create
+    provider = Provider(
+        create, is_async=aio or _is_async(create), stream_create=stream_create, wire=wire
     )
     check_registry(registry)
     provider.registry = registry
