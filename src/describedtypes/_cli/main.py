@@ -18,6 +18,7 @@ from .._schema import adapters as _adapters
 from .._schema.graph import graph
 from .._schema.schema import schema
 from ..errors import DescribedTypesError
+from .stdout import emit
 from .targets import UsageError, load_target
 
 __all__ = ["main"]
@@ -97,8 +98,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")
-    sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
-    return 0
+    return emit(parser, orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
 def _add_graph_command(commands: Any) -> None:
@@ -122,5 +122,9 @@ def _graph_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")
-    sys.stdout.write(text)
-    return 0
+    if text.empty:
+        parser.exit(2, (
+            f"error: {args.target} uses no class, enum or function: there is nothing to "
+            f"draw (schema {args.target} prints its schema)\n"
+        ))
+    return emit(parser, text)
