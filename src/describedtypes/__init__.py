@@ -25,7 +25,7 @@ from ._schema.adapters import (
     check_request,
 )
 from ._schema.document import Problem
-from ._schema.graph import graph
+from ._schema.graph import Diagram, graph
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._tools.tool import ParseArgs, Tool
 from ._tools.toolbox import Toolbox
@@ -64,6 +64,7 @@ __all__ = [
     "Context",
     "DecodeError",
     "DescribedTypesError",
+    "Diagram",
     "FrozenDict",
     "FrozenList",
     "GEMINI",
