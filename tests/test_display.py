@@ -154,6 +154,15 @@ def test_graph_is_a_str_that_jupyter_draws() -> None:
     assert pickle.loads(pickle.dumps(diagram)) == diagram
 
 
+def test_ipython_shows_a_diagram_as_its_lines() -> None:
+    """IPython's own formatter (which prints a str as its repr) shows the diagram's text."""
+    formatters = pytest.importorskip("IPython.core.formatters",
+                                     reason="IPython comes with the notebooks' test tools")
+    data, _ = formatters.DisplayFormatter().format(graph(Note))
+    assert data["text/plain"] == str(graph(Note))
+    assert data["text/vnd.mermaid"] == str(graph(Note))
+
+
 @pytest.mark.parametrize("tp", [int, list[str], dict[str, int]])
 def test_a_diagram_without_boxes_is_empty(tp: object) -> None:
     assert graph(tp).empty

@@ -66,6 +66,10 @@ class Diagram(str):
     def __getnewargs__(self) -> tuple[str, bool]:  # type: ignore[override]
         return str(self), self.empty
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain text: the diagram's lines, not the quoted string with escapes."""
+        printer.text(str(self))
+
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None
     ) -> dict[str, str]:
