@@ -17,6 +17,10 @@ Rules for a page (docs/**/*.md and README.md):
   runs with the SDKs' clients served by tests/standin.py, which checks every request with
   the SDK's own request types (as the API would) and answers with the canned replies
   ``REPLIES[NAME]`` of tests/standin_replies.py, every one of which must be used.
+- A Python block that needs an optional extra is preceded by
+  ``<!-- needs-extra: NAME -->``; it runs where the extra is installed (``tox -e NAME``)
+  and otherwise is left out, which ``test_pages_that_need_an_extra`` reports as a skip
+  with the reason.
 - A Python block that cannot run at all (a package that is not a test dependency) is
   preceded by ``<!-- skip-test: <reason> -->``; it is still compiled, and the reason is
   required.
@@ -45,6 +49,9 @@ PAGES = [*sorted(DOCS.glob("**/*.md")), ROOT / "README.md"]
 _FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 _SKIP = re.compile(r"<!--\s*skip-test:(?P<reason>.*?)-->", re.DOTALL)
 _STAND_IN = re.compile(r"<!--\s*stand-in:\s*(?P<name>[\w-]+)\s*-->")
+_NEEDS_EXTRA = re.compile(r"<!--\s*needs-extra:\s*(?P<name>[\w-]+)\s*-->")
+#: The modules each optional extra of pyproject.toml brings, for ``needs-extra`` blocks.
+EXTRAS = {"comparison": ("instructor", "pydantic_ai")}
 _OUTPUT_LANGS = ("json", "text", "mermaid")
 
 
@@ -100,6 +107,22 @@ def skip_reason(block: Block) -> str | None:
         msg = f"line {block.line}: a skip-test comment must say why the block cannot run"
         raise AssertionError(msg)
     return reason
+
+
+def needed_extra(block: Block) -> str | None:
+    """The extra a ``needs-extra`` comment right before the block names, if any."""
+    found = list(_NEEDS_EXTRA.finditer(block.before))
+    if not found or block.before[found[-1].end() :].strip():
+        return None
+    name = found[-1]["name"]
+    assert name in EXTRAS, f"line {block.line}: no extra named {name!r} in EXTRAS"
+    return name
+
+
+def extra_installed(name: str) -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(module) is not None for module in EXTRAS[name])
 
 
 def stand_in_name(block: Block) -> str | None:
@@ -203,7 +226,7 @@ def run_page(path: Path) -> dict[str, int]:
     module = types.ModuleType(name)
     module.__file__ = str(path)
     sys.modules[name] = module  # classes defined on the page resolve their annotations here
-    counts = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0}
+    counts = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0, "needs_extra": 0}
     try:
         for index, block in enumerate(blocks):
             if block.lang == "console":
@@ -214,6 +237,10 @@ def run_page(path: Path) -> dict[str, int]:
             code = compile(block.code, f"{page}:{block.line}", "exec")
             if skip_reason(block) is not None:
                 counts["skipped"] += 1
+                continue
+            extra = needed_extra(block)
+            if extra is not None and not extra_installed(extra):
+                counts["needs_extra"] += 1
                 continue
             following = blocks[index + 1] if index + 1 < len(blocks) else None
             shown = (
@@ -250,7 +277,7 @@ def test_page_examples_run_and_print_what_the_page_shows(path: Path) -> None:
     counts = page_counts(path)
     blocks = read_blocks(path.read_text(encoding="utf-8"))
     python = [b for b in blocks if b.lang == "python"]
-    assert counts["ran"] + counts["skipped"] == len(python)
+    assert counts["ran"] + counts["skipped"] + counts["needs_extra"] == len(python)
     # Skipping is for the few calls that need an API key, never a page's worth.
     assert counts["skipped"] <= max(1, len(python) // 3), f"{path.name}: too many skipped"
 
@@ -266,7 +293,7 @@ def test_every_page_is_in_the_navigation() -> None:
 
 def test_the_guide_is_checked_not_just_parsed() -> None:
     """Across the docs, most printed examples are compared with the output they show."""
-    total = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0}
+    total = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0, "needs_extra": 0}
     for path in PAGES:
         for key, value in page_counts(path).items():
             total[key] += value
@@ -276,6 +303,24 @@ def test_the_guide_is_checked_not_just_parsed() -> None:
     # Each skipped block says why; provider calls run against the stand-in, so only the
     # Ray recipe is left.
     assert total["skipped"] <= 1
+
+
+@pytest.mark.parametrize("extra", sorted(EXTRAS))
+def test_pages_that_need_an_extra(extra: str) -> None:
+    """The blocks marked ``needs-extra`` run where the extra is installed."""
+    marked = [
+        (path, block) for path in PAGES
+        for block in read_blocks(path.read_text(encoding="utf-8"))
+        if block.lang == "python" and needed_extra(block) == extra
+    ]
+    assert marked, f"no page has a block that needs the {extra!r} extra; drop it from EXTRAS"
+    if not extra_installed(extra):
+        pytest.skip(
+            f"needs the {extra!r} extra ({', '.join(EXTRAS[extra])}), which pins an older "
+            f"openai than the test extra installs: run tox -e {extra}"
+        )
+    for path in {path for path, _ in marked}:
+        assert page_counts(path)["needs_extra"] == 0
 
 
 class TestCollector:
