@@ -7,6 +7,7 @@ from typing import Any, get_type_hints
 from ._ask.extract import aextract, extract
 from ._base.records import ToolCall, ToolResult
 from ._batch.lines import BatchResult, decode_batch
+from ._batch.requests import BatchRequests, write_batch
 from ._codec.converter import make_converter, register_hooks
 from ._codec.decode import decode, decode_arguments
 from ._codec.encode import encode
@@ -60,6 +61,7 @@ __all__ = [
     "Adapter",
     "Annotation",
     "ArgumentError",
+    "BatchRequests",
     "BatchResult",
     "Context",
     "DecodeError",
@@ -113,6 +115,7 @@ __all__ = [
     "tool_results_for_anthropic",
     "tool_results_for_openai_chat",
     "tool_results_for_openai_responses",
+    "write_batch",
 ]
 
 

@@ -1,7 +1,8 @@
 """``python -m describedtypes schema TARGET``: print a schema as indented JSON.
 
 ``graph TARGET`` prints a Mermaid class diagram of it; ``--version`` the version.
-``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``.
+``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``,
+``batch retry REQUESTS RESULTS`` (the requests to send again) in ``batch.py``.
 """
 
 from __future__ import annotations
@@ -86,11 +87,16 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     from .decode import add_decode_command, run_decode
 
     add_decode_command(commands)
+    from .batch import add_batch_command, run_batch
+
+    add_batch_command(commands)
     args = parser.parse_args(argv)
     if args.command == "graph":
         return _graph_command(parser, args)
     if args.command == "decode":
         return run_decode(args, parser)
+    if args.command == "batch":
+        return run_batch(args, parser)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)
