@@ -38,6 +38,13 @@ ENDPOINTS = {
         "anthropic.types.message_create_params",
         "MessageCreateParamsNonStreaming", "MessageCreateParamsStreaming",
     ),
+    ("openai", "/v1/batches"): (
+        "openai.types.batch_create_params", "BatchCreateParams", "BatchCreateParams",
+    ),
+    ("anthropic", "/v1/messages/batches"): (
+        "anthropic.types.messages.batch_create_params", "BatchCreateParams",
+        "BatchCreateParams",
+    ),
 }
 _CHECKERS: dict[tuple[str, bool], tuple[pydantic.TypeAdapter[Any], frozenset[str]]] = {}
 
@@ -86,7 +93,9 @@ class StandIn:
     """Canned replies served to the SDKs' clients, in order; every request kept in ``sent``.
 
     ``replies``: ``(sdk, reply)`` pairs, ``sdk`` being ``"openai"`` or ``"anthropic"``; a
-    reply is the JSON body of a response, or a list of events for a streamed one.
+    reply is the JSON body of a response, a list of events for a streamed one, or
+    ``bytes`` (a file's content). Batch creation is checked like the other requests; a
+    file upload must say ``purpose="batch"``.
     """
 
     def __init__(self, replies: list[tuple[str, Any]]) -> None:
@@ -94,10 +103,19 @@ class StandIn:
         self.sent: list[tuple[str, str, dict[str, Any]]] = []
 
     def _answer(self, sdk_name: str, http: Any, request: Any) -> Any:
-        body = json.loads(request.content)
         path = request.url.path
+        if request.method == "GET":  # retrieving a batch or a file: nothing to check
+            body: dict[str, Any] = {}
+            wrong: list[str] = []
+        elif path == "/v1/files":  # an upload (multipart): the Batch API's purpose
+            body = {}
+            content = request.read()
+            wrong = [] if b'name="purpose"' in content and b"\r\n\r\nbatch\r\n" in content else [
+                "purpose: a batch input file is uploaded with purpose='batch'"]
+        else:
+            body = json.loads(request.content)
+            wrong = problems(sdk_name, path, body)
         self.sent.append((sdk_name, path, body))
-        wrong = problems(sdk_name, path, body)
         if wrong:  # the API's own error shape: the SDK raises BadRequestError
             message = "; ".join(wrong)
             error = (
@@ -114,6 +132,8 @@ class StandIn:
                 "message": f"stand-in: a {sdk_name} request to {path}; expected {expected}",
                 "type": "server_error"}})
         _, reply = self.replies.pop(0)
+        if isinstance(reply, bytes):  # a file's content
+            return http.Response(200, content=reply)
         if isinstance(reply, list):
             return http.Response(
                 200, headers={"content-type": "text/event-stream"},

@@ -8,7 +8,11 @@ Each reply is what the provider's API returns: a response body, or a stream's ev
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+#: The OpenAI Batch output file the docs' batch round trip downloads.
+_BATCH_RESULTS = (Path(__file__).resolve().parent.parent / "examples" / "batch_results.jsonl")
 
 
 def chat_completion(content: str) -> dict[str, Any]:
@@ -101,6 +105,32 @@ _PARIS = '{"location":"Paris","temperature":21.5}'
 _STORY = ('{"title":"Two Cats","year":1867,"cats":[{"name":"Tom","mood":"grumpy"}],'
           '"moral":"Share the fire."}')
 
+def openai_file(file_id: str, size: int) -> dict[str, Any]:
+    """The Files API's answer to an upload."""
+    return {"id": file_id, "object": "file", "bytes": size, "created_at": 1711652795,
+            "filename": "requests.jsonl", "purpose": "batch", "status": "processed"}
+
+
+def openai_batch(status: str, output_file_id: str | None = None) -> dict[str, Any]:
+    """A Batch object of the OpenAI Batch API."""
+    return {"id": "batch_standin", "object": "batch", "endpoint": "/v1/chat/completions",
+            "input_file_id": "file-standin-in", "completion_window": "24h", "status": status,
+            "created_at": 1711652795, "output_file_id": output_file_id, "error_file_id": None,
+            "request_counts": {"total": 5, "completed": 5 if output_file_id else 0,
+                               "failed": 0}}
+
+
+def anthropic_batch() -> dict[str, Any]:
+    """A Message Batch just created."""
+    return {"id": "msgbatch_standin", "type": "message_batch",
+            "processing_status": "in_progress",
+            "request_counts": {"processing": 5, "succeeded": 0, "errored": 0, "canceled": 0,
+                               "expired": 0},
+            "ended_at": None, "created_at": "2025-03-09T10:00:00Z",
+            "expires_at": "2025-03-10T10:00:00Z", "archived_at": None,
+            "cancel_initiated_at": None, "results_url": None}
+
+
 #: Replies by the name a page's ``<!-- stand-in: NAME -->`` gives, in request order.
 REPLIES: dict[str, list[tuple[str, Any]]] = {
     "providers-chat": [("openai", chat_completion(_PARIS))],
@@ -112,6 +142,13 @@ REPLIES: dict[str, list[tuple[str, Any]]] = {
     "providers-anthropic": [("anthropic", message_text(_PARIS))],
     "streaming-openai": [("openai", chat_chunks(_STORY))],
     "streaming-anthropic": [("anthropic", message_tool_stream("Story", _STORY))],
+    "batches-openai": [
+        ("openai", openai_file("file-standin-in", 2998)),
+        ("openai", openai_batch("validating")),
+        ("openai", openai_batch("completed", "file-standin-out")),
+        ("openai", _BATCH_RESULTS.read_bytes()),
+    ],
+    "batches-anthropic": [("anthropic", anthropic_batch())],
     "asking-clients": [
         ("openai", response_text('{"city":"Oslo","temperature":-3.5,"unit":"celsius"}')),
     ],

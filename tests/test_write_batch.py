@@ -229,7 +229,7 @@ def test_retry_writes_the_failed_and_missing_requests_byte_for_byte(tmp_path: Pa
     assert kept == [original[2], original[3], original[6], original[7]]
     assert done.stderr.startswith(
         "8 requests: 4 succeeded, 2 failed, 2 without a result; 4 written to")
-    assert "1 lines of" in done.stderr  # the cut-off line, counted in a note
+    assert "1 line of" in done.stderr  # the cut-off line, counted in a note
     # With the type, a reply that does not decode is retried too.
     module = tmp_path / "weather_target.py"
     module.write_text(

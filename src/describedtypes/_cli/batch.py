@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -51,7 +51,7 @@ def add_batch_command(commands: Any) -> None:
     cmd.add_argument("results", metavar="RESULTS",
                      help="the provider's results file for it (or describedtypes decode output)")
     cmd.add_argument("--out", metavar="NEW", required=True,
-                     help="where the requests to send again go")
+                     help="where the requests to send again go (- for standard output)")
     cmd.add_argument("--target", metavar="TARGET", default=None,
                      help="also retry replies that do not decode into TARGET "
                           "(package.module:Name or path/to/file.py:Name)")
@@ -126,6 +126,8 @@ def _request_id(raw: bytes, number: int, path: str) -> str:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
+    if args.out == "-":
+        return
     for name, what in ((args.requests, "REQUESTS"), (args.results, "RESULTS")):
         with contextlib.suppress(OSError):
             if os.path.samefile(args.out, name):
@@ -135,7 +137,6 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 def retry(args: argparse.Namespace) -> str:
     """Write NEW; returns the summary line."""
-    started = time.monotonic()
     _check_paths(args)
     tp = load_target(args.target) if args.target is not None else None
     try:
@@ -146,9 +147,14 @@ def retry(args: argparse.Namespace) -> str:
     except DescribedTypesError as exc:
         msg = f"{args.target} cannot be decoded into: {exc}"
         raise _Refused(msg) from None
-    folder = os.path.dirname(os.path.abspath(args.out))
+    to_stdout = args.out == "-"
     try:
-        fd, temporary = tempfile.mkstemp(prefix=".batch-retry-", suffix=".jsonl", dir=folder)
+        if to_stdout:  # written as it goes; the checks below may still refuse the run
+            fd, temporary = os.dup(sys.stdout.fileno()), ""
+            sys.stdout.flush()
+        else:
+            folder = os.path.dirname(os.path.abspath(args.out))
+            fd, temporary = tempfile.mkstemp(prefix=".batch-retry-", suffix=".jsonl", dir=folder)
     except OSError as exc:
         msg = f"cannot write {args.out}: {exc.strerror or exc}"
         raise _Refused(msg) from None
@@ -186,40 +192,50 @@ def retry(args: argparse.Namespace) -> str:
                 f"{args.requests}: RESULTS does not belong to REQUESTS"
             )
             raise _Refused(msg)
-        os.chmod(temporary, 0o644)  # mkstemp makes it private to its owner
-        os.replace(temporary, args.out)
+        if not to_stdout:
+            os.chmod(temporary, 0o644)  # mkstemp makes it private to its owner
+            os.replace(temporary, args.out)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        msg = f"cannot write {args.out}: {exc.strerror or exc}"
+        _drop(temporary)
+        where = "standard output" if to_stdout else args.out
+        msg = f"cannot write {where}: {exc.strerror or exc}"
         raise _Refused(msg) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        _drop(temporary)
         raise
     total = sum(counts.values())
     strangers = len(seen - first.keys())
     notes = []
     if strangers:
-        notes.append(f"{strangers:,} results are for no request of {args.requests}")
+        notes.append(
+            f"{strangers:,} result{' is' if strangers == 1 else 's are'} for no request of "
+            f"{args.requests}"
+        )
     if unreadable:
-        notes.append(f"{unreadable:,} lines of {args.results} had no readable custom_id")
-    elapsed = time.monotonic() - started
+        notes.append(
+            f"{unreadable:,} line{'' if unreadable == 1 else 's'} of {args.results} had no "
+            "readable custom_id"
+        )
     head = (
         f"{total:,} requests: {counts['succeeded']:,} succeeded, {counts['failed']:,} failed, "
         f"{counts['missing']:,} without a result; "
     )
-    tail = f"{written:,} written to {args.out}" if written else (
-        f"nothing to retry ({args.out} is empty)"
+    where = "standard output" if to_stdout else args.out
+    tail = f"{written:,} written to {where}" if written else (
+        "nothing to retry" + ("" if to_stdout else f" ({args.out} is empty)")
     )
-    summary = head + tail + f" ({elapsed:.2f} s)\n"
+    summary = head + tail + "\n"
     return summary + "".join(f"note: {n}\n" for n in notes)
+
+
+def _drop(temporary: str) -> None:
+    if temporary:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
 
 
 def run_batch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``batch retry``; returns the exit status."""
-    import sys
-
     try:
         summary = retry(args)
     except (_Refused, UsageError) as exc:
