@@ -428,3 +428,30 @@ def test_the_error_path_tally_is_bounded() -> None:
     text = decode.summary(collections.Counter(invalid=5), tally.paths, 5, tally.trimmed)
     assert "the rarest were dropped" in text
     assert "lower bounds" in text
+
+
+def test_workers_started_afresh_load_target_by_name_and_check_the_file(tmp_path: Path) -> None:
+    """Where processes cannot be forked (macOS, Windows), the workers import TARGET again
+    and open FILE by name, checking it is the file the command opened: the output is the
+    same as with forked workers."""
+    import sys
+
+    wrapper = tmp_path / "spawned.py"
+    wrapper.write_text(
+        "import sys\nfrom describedtypes._cli import decode\n"
+        "decode._start_method = lambda: 'spawn'\n"
+        "from describedtypes._cli.main import main\n"
+        "if __name__ == '__main__':\n    sys.exit(main(sys.argv[1:]))\n"
+    )
+    src = big_file(tmp_path / "in.jsonl", 3000, "orig")
+    target = f"{ROOT / 'tests' / 'batch_lines.py'}:Weather"
+    outputs = []
+    for name, command in (("forked", cli()), ("spawned", [sys.executable, str(wrapper)])):
+        out = tmp_path / f"{name}.jsonl"
+        done = subprocess.run([*command, "decode", target, str(src), "--jobs", "2", "--out",
+                               str(out)], env=env(), capture_output=True, text=True,
+                              timeout=TIMEOUT, check=False)
+        assert done.returncode == 0, done.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert outputs[0].count(b"\n") == 3000
