@@ -167,3 +167,31 @@ def test_ipython_shows_a_diagram_as_its_lines() -> None:
 def test_a_diagram_without_boxes_is_empty(tp: object) -> None:
     assert graph(tp).empty
     assert graph(tp) == "classDiagram\n    direction LR\n"
+
+
+def test_a_batch_summary_is_the_clis_table_and_an_html_one(tmp_path: object) -> None:
+    from describedtypes import BatchSummary, decode_batch
+    from describedtypes._cli.decode import summary
+
+    from .batch_lines import Weather, mixed_openai_file
+
+    lines = [*mixed_openai_file(50), b"garbage"]
+    found = BatchSummary.of(decode_batch(Weather, lines))
+    assert found.counts == {"ok": 45, "invalid": 5, "malformed": 1}
+    assert found.paths == {"$.unit": 5}
+    assert found.path_lines == 5
+    import collections
+
+    cli = summary(collections.Counter(found.counts), collections.Counter(found.paths), 5)
+    assert "\n" + str(found) == cli
+    shown = parsed(found._repr_html_())
+    assert shown.cells[:6] == ["outcome", "lines", "share", "ok", "45", "88.2%"]
+    assert shown.cells[-2:] == ["$.unit", "5"]
+
+
+def test_a_batch_summary_escapes_the_models_paths() -> None:
+    from describedtypes import BatchSummary
+
+    shown = BatchSummary({"invalid": 1}, {"$.<script>": 1}, 1)._repr_html_()
+    assert "<script>" not in shown
+    assert "$.<script>" in parsed(shown).cells

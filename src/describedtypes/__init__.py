@@ -8,6 +8,7 @@ from ._ask.extract import aextract, extract
 from ._base.records import ToolCall, ToolResult
 from ._batch.lines import BatchResult, decode_batch
 from ._batch.requests import BatchRequests, write_batch
+from ._batch.summary import BatchSummary
 from ._codec.converter import make_converter, register_hooks
 from ._codec.decode import decode, decode_arguments
 from ._codec.encode import encode
@@ -63,6 +64,7 @@ __all__ = [
     "ArgumentError",
     "BatchRequests",
     "BatchResult",
+    "BatchSummary",
     "Context",
     "DecodeError",
     "DescribedTypesError",

@@ -30,7 +30,6 @@ import importlib
 import io
 import multiprocessing
 import os
-import re
 import signal
 import sys
 import time
@@ -50,6 +49,7 @@ from .._batch.lines import (
     decode_line,
     read_lines,
 )
+from .._batch.summary import error_paths, summary_table
 from .._batch.workers import WorkerError, Workers
 from .._codec.encode import encoder_for, json_value
 from ..errors import DecodeError, DescribedTypesError
@@ -62,12 +62,9 @@ __all__ = ["add_decode_command", "run_decode"]
 CHUNK_LINES = 2000
 #: Input bytes per chunk: with lines of a megabyte, 2,000 of them would be 2 GB at once.
 CHUNK_BYTES = 1 << 20
-#: Error paths listed in the summary.
-TOP_PATHS = 10
 #: Distinct error paths counted; past that the rarest are dropped (counts become floors).
 MAX_PATHS = 10_000
 
-_INDEX = re.compile(r"\[\d+\]")
 
 _HELP = (
     "Decode OpenAI Batch output, Anthropic Message Batches results or bare replies, "
@@ -444,7 +441,7 @@ def record(
     if isinstance(error, DecodeError):
         head["errors"] = [list(pair) for pair in error.errors]
         if outcome == "invalid":  # a refusal or a cut-off reply has no path to fix
-            paths = tuple(dict.fromkeys(_INDEX.sub("[*]", p) for p, _ in error.errors))
+            paths = error_paths(error)
     if outcome == "malformed" and isinstance(raw, (bytes, str)):
         # Nothing is lost: the unreadable line itself, to fix or resend.
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
@@ -780,24 +777,11 @@ def summary(
     counts: collections.Counter[str], paths: collections.Counter[str], path_lines: int = 0,
     trimmed: bool = False, *, elapsed: float | None = None,
 ) -> str:
-    """The table printed at the end: lines per outcome, the most frequent error paths, and
-    (for a run that finished) the time it took."""
-    total = sum(counts.values())
-    rows = [(name, counts[name]) for name in OUTCOMES if counts.get(name)]
-    lines = ["", f"{'outcome':<12}{'lines':>12}{'share':>9}"]
-    for name, n in rows:
-        lines.append(f"{name:<12}{n:>12,}{n / total:>9.1%}")
-    lines.append(f"{'total':<12}{total:>12,}")
-    if paths:
-        invalid = f"{path_lines:,} invalid line{'s' if path_lines != 1 else ''}"
-        lines += ["", f"most frequent error paths (in {invalid})", f"{'lines':>12}  path"]
-        lines += [f"{n:>12,}  {path}" for path, n in paths.most_common(TOP_PATHS)]
-        if trimmed:
-            lines.append(
-                f"(more than {MAX_PATHS:,} distinct paths: the rarest were dropped as they "
-                "came, so these counts are lower bounds)"
-            )
+    """The table printed at the end (``BatchSummary``'s) and, for a run that finished,
+    the time it took."""
+    lines = ["", *summary_table(counts, paths, path_lines, trimmed, max_paths=MAX_PATHS)]
     if elapsed is not None:
+        total = sum(counts.values())
         rate = total / elapsed if elapsed > 0 else 0.0
         lines += ["", f"decoded {total:,} line{'s' if total != 1 else ''} in {elapsed:.2f} s "
                       f"({rate:,.0f} lines/s)"]
