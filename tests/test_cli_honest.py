@@ -455,3 +455,14 @@ def test_workers_started_afresh_load_target_by_name_and_check_the_file(tmp_path:
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
     assert outputs[0].count(b"\n") == 3000
+
+
+def test_the_null_device_may_take_both_outputs(tmp_path: Path, target: tuple[str, Path]) -> None:
+    mixed(tmp_path / "in.jsonl", 20)
+    with open(os.devnull, "w") as null:
+        proc = subprocess.run(
+            cli("decode", target[0], "in.jsonl", "--errors", os.devnull), stdout=null,
+            stderr=subprocess.PIPE, text=True, timeout=TIMEOUT, env=env(), cwd=tmp_path,
+            check=False,
+        )
+    assert proc.returncode == 1, proc.stderr

@@ -202,8 +202,19 @@ def _check_outputs(args: argparse.Namespace, source: IO[bytes]) -> None:
             raise _Failed(msg)
     if len(names) == 2:
         out, errors = (found[n] for n in names)
-        if out is not None and errors is not None and _identity(out) == _identity(errors):
+        if _clash(out, errors):
             raise _Failed(_same_output(args))
+
+
+def _clash(out: os.stat_result | None, errors: os.stat_result | None) -> bool:
+    """Whether two outputs are one file (the null device may be written twice: it loses
+    nothing)."""
+    if out is None or errors is None or _identity(out) != _identity(errors):
+        return False
+    try:
+        return _identity(out) != _identity(os.stat(os.devnull))
+    except OSError:
+        return True
 
 
 def _regular(stat: os.stat_result) -> bool:
@@ -278,9 +289,8 @@ def _run(
                 if args.errors in (None, args.out):
                     errors = out
                 else:
-                    if _stat_of(args.errors) is not None and _identity(
-                        os.fstat(out.handle.fileno())
-                    ) == _identity(_stat_of(args.errors)):  # type: ignore[arg-type]
+                    # A name that only now names --out (a link to the file just made).
+                    if _clash(os.fstat(out.handle.fileno()), _stat_of(args.errors)):
                         raise _Failed(_same_output(args))
                     errors = _open_output(args.errors)
                     outputs.append(errors)
