@@ -47,7 +47,7 @@ def test_module_target(capsys: pytest.CaptureFixture[str]) -> None:
         ("examples/weather.py", "TARGET must look like"),
         ("examples/nope.py:Weather", "no such file"),
         (EXAMPLE.replace("Weather", "Wether"), "did you mean 'Weather'?"),
-        ("no_such_module_xyz:Thing", "cannot import 'no_such_module_xyz'"),
+        ("no_such_module_xyz:Thing", "no_such_module_xyz: cannot import it: ModuleNotFound"),
     ],
 )
 def test_bad_targets_exit_2_with_a_message(

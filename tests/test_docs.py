@@ -13,8 +13,17 @@ Rules for a page (docs/**/*.md and README.md):
   that command's output.
 - A ```` ```console ```` block runs each ``$ python -m describedtypes ...`` line from the
   repository root and compares the lines that follow it with what the command printed.
-- A Python block that cannot run offline (a real API call) is preceded by
-  ``<!-- skip-test: <reason> -->``; it is still compiled, and the reason is required.
+- A Python block that talks to a model is preceded by ``<!-- stand-in: NAME -->``: it
+  runs with the SDKs' clients served by tests/standin.py, which checks every request with
+  the SDK's own request types (as the API would) and answers with the canned replies
+  ``REPLIES[NAME]`` of tests/standin_replies.py, every one of which must be used.
+- A Python block that needs an optional extra is preceded by
+  ``<!-- needs-extra: NAME -->``; it runs where the extra is installed (``tox -e NAME``)
+  and otherwise is left out, which ``test_pages_that_need_an_extra`` reports as a skip
+  with the reason.
+- A Python block that cannot run at all (a package that is not a test dependency) is
+  preceded by ``<!-- skip-test: <reason> -->``; it is still compiled, and the reason is
+  required.
 """
 
 from __future__ import annotations
@@ -39,6 +48,10 @@ PAGES = [*sorted(DOCS.glob("**/*.md")), ROOT / "README.md"]
 
 _FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 _SKIP = re.compile(r"<!--\s*skip-test:(?P<reason>.*?)-->", re.DOTALL)
+_STAND_IN = re.compile(r"<!--\s*stand-in:\s*(?P<name>[\w-]+)\s*-->")
+_NEEDS_EXTRA = re.compile(r"<!--\s*needs-extra:\s*(?P<name>[\w-]+)\s*-->")
+#: The modules each optional extra of pyproject.toml brings, for ``needs-extra`` blocks.
+EXTRAS = {"comparison": ("instructor", "pydantic_ai")}
 _OUTPUT_LANGS = ("json", "text", "mermaid")
 
 
@@ -96,6 +109,48 @@ def skip_reason(block: Block) -> str | None:
     return reason
 
 
+def needed_extra(block: Block) -> str | None:
+    """The extra a ``needs-extra`` comment right before the block names, if any."""
+    found = list(_NEEDS_EXTRA.finditer(block.before))
+    if not found or block.before[found[-1].end() :].strip():
+        return None
+    name = found[-1]["name"]
+    assert name in EXTRAS, f"line {block.line}: no extra named {name!r} in EXTRAS"
+    return name
+
+
+def extra_installed(name: str) -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(module) is not None for module in EXTRAS[name])
+
+
+def stand_in_name(block: Block) -> str | None:
+    """The replies a ``stand-in`` comment right before the block names, if any."""
+    found = list(_STAND_IN.finditer(block.before))
+    if not found or block.before[found[-1].end() :].strip():
+        return None
+    return found[-1]["name"]
+
+
+def run_block(page: str, block: Block, code: Any, namespace: dict[str, Any]) -> None:
+    """Execute one block, against the provider stand-in when the page asks for it."""
+    name = stand_in_name(block)
+    if name is None:
+        exec(code, namespace)
+        return
+    from .standin import StandIn
+    from .standin_replies import REPLIES
+
+    assert name in REPLIES, f"{page}:{block.line}: no replies named {name!r} in standin_replies"
+    stand_in = StandIn(REPLIES[name])
+    with stand_in.serving():
+        exec(code, namespace)
+    assert stand_in.replies == [], (
+        f"{page}:{block.line}: {len(stand_in.replies)} canned replies were never asked for"
+    )
+
+
 def _ordered(text: str) -> Any:
     """JSON as data whose comparison also sees the order of object keys."""
     return json.loads(text, object_pairs_hook=lambda pairs: ("object", pairs))
@@ -132,6 +187,11 @@ def check_output(page: str, block: Block, printed: str, shown: Block | None) -> 
         )
 
 
+#: The time a ``decode`` run took varies: compared as a shape, not as numbers.
+_TIMING = re.compile(r"in [\d.]+ s \([\d,]+ lines/s\)")
+_UNTIMED = "in N s (N lines/s)"
+
+
 def run_console(page: str, block: Block) -> int:
     """Run the ``$ python -m describedtypes`` commands of a console block; count them."""
     ran = 0
@@ -149,7 +209,8 @@ def run_console(page: str, block: Block) -> int:
         argv = [sys.executable, *shlex.split(line[2:])[1:]]
         done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
         shown = "\n".join(expected)
-        assert _lines(done.stdout + done.stderr) == _lines(shown), (
+        printed = _TIMING.sub(_UNTIMED, done.stdout + done.stderr)
+        assert _lines(printed) == _lines(_TIMING.sub(_UNTIMED, shown)), (
             f"{page}:{block.line}: `{line[2:]}` printed something else "
             f"(exit {done.returncode}):\n{done.stdout}{done.stderr}"
         )
@@ -165,7 +226,7 @@ def run_page(path: Path) -> dict[str, int]:
     module = types.ModuleType(name)
     module.__file__ = str(path)
     sys.modules[name] = module  # classes defined on the page resolve their annotations here
-    counts = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0}
+    counts = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0, "needs_extra": 0}
     try:
         for index, block in enumerate(blocks):
             if block.lang == "console":
@@ -177,6 +238,10 @@ def run_page(path: Path) -> dict[str, int]:
             if skip_reason(block) is not None:
                 counts["skipped"] += 1
                 continue
+            extra = needed_extra(block)
+            if extra is not None and not extra_installed(extra):
+                counts["needs_extra"] += 1
+                continue
             following = blocks[index + 1] if index + 1 < len(blocks) else None
             shown = (
                 following
@@ -187,7 +252,7 @@ def run_page(path: Path) -> dict[str, int]:
             )
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                exec(code, module.__dict__)
+                run_block(page, block, code, module.__dict__)
             check_output(page, block, out.getvalue(), shown)
             counts["ran"] += 1
             counts["compared"] += shown is not None
@@ -212,7 +277,7 @@ def test_page_examples_run_and_print_what_the_page_shows(path: Path) -> None:
     counts = page_counts(path)
     blocks = read_blocks(path.read_text(encoding="utf-8"))
     python = [b for b in blocks if b.lang == "python"]
-    assert counts["ran"] + counts["skipped"] == len(python)
+    assert counts["ran"] + counts["skipped"] + counts["needs_extra"] == len(python)
     # Skipping is for the few calls that need an API key, never a page's worth.
     assert counts["skipped"] <= max(1, len(python) // 3), f"{path.name}: too many skipped"
 
@@ -228,15 +293,34 @@ def test_every_page_is_in_the_navigation() -> None:
 
 def test_the_guide_is_checked_not_just_parsed() -> None:
     """Across the docs, most printed examples are compared with the output they show."""
-    total = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0}
+    total = {"ran": 0, "compared": 0, "skipped": 0, "commands": 0, "needs_extra": 0}
     for path in PAGES:
         for key, value in page_counts(path).items():
             total[key] += value
     assert total["ran"] >= 60
     assert total["compared"] >= 45
     assert total["commands"] >= 2
-    # Each skipped block says why: real provider calls (API keys) and the Ray recipe.
-    assert total["skipped"] <= 8
+    # Each skipped block says why; provider calls run against the stand-in, so only the
+    # Ray recipe is left.
+    assert total["skipped"] <= 1
+
+
+@pytest.mark.parametrize("extra", sorted(EXTRAS))
+def test_pages_that_need_an_extra(extra: str) -> None:
+    """The blocks marked ``needs-extra`` run where the extra is installed."""
+    marked = [
+        (path, block) for path in PAGES
+        for block in read_blocks(path.read_text(encoding="utf-8"))
+        if block.lang == "python" and needed_extra(block) == extra
+    ]
+    assert marked, f"no page has a block that needs the {extra!r} extra; drop it from EXTRAS"
+    if not extra_installed(extra):
+        pytest.skip(
+            f"needs the {extra!r} extra ({', '.join(EXTRAS[extra])}), which pins an older "
+            f"openai than the test extra installs: run tox -e {extra}"
+        )
+    for path in {path for path, _ in marked}:
+        assert page_counts(path)["needs_extra"] == 0
 
 
 class TestCollector:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -96,7 +97,9 @@ def execute(path: Path, env: dict[str, str], *, dump_canned: bool = False) -> An
 def printed(book: Any) -> list[str]:
     """The text each code cell printed, cell by cell."""
     return [
-        "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
+        _TIMING.sub(_UNTIMED, "".join(
+            out.get("text", "") for out in cell.outputs if out.output_type == "stream"
+        ))
         for cell in book.cells
         if cell.cell_type == "code"
     ]
@@ -192,11 +195,17 @@ def test_the_notebooks_exist() -> None:
     assert [p.name for p in notebook_paths()] == sorted(ROUNDS)
 
 
+#: The time a ``describedtypes decode`` run took varies: compared as a shape, not as numbers.
+_TIMING = re.compile(r"in [\d.]+ s \([\d,]+ lines/s\)")
+_UNTIMED = "in N s (N lines/s)"
+
+
 def shown(cells: list[Any]) -> list[dict[str, Any]]:
     """What each code cell shows: its text per stream and its rich outputs, cell by cell.
 
     Streams are joined (how the kernel splits them into chunks varies between runs), and
-    only the text and HTML of rich outputs count, not their metadata.
+    only the text and HTML of rich outputs count, not their metadata; a ``decode`` run's
+    time is left out.
     """
     found = []
     for cell in cells:
@@ -206,7 +215,8 @@ def shown(cells: list[Any]) -> list[dict[str, Any]]:
         rich: list[dict[str, str]] = []
         for out in cell.outputs:
             if out.output_type == "stream":
-                streams[out.name] = streams.get(out.name, "") + out.text
+                text = _TIMING.sub(_UNTIMED, out.text)
+                streams[out.name] = streams.get(out.name, "") + text
             elif out.output_type in ("display_data", "execute_result"):
                 rich.append({k: v for k, v in out.data.items() if k.startswith("text/")})
             else:
@@ -360,3 +370,36 @@ def check_extract_and_tools(requests: list[tuple[str, dict[str, Any]]]) -> None:
     [result] = fifth["messages"][-1]["content"]
     assert result["tool_use_id"] == "toolu_01B18r81rx81mr828746mr8"
     assert result["is_error"] is False
+
+
+def test_the_notebooks_are_read_in_order_quickstart_first() -> None:
+    """The docs list every notebook, in the reading order of docs/_mkdocs/hooks.py."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs/_mkdocs/hooks.py")
+    assert spec is not None
+    assert spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    assert sorted(hooks.READING_ORDER) == sorted(p.stem for p in notebook_paths())
+    entries = [next(iter(entry.values())) for entry in hooks.notebook_entries()]
+    assert entries[0] == "notebooks/quickstart.ipynb"
+    assert entries == [f"notebooks/{stem}.ipynb" for stem in hooks.READING_ORDER]
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
+def test_notebooks_use_the_shared_helpers_and_the_librarys_diagrams(path: Path) -> None:
+    """No notebook carries its own stand-in client or diagram helper: they import
+    notebooks/offline.py, and diagrams are the library's own graph() output."""
+    book = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in book.cells if c.cell_type == "code")
+    for helper in ("def client(", "def diagram(", "def show(", "def side_by_side(",
+                   "MockTransport"):
+        assert helper not in code, f"{path.name} defines {helper}; use notebooks/offline.py"
+    mermaid = [
+        out for cell in book.cells if cell.cell_type == "code" for out in cell.outputs
+        if "text/vnd.mermaid" in out.get("data", {})
+    ]
+    if "graph(" in code:
+        assert mermaid, f"{path.name} draws no diagram with graph()"
+        assert all(out.data["text/plain"].startswith("classDiagram") for out in mermaid)

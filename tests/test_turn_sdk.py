@@ -140,7 +140,9 @@ def test_a_turn_of_long_results_is_cut_to_the_budget(kind: Kind, is_async: bool)
 _MALFORMED = [
     (Kind(), {"messages": [{"role": "user", "content": "hi"},
                            {"role": "tool", "content": json.dumps("x")}]}),
-    (Responses(), {"input": [{"type": "function_call_output", "output": "o"}]}),
+    # openai 3.57's FunctionCallOutput has no required key (3.3's required call_id), so
+    # the call id is there but of the wrong type: refused by both.
+    (Responses(), {"input": [{"type": "function_call_output", "call_id": 5, "output": "o"}]}),
     (Claude(), {"messages": [{"role": "user", "content": [
         {"type": "tool_result", "content": "x"}]}]}),
     (Gemini(), {"contents": [{"role": "user", "parts": [
@@ -151,8 +153,8 @@ _MALFORMED = [
 @pytest.mark.parametrize(("kind", "body"), _MALFORMED, ids=["chat", "responses", "anthropic",
                                                             "gemini"])
 def test_the_sdk_types_catch_a_malformed_result(kind: Kind, body: dict[str, Any]) -> None:
-    """The check above has teeth: a result without its call id (or, for Gemini, with a
-    response that is not an object) fails it."""
+    """The check above has teeth: a result without its call id (a call id that is not a
+    string for Responses; for Gemini, a response that is not an object) fails it."""
     with pytest.raises(pydantic.ValidationError):
         accepted_by_the_sdk(kind, body)
 

@@ -1,7 +1,8 @@
 """MkDocs hooks: the "Notebooks" section of the nav lists every notebook in notebooks/.
 
-A notebook added to notebooks/ appears on the site without editing mkdocs.yml; its title
-is the first ``# `` heading of its first Markdown cell.
+They are listed in ``READING_ORDER``, the quickstart first; a notebook added to
+notebooks/ must be placed there (the build fails, naming it, until it is). A title is
+the first ``# `` heading of the notebook's first Markdown cell.
 """
 
 from __future__ import annotations
@@ -13,6 +14,16 @@ from typing import Any
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SECTION = "Notebooks"
+
+#: The notebooks in the order to read them: the path from a schema to a batch.
+READING_ORDER = (
+    "quickstart",
+    "references_and_recursion",
+    "extract_and_tools",
+    "streaming",
+    "tools",
+    "batches",
+)
 
 
 def notebook_title(path: Path) -> str:
@@ -30,10 +41,19 @@ def notebook_title(path: Path) -> str:
 
 
 def notebook_entries() -> list[dict[str, str]]:
-    """Nav entries for every notebook, in file name order."""
+    """Nav entries for every notebook, in ``READING_ORDER``."""
+    found = {path.stem: path for path in NOTEBOOKS.glob("*.ipynb")}
+    unplaced = sorted(set(found) - set(READING_ORDER))
+    if unplaced:
+        msg = (
+            f"notebooks/{unplaced[0]}.ipynb is not in READING_ORDER of docs/_mkdocs/hooks.py; "
+            "add it where it should be read"
+        )
+        raise ValueError(msg)
     return [
-        {notebook_title(path): f"notebooks/{path.name}"}
-        for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+        {notebook_title(found[stem]): f"notebooks/{stem}.ipynb"}
+        for stem in READING_ORDER
+        if stem in found
     ]
 
 

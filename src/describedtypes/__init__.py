@@ -10,6 +10,8 @@ from ._ask.stream import AsyncExtractStream, ExtractStream, aextract_stream, ext
 from ._base.records import ToolCall, ToolResult
 from ._base.usage import Usage
 from ._batch.lines import BatchResult, decode_batch
+from ._batch.requests import BatchRequests, write_batch
+from ._batch.summary import BatchSummary
 from ._codec.converter import make_converter, register_hooks
 from ._codec.decode import decode, decode_arguments
 from ._codec.encode import encode
@@ -37,7 +39,7 @@ from ._schema.adapters import (
     check_request,
 )
 from ._schema.document import Problem
-from ._schema.graph import graph
+from ._schema.graph import Diagram, graph
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._schema.tokens import count_tokens
 from ._serve.mcp import mcp_server as _mcp_server
@@ -76,12 +78,15 @@ __all__ = [
     "ArgumentError",
     "AsyncExtractStream",
     "Attempt",
+    "BatchRequests",
     "BatchResult",
+    "BatchSummary",
     "Context",
     "DecodeError",
     "DescribedTypesError",
     "ExtractStream",
     "Extraction",
+    "Diagram",
     "FrozenDict",
     "FrozenList",
     "GEMINI",
@@ -145,6 +150,7 @@ __all__ = [
     "tool_results_for_anthropic",
     "tool_results_for_openai_chat",
     "tool_results_for_openai_responses",
+    "write_batch",
 ]
 
 

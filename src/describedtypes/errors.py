@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -60,6 +62,67 @@ def render_errors(errors: Sequence[tuple[str, str]]) -> str:
     return "The reply does not match the schema:\n" + "\n".join(f"- {line}" for line in lines)
 
 
+# -- rich display in notebooks (Jupyter's _repr_html_ / _repr_markdown_) ---------------
+#
+# Model text is hostile: every cell is escaped, so a reply cannot add markup, scripts or
+# table cells to the page. Line breaks of every kind (U+2028, U+2029 and U+0085 too) and
+# other control characters are shown as escapes, so a cell stays one line.
+
+#: Characters a cell shows as escapes rather than as themselves.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: Markdown's syntax characters that act inside a table cell (``$`` starts math in
+#: Jupyter), backslash-escaped; links cannot start, as ``[`` is escaped.
+_MARKDOWN = re.compile(r"([\\`*_\[\]#|~$])")
+#: Rows shown before "... and N more".
+_ROWS = 50
+
+
+def _plain(text: object, limit: int) -> str:
+    shown = str(text)
+    if len(shown) > limit:
+        shown = shown[:limit] + "…"
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), shown)
+
+
+def _html_cell(text: object, limit: int = 300) -> str:
+    """One table cell's text for HTML: escaped, one line, at most ``limit`` characters."""
+    return html.escape(_plain(text, limit), quote=True)
+
+
+def _markdown_cell(text: object, limit: int = 300) -> str:
+    """One table cell's text for Markdown (which passes HTML through): both escaped."""
+    return html.escape(_MARKDOWN.sub(r"\\\1", _plain(text, limit)), quote=True)
+
+
+def _html_table(
+    title: str, headers: Sequence[str], rows: Sequence[Sequence[object]], more: int = 0
+) -> str:
+    """A small HTML table under a bold title; ``title`` and ``headers`` are escaped too."""
+    head = "".join(f"<th>{_html_cell(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_html_cell(cell)}</td>" for cell in row) + "</tr>"
+        for row in rows
+    )
+    tail = f"<p>… and {more:,} more</p>" if more else ""
+    return (
+        f"<div><p><strong>{_html_cell(title)}</strong></p><table><thead><tr>{head}</tr>"
+        f"</thead><tbody>{body}</tbody></table>{tail}</div>"
+    )
+
+
+def _markdown_table(
+    title: str, headers: Sequence[str], rows: Sequence[Sequence[object]], more: int = 0
+) -> str:
+    """The same table in GitHub-flavoured Markdown."""
+    lines = [f"**{_markdown_cell(title)}**", ""]
+    lines.append("| " + " | ".join(_markdown_cell(h) for h in headers) + " |")
+    lines.append("|" + "---|" * len(headers))
+    lines += ["| " + " | ".join(_markdown_cell(c) for c in row) + " |" for row in rows]
+    if more:
+        lines += ["", f"… and {more:,} more"]
+    return "\n".join(lines) + "\n"
+
+
 class DecodeError(DescribedTypesError, ValueError):
     """A model reply could not be turned into the requested type.
 
@@ -82,6 +145,8 @@ class DecodeError(DescribedTypesError, ValueError):
 
     attempts: Sequence[tuple[object, DecodeError]] = ()
     usage: Any = None
+    #: The problems are a mismatch with the schema (not a refusal or a cut-off reply).
+    _mismatch = True
 
     def __init__(
         self,
@@ -94,6 +159,33 @@ class DecodeError(DescribedTypesError, ValueError):
         self.truncated = truncated
         super().__init__(message if message is not None else render_errors(self.errors))
 
+    def _display(self) -> tuple[str, list[tuple[str, str]], int]:
+        """The title, rows and hidden row count of the notebook table."""
+        name = type(self).__name__
+        if not self.errors or not self._mismatch:  # a refusal, a cut-off reply
+            return name, self.errors[:_ROWS] or [("$", str(self))], 0
+        count = len(self.errors)
+        more = "+" if self.truncated else ""
+        title = f"{name}: the reply does not match the schema ({count}{more} problem"
+        title += "s)" if count != 1 or more else ")"
+        return title, self.errors[:_ROWS], max(0, count - _ROWS)
+
+    def _repr_html_(self) -> str:
+        """The problems as an HTML table (Jupyter); all model text escaped.
+
+        .. versionadded:: 0.3.0
+        """
+        title, rows, more = self._display()
+        return _html_table(title, ("path", "problem"), rows, more)
+
+    def _repr_markdown_(self) -> str:
+        """The problems as a Markdown table (Jupyter); all model text escaped.
+
+        .. versionadded:: 0.3.0
+        """
+        title, rows, more = self._display()
+        return _markdown_table(title, ("path", "problem"), rows, more)
+
 
 class RefusalError(DecodeError):
     """The model declined to answer (an OpenAI refusal or an Anthropic ``refusal`` stop).
@@ -101,6 +193,8 @@ class RefusalError(DecodeError):
     Attributes:
         refusal: The model's refusal text, as it sent it.
     """
+
+    _mismatch = False
 
     def __init__(self, refusal: str) -> None:
         self.refusal = refusal
@@ -115,6 +209,8 @@ class IncompleteReplyError(DecodeError):
         reason: The provider's stop or incomplete reason (``"length"``,
             ``"max_output_tokens"``, ``"max_tokens"``, ...).
     """
+
+    _mismatch = False
 
     def __init__(self, reason: str) -> None:
         self.reason = reason

@@ -43,6 +43,7 @@ from ..errors import (
     MalformedLineError,
     RefusalError,
     RequestError,
+    _html_table,
 )
 
 __all__ = ["BatchResult", "decode_batch"]
@@ -90,6 +91,16 @@ class BatchResult:
         """``"ok"``, ``"invalid"``, ``"refused"``, ``"incomplete"``, ``"failed"`` or
         ``"malformed"``."""
         return _outcome(self.error)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: one row (line, custom_id, outcome, value or error), escaped.
+
+        .. versionadded:: 0.3.0
+        """
+        shown = repr(self.value) if self.error is None else str(self.error)
+        row = (self.line, "" if self.custom_id is None else self.custom_id, self.outcome, shown)
+        return _html_table("BatchResult", ("line", "custom_id", "outcome", "value or error"),
+                           [row])
 
 
 def _outcome(error: BaseException | None) -> str:

@@ -15,6 +15,10 @@ down by a neighbour gets fewer) and waits on the pipes with
 - A worker that dies (killed, out of memory) is a ``WorkerError``, not a hang.
 - Workers ignore SIGINT: Ctrl-C reaches the parent (the terminal sends it to the whole
   process group), which stops them.
+- Workers never outlive the parent. Each closes the parent's ends of every pipe it
+  inherited (so a dead parent is end-of-file on its pipe), and on Linux asks the kernel
+  to kill it when the parent dies (``prctl(PR_SET_PDEATHSIG)``, which also reaches a
+  worker busy in a long task); elsewhere a thread of the worker watches the parent's pid.
 - Tasks larger than a pipe's buffer need ``depth=1``: a task is then only sent to a worker
   that is waiting for one, so the parent never blocks on a worker that is itself blocked
   sending a result back.
@@ -24,8 +28,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import signal
-from collections.abc import Callable, Iterable, Iterator
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 __all__ = ["Workers", "WorkerError"]
@@ -47,22 +55,36 @@ class Workers:
 
     Use as a context manager; leaving it stops the processes (killing them if the block
     ended with an exception, e.g. Ctrl-C).
+
+    ``method`` is the multiprocessing start method (default: the interpreter's).
+    ``quiet_fds`` are descriptors of the parent's the workers must not hold (its output
+    files, standard output): a worker points them at the null device, so a reader of
+    the parent's output sees its end when the parent ends. Both apply to ``fork``, where
+    a worker inherits every descriptor of the parent.
     """
 
     def __init__(
         self, jobs: int, fn: Callable[[Any], Any], initializer: Callable[..., None],
-        initargs: tuple[Any, ...],
+        initargs: tuple[Any, ...], *, method: str | None = None,
+        quiet_fds: Sequence[int] = (),
     ) -> None:
         import multiprocessing
 
-        ctx = multiprocessing.get_context()
+        ctx: Any = multiprocessing.get_context(method)
+        forks = ctx.get_start_method() == "fork"
         self._procs: list[Any] = []
         self._conns: list[Any] = []
         try:
             for _ in range(jobs):
                 mine, theirs = ctx.Pipe()
+                # What the forked worker inherits and must let go of: the parent's end
+                # of its own pipe and of every earlier worker's, and the quiet ones.
+                held = [c.fileno() for c in (*self._conns, mine)] + list(quiet_fds)
                 proc = ctx.Process(
-                    target=_serve, args=(theirs, fn, initializer, initargs), daemon=True
+                    target=_serve,
+                    args=(theirs, fn, initializer, initargs, os.getpid(),
+                          held if forks else []),
+                    daemon=True,
                 )
                 proc.start()
                 theirs.close()
@@ -184,12 +206,53 @@ class Workers:
         )
 
 
+#: ``prctl`` option: the signal the kernel sends this process when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _follow_parent(parent: int) -> None:
+    """End this worker when the parent process ``parent`` ends, however it ends."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+                if os.getppid() != parent:  # it died before the request was made
+                    os._exit(1)
+                return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="describedtypes-parent-watch").start()
+
+
+def _let_go(fds: Sequence[int]) -> None:
+    """Point inherited descriptors at the null device (their objects may close them later)."""
+    if not fds:
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.dup2(null, fd)
+    os.close(null)
+
+
 def _serve(
     conn: Any, fn: Callable[[Any], Any], initializer: Callable[..., None],
-    initargs: tuple[Any, ...],
+    initargs: tuple[Any, ...], parent: int, inherited: Sequence[int],
 ) -> None:
     """A worker's life: set up, then answer ``(number, task)`` messages until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent's handlers (SIGTERM stops it cleanly) are not the worker's.
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    _follow_parent(parent)
+    _let_go(inherited)
     failed: BaseException | None = None
     try:
         initializer(*initargs)

@@ -1,7 +1,8 @@
 """``python -m describedtypes schema TARGET``: print a schema as indented JSON.
 
 ``graph TARGET`` prints a Mermaid class diagram of it; ``--version`` the version.
-``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``, ``mcp TARGET``
+``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``,
+``batch retry REQUESTS RESULTS`` (the requests to send again) in ``batch.py``, ``mcp TARGET``
 (serving a Toolbox over MCP) in ``mcp.py``.
 """
 
@@ -19,6 +20,7 @@ from .._schema import adapters as _adapters
 from .._schema.graph import graph
 from .._schema.schema import schema
 from ..errors import DescribedTypesError
+from .stdout import emit
 from .targets import UsageError, load_target
 
 __all__ = ["main"]
@@ -89,6 +91,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     from .mcp import add_mcp_command, run_mcp
 
     add_mcp_command(commands)
+    from .batch import add_batch_command, run_batch
+
+    add_batch_command(commands)
     args = parser.parse_args(argv)
     if args.command == "graph":
         return _graph_command(parser, args)
@@ -96,6 +101,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return run_decode(args, parser)
     if args.command == "mcp":
         return run_mcp(args, parser)
+    if args.command == "batch":
+        return run_batch(args, parser)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)
@@ -103,8 +110,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")
-    sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
-    return 0
+    return emit(parser, orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
 def _add_graph_command(commands: Any) -> None:
@@ -128,5 +134,9 @@ def _graph_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")
-    sys.stdout.write(text)
-    return 0
+    if text.empty:
+        parser.exit(2, (
+            f"error: {args.target} uses no class, enum or function: there is nothing to "
+            f"draw (schema {args.target} prints its schema)\n"
+        ))
+    return emit(parser, text)

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar, get_origin
 
 from .._types import inspector as ni
 from .._types.annotate import Registry
+from ..errors import _html_table
 from .codegen import HookSource
 from .compiler import Compiler
 from .problems import Invalid
@@ -149,6 +150,25 @@ class Partial(Generic[T]):
             return f"Partial[{kind}]({', '.join(shown)})"
         return f"Partial[{kind}]({self._value!r}…)"
 
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: one row per field, with its value (escaped, cut to 200
+        characters) and whether it is done, still arriving, or not here yet.
+
+        .. versionadded:: 0.3.0
+        """
+        kind = _type_name(self._type)
+        if self._value is not _FIELDS:
+            rows: list[tuple[str, str, str]] = [("", repr(self._value), "arriving…")]
+        else:
+            rows = [
+                (name, repr(value), "arriving…" if name == self._growing else "done")
+                for name, value in self._fields.items()
+            ]
+            rows += [(name, "", "not yet") for name in _field_names(self._type)
+                     if name not in self._fields]
+        return _html_table(f"Partial[{kind}]", ("field", "value", "state"),
+                           [(n, _cut(v), st) for n, v, st in rows])
+
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._fields))
 
@@ -159,6 +179,10 @@ class Partial(Generic[T]):
 
 def _rebuild(type_: Any, fields: dict[str, Any], growing: str | None, value: Any) -> Partial[Any]:
     return Partial(type_, fields, growing=growing, value=value)
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _field_names(tp: Any) -> list[str]:

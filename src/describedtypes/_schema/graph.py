@@ -16,7 +16,7 @@ from .._types.annotate import Registry, annotate
 from .._types.nodes import children_of, object_graph
 from .render import defs_keys
 
-__all__ = ["graph"]
+__all__ = ["Diagram", "graph"]
 
 Direction = Literal["LR", "RL", "TB", "BT"]
 
@@ -40,6 +40,42 @@ def _box(box_id: str, title: str) -> str:
         return f"    class {box_id} {{"
     return f'    class {box_id}["{_text(title, _UNSAFE_TITLE)}"] {{'
 
+
+class Diagram(str):
+    """The Mermaid source of a class diagram: a ``str``, which Jupyter draws as the diagram.
+
+    Everything a string does it does (``print``, ``==``, slicing, writing it to a file);
+    ``repr`` and ``str`` are those of the text. In JupyterLab (4.1 or later, whose
+    ``@jupyterlab/mermaid`` renders the ``text/vnd.mermaid`` MIME type) and in pages made
+    by nbconvert, a cell ending in ``graph(X)`` shows the picture; elsewhere the text.
+
+    Attributes:
+        empty: True when the diagram has no box: the type uses no class, enum or
+            function (``graph(int)``), so there is nothing to draw.
+
+    .. versionadded:: 0.3.0
+    """
+
+    empty: bool
+
+    def __new__(cls, text: str = "", empty: bool = False) -> Diagram:
+        self = super().__new__(cls, text)
+        self.empty = empty
+        return self
+
+    def __getnewargs__(self) -> tuple[str, bool]:  # type: ignore[override]
+        return str(self), self.empty
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain text: the diagram's lines, not the quoted string with escapes."""
+        printer.text(str(self))
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, str]:
+        """What Jupyter shows: the diagram, drawn (Mermaid) or as its text (plain)."""
+        text = str(self)
+        return {"text/vnd.mermaid": text, "text/plain": text}
 
 
 class _Diagram:
@@ -109,7 +145,7 @@ class _Diagram:
             return " | ".join(self.spell(o) for o in node.options)
         return type(node).__name__  # pragma: no cover - every node kind is listed above
 
-    def render(self, direction: Direction) -> str:
+    def render(self, direction: Direction) -> Diagram:
         lines = ["classDiagram", f"    direction {direction}"]
         for o in self.objects:
             lines.append(_box(self.ids[id(o)], self.label(o)))
@@ -139,7 +175,7 @@ class _Diagram:
                     lines.append(
                         f'    {self.ids[id(o)]} --> "{end}" {target_id} : {_text(f.key)}'
                     )
-        return "\n".join(lines) + "\n"
+        return Diagram("\n".join(lines) + "\n", not self.objects and not self.enums)
 
 
 def _type_name(tp: Any) -> str:
@@ -190,7 +226,9 @@ def _unique(targets: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
     return out
 
 
-def graph(obj: Any, *, direction: Direction = "LR", registry: Registry = annotate) -> str:
+def graph(
+    obj: Any, *, direction: Direction = "LR", registry: Registry = annotate
+) -> Diagram:
     """A Mermaid class diagram of a type or function and every class it uses.
 
     Each attrs class or dataclass is a box titled with its key under ``$defs`` (the
@@ -213,7 +251,8 @@ def graph(obj: Any, *, direction: Direction = "LR", registry: Registry = annotat
         registry: Where registered annotations are looked up (names, allowed values).
 
     Returns:
-        The diagram's Mermaid source, starting with ``classDiagram``.
+        The diagram's Mermaid source, starting with ``classDiagram``: a ``str`` (a
+        :class:`Diagram`, which a Jupyter notebook draws as the picture).
 
     Raises:
         SchemaError: ``obj`` (or something inside it) cannot be described.
@@ -221,6 +260,8 @@ def graph(obj: Any, *, direction: Direction = "LR", registry: Registry = annotat
         TypeError: ``registry`` is not a ``Registry``.
 
     .. versionadded:: 0.2.0
+    .. versionchanged:: 0.3.0
+       Returns a :class:`Diagram`, a ``str`` that Jupyter draws.
     """
     if direction not in ("LR", "RL", "TB", "BT"):
         msg = f"direction must be 'LR', 'RL', 'TB' or 'BT', got {direction!r}"
