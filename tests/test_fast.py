@@ -536,3 +536,19 @@ def test_a_described_use_of_a_class_is_mirrored_as_the_class() -> None:
     got = check_agreement(Delivery, b'{"to": {"city": "Oslo"}, "back": {"city": "Rome"}}')
     assert got == Delivery(Address("Oslo"), Address("Rome"))
     check_agreement(Delivery, b'{"to": {"city": "Oslo", "zip": 1}}')
+
+
+def test_the_fast_decoders_source_is_in_linecache() -> None:
+    """Tracebacks through the fast path show its generated source, as the compiler's do."""
+    import linecache
+
+    @attrs.define
+    class Spot:
+        name: str
+        rank: int
+
+    fast = _decode.decoder_for(Spot, None).fast
+    assert fast is not None
+    filename = fast.__code__.co_filename
+    assert filename.startswith("<describedtypes fast decode #")
+    assert "def _decode_fast" in "".join(linecache.getlines(filename))

@@ -6,7 +6,6 @@ import contextlib
 import difflib
 import enum
 import functools
-import itertools
 import keyword
 import re
 import threading
@@ -106,8 +105,6 @@ def hook_identity(hook: Any) -> Any:
         return "cattrs generated"
     return code
 
-
-SOURCE_NUMBERS = itertools.count(1)
 
 
 def check_lines(var: str, key: str, fn: str, fast: str | None) -> list[str]:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import decimal
 import enum
-import linecache
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._base.generated import run_source
 from .._types import inspector as ni
 from .._types.nodes import hook_type
 from ..errors import SchemaError
 from .codegen import (
-    SOURCE_NUMBERS,
     Compiled,
     HookSource,
     ctor_errors,
@@ -746,13 +744,6 @@ class Compiler:
         self, name: str, src: str, label: str, extra: dict[str, Any] | None = None
     ) -> Structure:
         self._names += 1
-        # Unique in the process, so two types of the same name never share a file name.
-        filename = f"<describedtypes decode {label} #{next(SOURCE_NUMBERS)}>"
         ns = self.ns if extra is None else {**self.ns, **extra}
-        exec(compile(src, filename, "exec"), ns)
-        fn: Structure = ns[name]
-        # Registered so tracebacks and profiles can show the generated source, and
-        # dropped with the function.
-        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-        weakref.finalize(fn, linecache.cache.pop, filename, None)
+        fn: Structure = run_source(src, ns, f"decode {label}", name)
         return fn

@@ -28,6 +28,7 @@ from typing import Annotated, Any, Literal, Union, cast
 
 import attrs
 
+from .._base.generated import run_source
 from .._types import declared
 from .._types import inspector as ni
 
@@ -109,9 +110,8 @@ class _Mirror:
             "    except Exception:  # msgspec rejected it, or a constructor did\n"
             "        return _FALLBACK\n"
         )
-        code = compile("\n".join([*self.lines, root]), "<describedtypes fast decode>", "exec")
-        exec(code, self.ns)
-        decode_fast: Callable[[Any], Any] = self.ns["_decode_fast"]
+        src = "\n".join([*self.lines, root])
+        decode_fast: Callable[[Any], Any] = run_source(src, self.ns, "fast decode", "_decode_fast")
         return decode_fast
 
     # -- one node: (msgspec type, expression turning the decoded value `var` into ours)
