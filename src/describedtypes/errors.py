@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ._base.text import escape
+
 __all__ = [
     "ArgumentError",
     "DecodeError",
@@ -66,10 +68,8 @@ def render_errors(errors: Sequence[tuple[str, str]]) -> str:
 #
 # Model text is hostile: every cell is escaped, so a reply cannot add markup, scripts or
 # table cells to the page. Line breaks of every kind (U+2028, U+2029 and U+0085 too) and
-# other control characters are shown as escapes, so a cell stays one line.
-
-#: Characters a cell shows as escapes rather than as themselves.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# other control characters are shown as escapes (the one escape table every message
+# built from model text uses), so a cell stays one line.
 #: Markdown's syntax characters that act inside a table cell (``$`` starts math in
 #: Jupyter), backslash-escaped; links cannot start, as ``[`` is escaped.
 _MARKDOWN = re.compile(r"([\\`*_\[\]#|~$])")
@@ -81,7 +81,7 @@ def _plain(text: object, limit: int) -> str:
     shown = str(text)
     if len(shown) > limit:
         shown = shown[:limit] + "…"
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), shown)
+    return escape(shown)
 
 
 def _html_cell(text: object, limit: int = 300) -> str:

@@ -81,7 +81,7 @@ def run_mcp(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # Over stdio, standard output is the wire: what TARGET prints while it is
         # imported goes to standard error.
         with contextlib.redirect_stdout(sys.stderr if address is None else sys.stdout):
-            toolbox = load_target(args.target)
+            toolbox = load_target(args.target, instance=True)
         if not isinstance(toolbox, Toolbox):
             msg = (
                 f"{args.target} is a {type(toolbox).__name__}, not a Toolbox; point TARGET "

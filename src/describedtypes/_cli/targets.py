@@ -56,8 +56,11 @@ def _failure(shown: str, filename: str | None, exc: BaseException) -> UsageError
     return UsageError(_one_line(f"{where}: cannot import it: {text}"))
 
 
-def load_target(target: str) -> Any:
+def load_target(target: str, *, instance: bool = False) -> Any:
     """The object named by ``package.module:Name`` or ``path/to/file.py:Name``.
+
+    ``instance=True`` takes any object (``mcp`` serves a ``Toolbox`` instance); otherwise
+    it must be something a schema can be made of.
 
     Raises:
         UsageError: The TARGET is misspelt, its module fails to import (any exception,
@@ -95,7 +98,7 @@ def load_target(target: str) -> Any:
             hint = f"; did you mean {close[0]!r}?" if close else ""
             msg = f"{module_part} has no attribute {part!r}{hint}"
             raise UsageError(msg) from None
-    return check_target(target, obj)
+    return obj if instance else check_target(target, obj)
 
 
 def _find(module_part: str) -> str | None:
