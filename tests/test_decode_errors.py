@@ -322,7 +322,7 @@ def test_any_parsed_value_gives_an_instance_or_a_decode_error(value: Any) -> Non
     assert all(path.startswith("$") and message for path, message in errors)
 
 
-class _Unprintable(Exception):
+class _Unprintable(ValueError):  # a refusal of the value, whose text cannot be read
     def __str__(self) -> str:
         raise RuntimeError("__str__ is broken")
 

@@ -12,6 +12,7 @@ from typing import Any
 from .._types import inspector as ni
 from .._types.nodes import hook_type
 from ..errors import SchemaError
+from .mistakes import is_model_mistake
 from .codegen import (
     SOURCE_NUMBERS,
     Compiled,
@@ -81,6 +82,7 @@ class Compiler:
             "as_array": as_array,
             "unknown": unknown,
             "ctor_errors": ctor_errors,
+            "is_model_mistake": is_model_mistake,
             "list_problems": list_problems,
         }
         self.hooks = hooks
@@ -146,6 +148,8 @@ class Compiler:
             except RecursionError:
                 raise
             except Exception as exc:
+                if not is_model_mistake(exc):
+                    raise  # not the model's doing: the caller's to see, never the model's
                 raise Invalid(hook_errors(exc)) from None
 
         everything = frozenset(JSON_CLASSES)
