@@ -291,9 +291,11 @@ def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
     # registration since. ``obj.__dict__`` is the object's own namespace, where the
     # cache owner keeps its entries; anything else takes the general path.
     try:
-        entry = obj.__dict__[_cache.ATTRIBUTE][
-            ("schema", obj, adapter, use_references is True, registry)
-        ]
+        store = obj.__dict__[_cache.ATTRIBUTE]
+        if registry is annotate:
+            entry = store[("schema", obj, adapter, use_references is True, registry)]
+        else:  # another registry's entries: in its own table, keyed without it
+            entry = store[registry._cache_token][("schema", obj, adapter, use_references is True)]
         if entry.stamp == _annotate.stamp:
             built: Built = entry.value
             return built
