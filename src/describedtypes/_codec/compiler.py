@@ -12,7 +12,6 @@ from typing import Any
 from .._types import inspector as ni
 from .._types.nodes import hook_type
 from ..errors import SchemaError
-from .mistakes import is_model_mistake
 from .codegen import (
     SOURCE_NUMBERS,
     Compiled,
@@ -29,6 +28,7 @@ from .codegen import (
     try_remembered,
     unknown,
 )
+from .mistakes import is_model_mistake
 from .objectsource import object_source
 from .problems import (
     ABSENT,
