@@ -24,6 +24,7 @@ threads that miss at once both compute, and one result is kept.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import inspect
@@ -180,9 +181,8 @@ def _anchors_in(obj: Any, found: list[Any], depth: int) -> None:
         return
     origin = typing.get_origin(obj)
     if origin is None:
-        if isinstance(obj, type):
-            if not _is_system(obj):
-                found.append(obj)
+        if isinstance(obj, type) and not _is_system(obj):
+            found.append(obj)
         return
     if isinstance(origin, type) and not _is_system(origin):
         found.append(origin)
@@ -330,10 +330,9 @@ def put(obj: Any, key: Hashable, entry: Entry) -> Entry:
         with _ANCHORS_LOCK:
             anchors = _ANCHORS.get(token)
             if anchors is not None:
-                try:
+                # An unhashable anchor: its entries stay until the anchor goes.
+                with contextlib.suppress(TypeError):
                     anchors.add(anchor)
-                except TypeError:  # an unhashable anchor: its entries stay until it goes
-                    pass
     own[key] = entry
     return entry
 
