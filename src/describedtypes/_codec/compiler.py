@@ -21,6 +21,7 @@ from .codegen import (
     expected_kinds,
     hook_errors,
     list_problems,
+    node_kind_names,
     object_chooser,
     repeated_key,
     safe_name,
@@ -30,6 +31,7 @@ from .codegen import (
 )
 from .mistakes import is_model_mistake
 from .objectsource import object_source
+from .unions import union_failure
 from .problems import (
     ABSENT,
     EXACT_FLOAT,
@@ -668,6 +670,18 @@ class Compiler:
                 if chooser is not None:
                     choosers[cls] = chooser
         expected = expected_kinds(node)
+        # For each JSON kind, the options that do not read it: named when all that do fail.
+        untried: dict[type, list[str]] = {}
+        for cls in JSON_CLASSES:
+            taking = {id(o) for o, _ in exact[cls] + loose[cls]}
+            names: list[str] = []
+            for o, _ in options:
+                if id(o) not in taking:
+                    names += [n for n in node_kind_names(o) if n not in names]
+            untried[cls] = names
+
+        def refused(cls: Any, failures: list[list[list[Any]]]) -> Invalid:
+            return union_failure(failures, untried.get(cls, ()), expected)
 
         def fn(v: Any) -> Any:
             cls = classify(v)
@@ -677,16 +691,21 @@ class Compiler:
             if cls is dict and choosers:
                 candidates = choosers[dict](v)
             if len(candidates) == 1:
-                return candidates[0](v)
+                if not untried[cls]:
+                    return candidates[0](v)
+                try:
+                    return candidates[0](v)
+                except Invalid as e:
+                    raise refused(cls, [e.errors]) from None
             if cls is dict or cls is list:
-                return try_remembered(candidates, v)
-            failures: list[Invalid] = []
+                return try_remembered(candidates, v, lambda f: refused(cls, f))
+            failures: list[list[list[Any]]] = []
             for candidate in candidates:
                 try:
                     return candidate(v)
                 except Invalid as e:
-                    failures.append(e)
-            raise min(failures, key=lambda e: len(e.errors))
+                    failures.append(e.errors)
+            raise refused(cls, failures)
 
         kinds = frozenset(c for c in JSON_CLASSES if exact[c])
         lenient = frozenset(c for c in JSON_CLASSES if loose[c] and not exact[c])
