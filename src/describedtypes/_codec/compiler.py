@@ -31,7 +31,6 @@ from .codegen import (
 )
 from .mistakes import is_model_mistake
 from .objectsource import object_source
-from .unions import union_failure
 from .problems import (
     ABSENT,
     EXACT_FLOAT,
@@ -53,6 +52,7 @@ from .problems import (
     show,
     value_kinds,
 )
+from .unions import union_failure
 from .values import (
     DECIMAL_TEXT,
     FORMATS,
