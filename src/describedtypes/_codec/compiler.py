@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._types import inspector as ni
-from .._types.nodes import hook_type
+from .._types.nodes import closed_keys_as_object, hook_type
 from ..errors import SchemaError
 from .codegen import (
     SOURCE_NUMBERS,
@@ -540,12 +540,17 @@ class Compiler:
         key_fn, value_fn = key.fn, value.fn
         plain_keys = key.fast == "{v}.__class__ is str"
         container = node.container
+        # Strict adapters send a dict of closed keys as an object with every key, null for
+        # a key not in the dict (its values cannot be null): such a null is no entry.
+        null_is_absent = closed_keys_as_object(node)
 
         def from_object(v: dict[Any, Any]) -> Any:
             out: dict[Any, Any] = {}
             sent: dict[Any, Any] | None = None  # decoded key -> the text that sent it
             errs: list[list[Any]] | None = None
             for k, x in v.items():
+                if x is None and null_is_absent:
+                    continue
                 if not plain_keys or k.__class__ is not str:
                     try:
                         k2 = key_fn(k)

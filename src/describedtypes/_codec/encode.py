@@ -23,7 +23,7 @@ from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types import kinds as mt
 from .._types.annotate import annotate, current_stamp
-from .._types.nodes import hook_type
+from .._types.nodes import closed_keys_as_object, hook_type
 from .problems import ABSENT, Members, brief, quote
 from .values import constructor_of
 
@@ -84,6 +84,22 @@ class _EncodeCompiler:
         if isinstance(node, ni.DictNode):
             value = self.compile(node.values)
             key = self.key(node.keys)
+            if self.entries and closed_keys_as_object(node):
+                # Strict adapters: an object with every key, null for a key not in the dict.
+                every = dict.fromkeys(
+                    node.keys.values if isinstance(node.keys, (ni.EnumNode, ni.LiteralNode))
+                    else node.keys.enum or ()
+                )
+
+                def closed(v: Any) -> Any:
+                    out = {key(k): value(x) for k, x in v.items()}
+                    if len(out) != len(v):
+                        raise _same_text(v, key)
+                    return {k: out.get(k) for k in every} | {
+                        k: x for k, x in out.items() if k not in every
+                    }
+
+                return closed
             if key is _str_key:  # distinct str keys have distinct text
                 if self.entries:
                     return lambda v: [{"key": key(k), "value": value(x)} for k, x in v.items()]
