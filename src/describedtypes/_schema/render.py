@@ -213,6 +213,8 @@ class Builder:
 
     def enum_ok(self, values: Any) -> bool:
         """The provider accepts these values in an ``enum``."""
+        if not self.adapter.empty_enum_strings and any(v == "" for v in values):
+            return False  # Gemini: "enum[0]: cannot be empty"; the values go into the text
         allowed = self.adapter.enum_types
         return allowed is None or all(_enum_kind(v) & allowed for v in values)
 

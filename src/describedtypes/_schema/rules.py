@@ -502,13 +502,14 @@ def _primitive(x: Any) -> bool:
 
 
 def _string_or_number(x: Any) -> bool:
-    return isinstance(x, (str, int, float)) and not isinstance(x, bool)
+    # Gemini refuses an empty string in an enum ("enum[0]: cannot be empty").
+    return isinstance(x, (str, int, float)) and not isinstance(x, bool) and x != ""
 
 
 ANTHROPIC_ENUM = Rule("enum", _enum_rule(_primitive, "primitive values"), strict_only=True,
                       summary="enum holds primitive values only.")
-GEMINI_ENUM = Rule("enum", _enum_rule(_string_or_number, "strings and numbers"),
-                   summary="enum holds strings and numbers only.")
+GEMINI_ENUM = Rule("enum", _enum_rule(_string_or_number, "non-empty strings and numbers"),
+                   summary="enum holds non-empty strings and numbers only.")
 
 
 # -- references and recursion ------------------------------------------------------------

@@ -101,7 +101,7 @@ def _frozen_copy_error(kind: str) -> TypeError:
     return TypeError(
         f"this schema {kind} is cached and shared by every caller, so it is read-only; "
         "copy.deepcopy(schema(...)) gives a mutable copy (plain dicts and lists), and "
-        "schema(..., dict_type=...) builds a fresh one"
+        "schema(..., dict_type=dict) builds a fresh one of plain dicts"
     )
 
 
@@ -237,18 +237,18 @@ def schema(
     llm_adapter: Adapter = STANDARD,
     *,
     use_references: bool = False,
-    dict_type: Callable[[], Any] = dict,
+    dict_type: Callable[[], Any] | None = None,
     report: list[Rewrite] | None = None,
     registry: Registry = annotate,
 ) -> Mapping[str, Any]:
     """The JSON Schema of a type or function, shaped for ``llm_adapter``.
 
-    The result is cached per object, adapter and registry. With the default
-    ``dict_type=dict`` every call returns the same read-only ``FrozenDict`` (a ``dict``
-    subclass that ``json``, orjson and the provider SDKs accept as it is), so a repeated
-    call costs well under a microsecond; ``copy.deepcopy(...)`` of it is a mutable
-    copy made of plain dicts and lists. Any other ``dict_type`` builds a fresh, mutable
-    tree of that mapping type on each call.
+    The result is cached per object, adapter and registry. Without ``dict_type`` every
+    call returns the same read-only ``FrozenDict`` (a ``dict`` subclass that ``json``,
+    orjson and the provider SDKs accept as it is), so a repeated call costs well under a
+    microsecond; ``copy.deepcopy(...)`` of it is a mutable copy made of plain dicts and
+    lists. Any ``dict_type`` given, ``dict`` included, builds a fresh, mutable tree of
+    that mapping type on each call.
 
     Args:
         obj: An attrs class, a dataclass, any supported type expression, or a function.
@@ -257,7 +257,8 @@ def schema(
             API function tool), or any other adapter.
         use_references: Put every nested class under ``$defs`` and refer to it with
             ``$ref``. Recursive classes go there either way.
-        dict_type: The mapping type used for every object in the output.
+        dict_type: The mapping type of every object in a fresh, mutable output (``dict``
+            for plain dicts); None (the default): the shared read-only schema.
         report: A list to which every change the adapter made to fit its provider
             (a keyword moved into a description, ...) is appended as a ``Rewrite``.
         registry: Where registered annotations are looked up.
@@ -272,11 +273,14 @@ def schema(
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
+    .. versionchanged:: 0.3.0
+       The shared ``FrozenDict`` is the default (no ``dict_type``); ``dict_type=dict``
+       gives a fresh plain ``dict``, as the read-only error says.
     """
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:
         report.extend(built.rewrites)
-    if dict_type is dict:
+    if dict_type is None:
         shared: Mapping[str, Any] = built.frozen
         return shared
     if not callable(cast(Any, dict_type)):
