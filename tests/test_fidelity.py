@@ -5,13 +5,16 @@ from __future__ import annotations
 import decimal
 import enum
 import json
+import logging
 from collections import OrderedDict
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+import annotated_types as at
 import attrs
 import pytest
 
 from describedtypes import (
+    ANTHROPIC,
     GEMINI,
     OPENAI,
     DecodeError,
@@ -120,3 +123,19 @@ def test_check_finds_an_empty_string_enum_value_for_gemini() -> None:
     problems = check(body, GEMINI)
     assert [p.pointer for p in problems] == ["/properties/k/enum"]
     assert "non-empty" in problems[0].message
+
+
+def test_a_schema_rewrite_is_recorded_once_at_debug(caplog: pytest.LogCaptureFixture) -> None:
+    """On the describedtypes logger, at DEBUG only: the details quote the user's bounds."""
+    @attrs.define
+    class Short:  # new for this test: nothing cached
+        name: Annotated[str, at.MaxLen(5)]
+
+    caplog.set_level(logging.DEBUG, logger="describedtypes")
+    schema(Short, ANTHROPIC)
+    schema(Short, ANTHROPIC)  # cached: no second record
+    records = [r for r in caplog.records if r.name == "describedtypes"]
+    assert len(records) == 1, [r.getMessage() for r in records]
+    assert records[0].levelno == logging.DEBUG
+    assert "/properties/name described maxLength" in records[0].getMessage()
+    assert "Short" in records[0].getMessage()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
@@ -219,8 +220,29 @@ def cached_build(
     stamp = current_stamp()
     body, rewrites, node = build(obj, adapter, use_references, registry)
     built = Built(freeze(body), tuple(rewrites))
+    if rewrites and _log.isEnabledFor(logging.DEBUG):
+        # Once per build (not per call); DEBUG: the details quote the user's annotations
+        # (a pattern, a bound, enum values).
+        _log.debug(
+            "%s: %d rewrite(s) of the schema of %s: %s",
+            adapter.name,
+            len(rewrites),
+            _described(obj),
+            "; ".join(f"{r.pointer} {r.action} {r.detail}" for r in rewrites),
+        )
     _cache.put(obj, key, _cache.Entry(built, registry, stamp, node=node))
     return built
+
+
+_log = logging.getLogger("describedtypes")
+
+
+def _described(obj: Any) -> str:
+    try:
+        name = getattr(obj, "__qualname__", None)
+        return name if isinstance(name, str) else repr(obj)[:200]
+    except Exception:  # a user's __repr__ that raises
+        return type(obj).__name__
 
 
 def _check_arguments(adapter: Any, registry: Any, label: str = "llm_adapter") -> None:
