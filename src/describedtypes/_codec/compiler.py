@@ -696,7 +696,7 @@ class Compiler:
             if cls is dict and choosers:
                 candidates = choosers[dict](v)
             if len(candidates) == 1:
-                if not untried[cls]:
+                if not untried.get(cls):  # type: ignore[arg-type]  # cls: set, not None
                     return candidates[0](v)
                 try:
                     return candidates[0](v)

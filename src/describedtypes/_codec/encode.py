@@ -505,9 +505,10 @@ def _deep_matcher(node: ni.Node, memo: dict[int, Callable[[Any], bool]]) -> Call
         )
 
         def array(v: Any) -> bool:
-            return isinstance(v, kinds) and not mt.is_namedtuple(type(v)) and all(
-                item(x) for x in v
-            )
+            if not isinstance(v, kinds) or mt.is_namedtuple(type(v)):
+                return False
+            members: Any = v
+            return all(item(x) for x in members)
 
         memo[id(node)] = array
         item = _deep_matcher(node.items, memo)

@@ -391,20 +391,20 @@ class PartialBuilder:
         closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
         for key in self._sent_again(state, value):
-            field = by_key[key]
+            again = by_key[key]
             state.raw[key] = value[key]
-            state.out.pop(field.name, None)
-            present, shown = self._finished(field.node, value[key])
+            state.out.pop(again.name, None)
+            present, shown = self._finished(again.node, value[key])
             if present:
-                state.out[field.name] = shown
+                state.out[again.name] = shown
         if finished > state.count:
             for key, item in itertools.islice(value.items(), state.count, finished):
-                field = by_key.get(key)
-                if field is not None:
+                member = by_key.get(key)
+                if member is not None:
                     state.raw[key] = item
-                    present, shown = self._finished(field.node, item)
+                    present, shown = self._finished(member.node, item)
                     if present:
-                        state.out[field.name] = shown
+                        state.out[member.name] = shown
             state.count = finished
         fields = dict(state.out)
         growing = None

@@ -361,10 +361,10 @@ class Builder:
             # array of entries would let a grammar engine send a key twice; an object with
             # one property per key cannot. Strict adapters need every property present, so
             # each is nullable, and null means "no such key" (decode() drops it).
-            values = ni.UnionNode(options=(node.values, ni.NullNode()))
+            nullable = ni.UnionNode(options=(node.values, ni.NullNode()))
             properties = {
                 key: self.render(
-                    values, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
+                    nullable, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
                 )
                 for key in _enum_values(node.keys)
             }
