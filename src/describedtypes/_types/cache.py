@@ -221,15 +221,18 @@ def _token(registry: Registry) -> Any:
 
 
 def _forget(token: Any) -> None:
-    """The registry of ``token`` was collected: drop what was built for it."""
-    with _ANCHORS_LOCK:
-        anchors = _ANCHORS.pop(token, None)
+    """The registry of ``token`` was collected: drop what was built for it.
+
+    Takes no lock: a weak reference's callback may run in any thread, at any allocation
+    (a garbage collection), even inside ``put`` holding a lock; each step is one
+    dictionary operation, atomic on its own.
+    """
+    anchors = _ANCHORS.pop(token, None)
     for anchor in list(anchors or ()):
         store = _own_store(anchor, create=False)
         if store is not None:
             store.pop(token, None)
-    with _FALLBACK_LOCK:
-        _FALLBACK.pop(token, None)
+    _FALLBACK.pop(token, None)
 
 
 def _split(key: Hashable) -> tuple[Any, Hashable]:
