@@ -165,7 +165,7 @@ class _EncodeCompiler:
         memo: dict[int, Callable[[Any], bool]] = {}
         ordered = sorted(node.options, key=lambda o: not _is_exact_class(o))
         options = [
-            (_deep_matcher(o, memo) if deep else _matcher(o), self.compile(o)) for o in ordered
+            (o, _deep_matcher(o, memo) if deep else _matcher(o), self.compile(o)) for o in ordered
         ]
         check = None
         if not self.entries and self.hooks is None and _overlapping(node):
@@ -173,10 +173,10 @@ class _EncodeCompiler:
 
         def fn(v: Any) -> Any:
             written: list[Any] = []
-            for matches, un in options:
+            for option, matches, un in options:
                 if matches(v):
                     out = un(v)
-                    if check is None or check(out, v):
+                    if check is None or check(out, v, option):
                         return out
                     written.append(out)
             if written:
@@ -459,19 +459,46 @@ def _overlapping(node: ni.UnionNode) -> bool:
     )
 
 
-def _reader(node: ni.UnionNode) -> Callable[[Any, Any], bool]:
-    """``check(written, value)``: whether ``written`` decodes back equal to ``value``."""
+def _reader(node: ni.UnionNode) -> Callable[[Any, Any, ni.Node], bool]:
+    """``check(written, value, option)``: whether ``written`` (what ``option`` wrote for
+    ``value``) decodes back equal to ``value``.
+
+    The decoder tries the options that read the written JSON kind in order; only those
+    before ``option`` can take the value from it, so only they are tried (most fail at
+    once: a list of ints at its first item under ``list[UUID]``). When one takes it as
+    something else, the union's own decoder (which narrows objects by their keys) has the
+    last word.
+    """
     from .compiler import Compiler
-    from .problems import Invalid
+    from .problems import JSON_CLASSES, Invalid, classify
 
-    read = Compiler().compile(node).fn
+    compiler = Compiler()
+    read = compiler.compile(node).fn
+    compiled = [(o, compiler.compile(o)) for o in node.options]
+    order: dict[type, list[tuple[ni.Node, Callable[[Any], Any]]]] = {}
+    for cls in JSON_CLASSES:
+        exact = [(o, c.fn) for o, c in compiled if cls in c.kinds]
+        loose = [(o, c.fn) for o, c in compiled if cls not in c.kinds and cls in c.lenient]
+        order[cls] = exact + loose
 
-    def check(written: Any, value: Any) -> bool:
+    def full(written: Any, value: Any) -> bool:
         try:
             back = read(written)
         except Invalid:
             return False
         return _same(back, value)
+
+    def check(written: Any, value: Any, option: ni.Node) -> bool:
+        cls = classify(written)
+        for candidate, decode_fn in order.get(cls, []) if cls is not None else []:
+            if candidate is option:
+                return True  # every option before it refused: the decoder reaches it
+            try:
+                back = decode_fn(written)
+            except Invalid:
+                continue
+            return _same(back, value) or full(written, value)
+        return full(written, value)
 
     return check
 
