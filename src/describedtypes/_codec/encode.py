@@ -164,12 +164,17 @@ class _EncodeCompiler:
         deep = _shared_containers(node.options)
         memo: dict[int, Callable[[Any], bool]] = {}
         ordered = sorted(node.options, key=lambda o: not _is_exact_class(o))
-        options = [
-            (o, _deep_matcher(o, memo) if deep else _matcher(o), self.compile(o)) for o in ordered
-        ]
+        # With a fixed-length tuple option, a tuple is that option's, not a list's.
+        fixed = any(isinstance(o, ni.TupleNode) for o in node.options)
+        options = []
+        for o in ordered:
+            matches = _deep_matcher(o, memo) if deep else _matcher(o)
+            if fixed and isinstance(o, ni.ArrayNode):
+                matches = _not_a_tuple(matches)
+            options.append((o, matches, self.compile(o)))
         check = None
         if not self.entries and self.hooks is None and _overlapping(node):
-            check = _reader(node)
+            check = _reader(node, lenient=not fixed)
 
         def fn(v: Any) -> Any:
             written: list[Any] = []
@@ -442,8 +447,9 @@ def _overlapping(node: ni.UnionNode) -> bool:
     """Whether two options read the same JSON kind and one of them is structural.
 
     Options that are classes of their own (attrs, dataclasses) are told apart by the
-    decoder's keys; a structural option (a list, a dict, a TypedDict, a scalar) sharing a
-    JSON kind with another option may read what the other wrote.
+    decoder's keys unless one object could fit two of them; a structural option (a list, a
+    dict, a TypedDict, a scalar) sharing a JSON kind with another option may read what the
+    other wrote.
     """
     from .compiler import Compiler
 
@@ -454,12 +460,35 @@ def _overlapping(node: ni.UnionNode) -> bool:
         for cls in compiled.kinds | compiled.lenient:
             by_kind.setdefault(cls, []).append(option)
     return any(
-        len(group) > 1 and not all(_is_exact_class(o) for o in group)
+        len(group) > 1
+        and (not all(_is_exact_class(o) for o in group) or _may_share_keys(group))
         for group in by_kind.values()
     )
 
 
-def _reader(node: ni.UnionNode) -> Callable[[Any, Any, ni.Node], bool]:
+def _may_share_keys(group: list[ni.Node]) -> bool:
+    """Whether one JSON object could be read by two of these classes (same field keys)."""
+    shapes = []
+    for option in group:
+        obj = ni.object_of(option)
+        if obj is None:
+            return True
+        keys = frozenset(f.key for f in obj.fields)
+        # A nullable field left out reads as None: not needed in the object.
+        needed = frozenset(f.key for f in obj.fields if f.required and not f.nullable)
+        shapes.append((keys, needed))
+    return any(
+        ra <= kb and rb <= ka
+        for i, (ka, ra) in enumerate(shapes)
+        for kb, rb in shapes[i + 1 :]
+    )
+
+
+def _not_a_tuple(matches: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: not isinstance(v, tuple) and matches(v)
+
+
+def _reader(node: ni.UnionNode, *, lenient: bool) -> Callable[[Any, Any, ni.Node], bool]:
     """``check(written, value, option)``: whether ``written`` (what ``option`` wrote for
     ``value``) decodes back equal to ``value``.
 
@@ -467,8 +496,10 @@ def _reader(node: ni.UnionNode) -> Callable[[Any, Any, ni.Node], bool]:
     before ``option`` can take the value from it, so only they are tried (most fail at
     once: a list of ints at its first item under ``list[UUID]``). When one takes it as
     something else, the union's own decoder (which narrows objects by their keys) has the
-    last word.
+    last word. ``lenient``: a tuple written for a list option counts as that list (unless
+    a fixed-length tuple option could have held it).
     """
+    same = _same if lenient else _equal
     from .compiler import Compiler
     from .problems import JSON_CLASSES, Invalid, classify
 
@@ -486,7 +517,7 @@ def _reader(node: ni.UnionNode) -> Callable[[Any, Any, ni.Node], bool]:
             back = read(written)
         except Invalid:
             return False
-        return _same(back, value)
+        return same(back, value)
 
     def check(written: Any, value: Any, option: ni.Node) -> bool:
         cls = classify(written)
@@ -497,7 +528,7 @@ def _reader(node: ni.UnionNode) -> Callable[[Any, Any, ni.Node], bool]:
                 back = decode_fn(written)
             except Invalid:
                 continue
-            return _same(back, value) or full(written, value)
+            return same(back, value) or full(written, value)
         return full(written, value)
 
     return check
@@ -507,6 +538,13 @@ def _same(back: Any, value: Any) -> bool:
     """``back == value``, a tuple written for a list counting as that list."""
     try:
         return bool(back == value) or _lists(back) == _lists(value)
+    except Exception:  # a user's __eq__ that raises: not known to be the same
+        return False
+
+
+def _equal(back: Any, value: Any) -> bool:
+    try:
+        return bool(back == value)
     except Exception:  # a user's __eq__ that raises: not known to be the same
         return False
 
