@@ -180,17 +180,25 @@ _KEY_TYPES: list[Callable[[st.DrawFn], TypeAndValues]] = [
 
 @st.composite
 def field_types(
-    draw: st.DrawFn, depth: int = 2, containers: int = 3, more_types: bool = False
+    draw: st.DrawFn,
+    depth: int = 2,
+    containers: int = 3,
+    more_types: bool = False,
+    unions: bool = False,
 ) -> TypeAndValues:
     """A field type and a strategy of its values.
 
     ``depth`` bounds class nesting and ``containers`` the lists, dicts and optionals
     around one another (OpenAI accepts 10 levels of nesting; a dict under a strict
-    adapter is two levels).
+    adapter is two levels). ``unions`` also makes unions of containers (two lists, a
+    list and a NamedTuple, a dict and a TypedDict, ...), whose values are either
+    option's.
     """
     kinds = ["scalar"] * 5 + ["set"]
     if containers > 0:
         kinds += ["optional", "list", "dict"]
+        if unions:
+            kinds += ["union"] * 3
     if depth > 0:
         kinds += ["class", "class"]
     kind = draw(st.sampled_from(kinds))
@@ -200,9 +208,12 @@ def field_types(
         tp, values = draw(st.sampled_from(_HASHABLE_SCALARS))(draw)
         return frozenset[tp], st.frozensets(values, max_size=3)  # type: ignore[valid-type]
     if kind == "class":
-        return draw(classes(depth=depth - 1, more_types=more_types))
+        return draw(classes(depth=depth - 1, more_types=more_types, unions=unions))
+    if kind == "union":
+        return draw(_container_union(depth, containers, more_types))
     inner_tp, inner = draw(
-        field_types(depth=max(depth - 1, 0), containers=containers - 1, more_types=more_types)
+        field_types(depth=max(depth - 1, 0), containers=containers - 1, more_types=more_types,
+                    unions=unions)
     )
     if kind == "optional":
         if _is_optional(inner_tp):
@@ -214,13 +225,45 @@ def field_types(
     return dict[key_tp, inner_tp], st.dictionaries(keys, inner, max_size=3)  # type: ignore[valid-type]
 
 
+@st.composite
+def _container(draw: st.DrawFn, depth: int, containers: int, more_types: bool) -> TypeAndValues:
+    """A list, dict, fixed tuple, TypedDict or NamedTuple type, and its values."""
+    kind = draw(st.sampled_from(["list", "list", "dict", "tuple", "typeddict", "namedtuple"]))
+    if kind in ("typeddict", "namedtuple"):
+        return draw(classes(depth=max(depth - 1, 0), kind=kind, more_types=more_types))
+    inner_tp, inner = draw(
+        field_types(depth=max(depth - 1, 0), containers=containers - 1, more_types=more_types)
+    )
+    if kind == "list":
+        return list[inner_tp], st.lists(inner, max_size=3)  # type: ignore[valid-type]
+    if kind == "tuple":
+        return tuple[inner_tp, inner_tp], st.tuples(inner, inner)  # type: ignore[valid-type]
+    key_tp, keys = draw(st.sampled_from(_KEY_TYPES))(draw) if more_types else (str, json_text)
+    return dict[key_tp, inner_tp], st.dictionaries(keys, inner, max_size=3)  # type: ignore[valid-type]
+
+
+@st.composite
+def _container_union(
+    draw: st.DrawFn, depth: int, containers: int, more_types: bool
+) -> TypeAndValues:
+    """A union of two or three container types; a value is any option's."""
+    options = [draw(_container(depth, containers, more_types))
+               for _ in range(draw(st.integers(2, 3)))]
+    tp = typing.Union[tuple(t for t, _ in options)]  # noqa: UP007 - a runtime type object
+    return tp, st.one_of([values for _, values in options])
+
+
 def _is_optional(tp: Any) -> bool:
     return type(None) in getattr(tp, "__args__", ())
 
 
 @st.composite
 def classes(
-    draw: st.DrawFn, depth: int = 2, kind: str | None = None, more_types: bool = False
+    draw: st.DrawFn,
+    depth: int = 2,
+    kind: str | None = None,
+    more_types: bool = False,
+    unions: bool = False,
 ) -> TypeAndValues:
     """A new attrs class or dataclass with 1-4 fields, and a strategy of its instances.
 
@@ -230,7 +273,8 @@ def classes(
     n = next(_counter)
     name = f"Gen{n}"
     count = draw(st.integers(min_value=1, max_value=4))
-    specs = [draw(field_types(depth=depth, more_types=more_types)) for _ in range(count)]
+    specs = [draw(field_types(depth=depth, more_types=more_types, unions=unions))
+             for _ in range(count)]
     with_default = draw(st.lists(st.booleans(), min_size=count, max_size=count))
     order = sorted(range(count), key=lambda i: with_default[i])
     kinds = ["attrs", "dataclass", "typeddict", "namedtuple"] if more_types else ["attrs",

@@ -217,7 +217,7 @@ class TestShapes:
         """An adapter prints as its name; a replaced one shows what changed."""
         assert repr(OPENAI_CHAT_TOOLS) == "OPENAI_CHAT_TOOLS"
         assert repr(OPENAI_TOOLS.replace(strict=False)) == "OPENAI_TOOLS(strict=False)"
-        assert repr(ANTHROPIC_TOOLS.checks[0]) == "Rule('root-object')"
+        assert repr(ANTHROPIC_TOOLS.checks[0]) == "Rule('well-formed')"
 
 
 OPENAI_BUILD = [

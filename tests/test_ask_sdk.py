@@ -735,7 +735,8 @@ def test_rewrites_are_logged_at_debug(caplog: pytest.LogCaptureFixture) -> None:
         server = Server([reply])
         extract(Reading, Chat().client(server, is_async=False), messages="hi", model="m")
     rewrites = [r for r in caplog.records if "/properties/unit dropped" in r.getMessage()]
-    assert [r.levelname for r in rewrites] == ["DEBUG"]
+    assert rewrites  # schema() records it when it builds; the request may record it too
+    assert {r.levelname for r in rewrites} == {"DEBUG"}
 
 
 def test_aextract_takes_the_sync_genai_client() -> None:

@@ -165,8 +165,11 @@ ANTHROPIC_CASES = [
      [("/properties/x/pattern", "pattern")]),
     ("A6 plain pattern", prop({"type": "string", "pattern": "^[a-z]+\\d{2}$"}), []),
     ("A9 union budget in one schema",
-     obj({f"p{i}": {"type": ["string", "null"]} for i in range(17)}),
+     obj({f"p{i}": {"anyOf": [S, {"type": "null"}]} for i in range(17)}),
      [("", "limit.union-params")]),
+    # The Anthropic SDK's transform_schema refuses a list of types (and our ANTHROPIC
+    # output never holds one): anyOf instead.
+    ("A type list", prop({"type": ["string", "null"]}), [("/properties/x/type", "type")]),
     ("A9 optional budget in one schema", obj({f"p{i}": S for i in range(25)}, []),
      [("", "limit.optional-params")]),
     ("oneOf", prop({"oneOf": [S, I]}), [("/properties/x/oneOf", "keyword")]),
@@ -397,7 +400,7 @@ class TestCheckRequest:
 
     def test_union_budget_is_summed(self) -> None:
         """Union-typed parameters are summed over every strict tool of the request."""
-        body = obj({f"p{i}": {"type": ["string", "null"]} for i in range(6)})
+        body = obj({f"p{i}": {"anyOf": [S, {"type": "null"}]} for i in range(6)})
         tools = [self.tool(f"t{i}", copy.deepcopy(body)) for i in range(3)]
         assert all(check(t, ANTHROPIC_TOOLS) == [] for t in tools)
         [problem] = check_request(tools, ANTHROPIC_TOOLS)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
+import annotated_types as at
 import attrs
 import orjson
 import pytest
@@ -322,7 +323,7 @@ def test_any_parsed_value_gives_an_instance_or_a_decode_error(value: Any) -> Non
     assert all(path.startswith("$") and message for path, message in errors)
 
 
-class _Unprintable(Exception):
+class _Unprintable(ValueError):  # a refusal of the value, whose text cannot be read
     def __str__(self) -> str:
         raise RuntimeError("__str__ is broken")
 
@@ -364,3 +365,27 @@ def test_a_constructor_message_cannot_fake_error_lines() -> None:
         decode(Checked, {"x": 1})
     assert all(not line.startswith("- $.admin") for line in str(info.value).splitlines())
     assert "no\\n- $.admin: approved" in str(info.value)
+
+
+@attrs.define
+class _Choice:
+    v: Union[Literal[7, "yzz", "z"], Annotated[str, at.Len(2, 6)], None]  # noqa: UP007
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ('""', "matches none of the union's options: '' is not one of [7, 'yzz', 'z']; "
+               "or: must have at least 2 characters, got 0; or: null"),
+        ('"abcdefgh"', "matches none of the union's options: 'abcdefgh' is not one of "
+                       "[7, 'yzz', 'z']; or: must have at most 6 characters, got 8; or: null"),
+        ("5", "matches none of the union's options: 5 is not one of [7, 'yzz', 'z']; "
+              "or: string; or: null"),
+        ("[]", "expected one of [7, 'yzz', 'z'], string or null, got array"),
+    ],
+)
+def test_a_union_error_names_every_option(reply: str, message: str) -> None:
+    """Not only the first option's failure: the retry would chase the wrong bound."""
+    with pytest.raises(DecodeError) as info:
+        decode(_Choice, '{"v": ' + reply + "}")
+    assert info.value.errors == [("$.v", message)]

@@ -206,8 +206,8 @@ def test_enum_keys_are_written_in_the_schemas_order() -> None:
     x = cls(d={Color.GREEN: 2, Color.RED: 1}, nested=[])
     assert list(schema(cls)["properties"]["d"]["properties"]) == ["red", "green"]
     assert encode(x) == b'{"d":{"red":1,"green":2},"nested":[]}'
-    entries = make_converter(OPENAI).unstructure(x)["d"]
-    assert entries == [{"key": "green", "value": 2}, {"key": "red", "value": 1}]  # as given
+    strict = make_converter(OPENAI).unstructure(x)["d"]
+    assert list(strict.items()) == [("red", 1), ("green", 2)]  # strict: every key, in order
     assert decode(cls, encode(x)) == x
 
 
@@ -488,3 +488,48 @@ def test_a_time_whose_offset_has_seconds_is_refused() -> None:
         encode(cls(datetime.time(9, 0, tzinfo=odd)))
     whole = datetime.timezone(datetime.timedelta(hours=5, minutes=30))
     assert encode(cls(datetime.time(9, 0, tzinfo=whole))) == b'{"t":"09:00:00+05:30"}'
+
+
+class _Shade(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+@attrs.define
+class _ByShade:
+    d: dict[_Shade, int]
+    e: dict[Literal["x", "y"], str]
+
+
+@attrs.define
+class _NullableValues:
+    d: dict[_Shade, Optional[int]]  # noqa: UP045 - a runtime type object
+
+
+@pytest.mark.parametrize("adapter", [OPENAI, ANTHROPIC, OPENAI_TOOLS])
+def test_under_strict_adapters_a_closed_key_dict_cannot_repeat_a_key(adapter: Any) -> None:
+    """An object with one nullable property per key: no engine can send a key twice."""
+    body = schema(_ByShade, adapter)
+    body = body.get("schema", body.get("parameters", body.get("input_schema", body)))
+    d = body["properties"]["d"]
+    assert d["type"] == "object"
+    assert d["required"] == ["red", "green"]
+    assert d["additionalProperties"] is False
+    validator = jsonschema.Draft202012Validator(body)
+    twice = {"d": [{"key": "red", "value": 1}, {"key": "red", "value": 2}],
+             "e": {"x": "a", "y": None}}
+    assert not validator.is_valid(twice)
+    sent = {"d": {"red": 1, "green": None}, "e": {"x": None, "y": "b"}}
+    assert validator.is_valid(sent)
+    value = _ByShade({_Shade.RED: 1}, {"y": "b"})
+    assert decode(_ByShade, orjson.dumps(sent)) == value  # null: the key is not in the dict
+    converter = make_converter(adapter)
+    assert converter.unstructure(value) == sent
+    assert converter.structure(sent, _ByShade) == value
+
+
+def test_a_closed_key_dict_with_nullable_values_stays_entries() -> None:
+    """Where null is a value, it cannot also mean "no such key": the entries form stays."""
+    d = schema(_NullableValues, OPENAI)["schema"]["properties"]["d"]
+    assert d["type"] == "array"
+    assert decode(_NullableValues, '{"d": {"red": null}}') == _NullableValues({_Shade.RED: None})

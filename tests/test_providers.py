@@ -138,26 +138,47 @@ class TestAnthropicSDK:
         )
         assert seen[0]["output_config"]["format"] == fmt
 
-    def test_sdk_transform_finds_nothing_to_move(self) -> None:
-        """The SDK's own strict-schema transform moves no keyword of ours into a description.
+    def test_sdk_transform_moves_only_patterns(self) -> None:
+        """The SDK's own transform (``transform_schema``) changes our body in two ways.
 
-        (It leaves out ``type`` beside ``enum``/``const`` and keeps everything else.)
+        It leaves out ``type`` beside ``enum``/``const``, and it moves every ``pattern``
+        into the description as ``{pattern: ...}`` (its string branch keeps only
+        ``format``), so a pattern sent through it is no longer enforced. Everything else
+        of ours it keeps. Send our body as it is, not through the SDK's transform.
         """
         from anthropic.lib._parse._transform import transform_schema
 
-        def without_literal_types(node: Any) -> Any:
+        def expected(node: Any) -> Any:
             if isinstance(node, dict):
-                out = {k: without_literal_types(v) for k, v in node.items()}
+                out = {k: expected(v) for k, v in node.items()}
                 if "enum" in out or "const" in out:
                     out.pop("type", None)
+                if "pattern" in out and out.get("type") == "string":
+                    pattern = out.pop("pattern")
+                    text = out.get("description")
+                    out["description"] = (f"{text}\n\n" if text is not None else "") + (
+                        f"{{pattern: {pattern}}}"
+                    )
                 return out
             if isinstance(node, list):
-                return [without_literal_types(v) for v in node]
+                return [expected(v) for v in node]
             return node
 
-        for cls in (Forecast, Search, Place):
+        @attrs.define
+        class Code:
+            """A code."""
+
+            code: str = attrs.field(validator=attrs.validators.matches_re(r"[A-Z]{3}"))
+            note: Annotated[str, Annotation(description="A note.")] = attrs.field(
+                validator=attrs.validators.matches_re(r"\d+")
+            )
+
+        moved = 0
+        for cls in (Forecast, Search, Place, Code):
             body = schema(cls, ANTHROPIC)["schema"]
-            assert transform_schema(body) == without_literal_types(body)
+            assert transform_schema(body) == expected(body)
+            moved += json.dumps(body).count('"pattern"')
+        assert moved == 2  # the patterns were there to move
 
 
 class TestOpenAISDK:

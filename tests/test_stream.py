@@ -160,7 +160,9 @@ def test_a_reply_grows_field_by_field() -> None:
     assert all('Writes "notes" on engines.'.startswith(b) for b in growing_bios)
     ages = {v.age for v in values[:-1] if "age" in v.fields}
     assert ages == {36}  # a number is shown only once it is finished
-    assert any(isinstance(v.fields.get("pets", [None])[-1], Partial) for v in values[:-1])
+    assert any(isinstance((v.fields.get("pets") or [None])[-1], Partial) for v in values[:-1])
+    # A nested object is never shown empty: only once its first field has arrived.
+    assert not [v for v in values[:-1] for p in v.fields.get("pets", []) if p == Partial(Pet)]
 
 
 def test_partial_reads_like_the_instance() -> None:
@@ -768,3 +770,78 @@ def test_a_number_cut_in_its_exponent_does_not_repeat_the_item_before() -> None:
     mappings = [v.fields.get("by_name") for v in values if isinstance(v, Partial)]
     assert all(m in ({}, {"a": 1.5}, {"a": 1.5, "b": 2.5e10}) for m in mappings if m is not None)
     check_stream(values, decode(Readings, text))
+
+
+# -- which members of a partial are finished --------------------------------------------
+
+
+@attrs.define
+class Place:
+    city: str
+    country: str
+
+
+@attrs.define
+class Report:
+    place: Place
+    summary: str
+
+
+@pytest.mark.parametrize(
+    ("head", "rest"),
+    [
+        ('{"place":{"city":"Zürich","country":"CH"},"summ', 'ary":"A long summary"}'),
+        ('{"place":{"city":"Zürich","country":"CH"}', ',"summary":"A long summary"}'),
+        # Brackets and an escaped quote inside a string do not count.
+        ('{"place":{"city":"Z}\\"ü[rich{","country":"CH"},', '"summary":"A long summary"}'),
+        # An escaped backslash ends with the string's closing quote.
+        ('{"place":{"city":"Z\\\\","country":"CH"} , "summ', 'ary":"A long summary"}'),
+    ],
+)
+def test_a_finished_nested_object_is_shown_as_its_class(head: str, rest: str) -> None:
+    with every_chunk():
+        first, *_, final = decode_stream(Report, [head, rest])
+    assert isinstance(first, Partial)
+    assert isinstance(first.place, Place), repr(first)
+    assert first.place == final.place
+
+
+@attrs.define
+class Cat:
+    name: str
+
+
+@attrs.define
+class Cats:
+    cats: list[Cat]
+
+
+def test_a_partial_never_shows_an_empty_nested_object() -> None:
+    text = '{"cats":[{"name":"Tom"},{"name":"Felix"}]}'
+    with every_chunk():
+        shown = [repr(v) for v in decode_stream(Cats, list(text))]
+    assert not [s for s in shown if "Partial[Cat]()" in s], shown
+    assert "Partial[Cats](cats=[Cat(name='Tom')]…)" in shown  # Tom as a Cat once closed
+    assert any("Partial[Cat](name='Fel" in s for s in shown), shown
+
+
+@attrs.define
+class Twice:
+    a: int
+    b: str
+    c: str = ""
+
+
+def test_partials_agree_with_the_final_value_on_a_repeated_key() -> None:
+    """A key sent twice: the last value wins, in the partials as in the final value."""
+    text = '{"a":1,"b":"some long string here","a":2,"c":"and more text to stream"}'
+    with every_chunk():
+        values = list(decode_stream(Twice, pieces(text, 4)))
+    *partials, final = values
+    assert final == decode(Twice, text)
+    assert final == Twice(2, "some long string here", "and more text to stream")
+    after = [p for p in partials if "c" in p.fields]  # the second "a" has arrived
+    assert after
+    assert all(p.a == 2 for p in after), [repr(p) for p in after]
+    # Before the second "a" arrived, the partials showed the first.
+    assert any(p.fields.get("a") == 1 for p in partials)

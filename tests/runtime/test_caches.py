@@ -7,6 +7,7 @@ measured from a clean start and a deadlock fails the test instead of hanging the
 from __future__ import annotations
 
 import json
+import textwrap
 
 from .isolated import run_isolated
 
@@ -228,3 +229,124 @@ def test_a_registration_completes_while_another_thread_is_inside_a_build() -> No
         timeout=120,
     )
     assert out.strip().endswith("done")
+
+
+def _alive_after(scenario: str) -> dict[str, int]:
+    """Run ``scenario`` (which fills ``refs``) in a child; how many of ``refs`` are alive."""
+    out = run_isolated(
+        textwrap.dedent("""
+        import dataclasses, gc, json, weakref
+        import attrs
+        from describedtypes import (OPENAI, Annotation, Registry, annotate, decode,
+                                    decode_stream, encode, schema)
+
+        @attrs.define
+        class Long:
+            text: str
+
+        refs = []
+        """)
+        + textwrap.dedent(scenario)
+        + textwrap.dedent("""
+        gc.collect()
+        print(json.dumps({"alive": sum(r() is not None for r in refs), "of": len(refs)}))
+        """),
+        timeout=120,
+    )
+    result: dict[str, int] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def test_an_expression_with_a_run_time_class_does_not_keep_it_alive() -> None:
+    """``Long | Short`` is cached on the run-time ``Short``, not on the module's ``Long``."""
+    result = _alive_after(
+        """
+        for i in range(50):
+            short = attrs.make_class("Short", {"n": attrs.field(type=int)})
+            decode(Long | short, '{"n": 1}')
+            schema(Long | short)
+            schema(dict[str, Long | short])
+            encode(decode(list[Long | short], '[{"n": 1}]'))
+            refs.append(weakref.ref(short))
+            del short
+        """
+    )
+    assert result == {"alive": 0, "of": 50}
+
+
+def test_a_per_request_registry_is_collected_with_what_was_built_for_it() -> None:
+    result = _alive_after(
+        """
+        for i in range(50):
+            registry = Registry(parent=annotate)
+            registry.register(Long, Annotation(description=f"request {i}"))
+            assert schema(Long, OPENAI, registry=registry)["description"] == f"request {i}"
+            schema(list[Long], registry=registry)
+            schema(list[str], registry=registry)  # an expression with no class of yours
+            decode(Long, '{"text": "a"}', registry=registry)
+            decode(list[int], '[1]', registry=registry)
+            list(decode_stream(Long, ['{"text": "a"}'], registry=registry))
+            refs.append(weakref.ref(registry))
+            del registry
+        gc.collect()
+        # What was built for the dead registries went with them.
+        left = len(Long.__dict__.get("__describedtypes_cache__", {}))
+        assert left < 10, left
+        """
+    )
+    assert result == {"alive": 0, "of": 50}
+
+
+def test_a_dataclass_made_by_make_dataclass_is_collected() -> None:
+    """On Python 3.11 its ``__module__`` is ``types``: it is still the user's class."""
+    result = _alive_after(
+        """
+        for i in range(50):
+            row = dataclasses.make_dataclass("Row", [("id", int)])
+            schema(list[row])
+            schema(row | None)
+            decode(list[row], '[{"id": 1}]')
+            refs.append(weakref.ref(row))
+            del row
+        """
+    )
+    assert result == {"alive": 0, "of": 50}
+
+
+def test_registrations_hold_classes_weakly() -> None:
+    """Registering (and unregistering) an annotation keeps no class alive."""
+    result = _alive_after(
+        """
+        mine = Registry()
+        for i in range(20):
+            cls = attrs.make_class("Reg", {"n": attrs.field(type=int)})
+            mine.register(cls, Annotation(description="a row"))
+            assert schema(cls, registry=mine)["description"] == "a row"
+            annotate.register(cls, Annotation(description="a row"))
+            schema(cls)
+            annotate.unregister(cls)
+            refs.append(weakref.ref(cls))
+            del cls
+        """
+    )
+    assert result == {"alive": 0, "of": 20}
+
+
+def test_a_registry_parent_cycle_is_refused() -> None:
+    """``parent`` is fixed when a registry is made, so its parents can never form a cycle."""
+    out = run_isolated(
+        """
+        from describedtypes import Registry
+        a = Registry()
+        b = Registry(parent=a)
+        try:
+            a.parent = b
+        except TypeError as exc:
+            print("refused:", exc)
+        else:
+            print("accepted")
+        """,
+        timeout=30,
+    )
+    assert out.startswith("refused:"), out
+    assert "Registry(parent=" in out

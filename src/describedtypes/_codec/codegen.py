@@ -122,7 +122,9 @@ def check_lines(var: str, key: str, fn: str, fast: str | None) -> list[str]:
 _ATTEMPTS = threading.local()
 
 
-def try_remembered(candidates: Any, v: Any) -> Any:
+def try_remembered(
+    candidates: Any, v: Any, refused: Callable[[list[list[list[Any]]]], Invalid] | None = None
+) -> Any:
     """Try a union's options on a container, remembering each outcome for this decode.
 
     A union nested in a union re-decodes the same value once per outer option, which
@@ -156,6 +158,8 @@ def try_remembered(candidates: Any, v: Any) -> Any:
                 continue
             memo[key] = (v, result, None)
             return result
+        if refused is not None:  # the union says what every option found
+            raise refused([[list(item) for item in f] for f in failures])
         best = min(failures, key=len)
         raise Invalid([list(item) for item in best])
     finally:
@@ -281,6 +285,11 @@ def expected_kinds(node: ni.UnionNode) -> str:
     if len(names) <= 2:
         return " or ".join(names)
     return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def node_kind_names(node: ni.Node) -> list[str]:
+    """What JSON kinds ``node`` takes, in words (``expected_kinds`` joins them)."""
+    return _node_kind_names(node)
 
 
 def _node_kind_names(node: ni.Node) -> list[str]:

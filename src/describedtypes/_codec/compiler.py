@@ -9,7 +9,7 @@ from typing import Any
 
 from .._base.generated import run_source
 from .._types import inspector as ni
-from .._types.nodes import hook_type
+from .._types.nodes import closed_keys_as_object, hook_type
 from ..errors import SchemaError
 from .codegen import (
     Compiled,
@@ -19,6 +19,7 @@ from .codegen import (
     expected_kinds,
     hook_errors,
     list_problems,
+    node_kind_names,
     object_chooser,
     repeated_key,
     safe_name,
@@ -26,6 +27,7 @@ from .codegen import (
     try_remembered,
     unknown,
 )
+from .mistakes import is_model_mistake
 from .objectsource import object_source
 from .problems import (
     ABSENT,
@@ -48,6 +50,7 @@ from .problems import (
     show,
     value_kinds,
 )
+from .unions import union_failure
 from .values import (
     DECIMAL_TEXT,
     FORMATS,
@@ -79,6 +82,7 @@ class Compiler:
             "as_array": as_array,
             "unknown": unknown,
             "ctor_errors": ctor_errors,
+            "is_model_mistake": is_model_mistake,
             "list_problems": list_problems,
         }
         self.hooks = hooks
@@ -144,6 +148,8 @@ class Compiler:
             except RecursionError:
                 raise
             except Exception as exc:
+                if not is_model_mistake(exc):
+                    raise  # not the model's doing: the caller's to see, never the model's
                 raise Invalid(hook_errors(exc)) from None
 
         everything = frozenset(JSON_CLASSES)
@@ -532,12 +538,17 @@ class Compiler:
         key_fn, value_fn = key.fn, value.fn
         plain_keys = key.fast == "{v}.__class__ is str"
         container = node.container
+        # Strict adapters send a dict of closed keys as an object with every key, null for
+        # a key not in the dict (its values cannot be null): such a null is no entry.
+        null_is_absent = closed_keys_as_object(node)
 
         def from_object(v: dict[Any, Any]) -> Any:
             out: dict[Any, Any] = {}
             sent: dict[Any, Any] | None = None  # decoded key -> the text that sent it
             errs: list[list[Any]] | None = None
             for k, x in v.items():
+                if x is None and null_is_absent:
+                    continue
                 if not plain_keys or k.__class__ is not str:
                     try:
                         k2 = key_fn(k)
@@ -662,6 +673,18 @@ class Compiler:
                 if chooser is not None:
                     choosers[cls] = chooser
         expected = expected_kinds(node)
+        # For each JSON kind, the options that do not read it: named when all that do fail.
+        untried: dict[type, list[str]] = {}
+        for cls in JSON_CLASSES:
+            taking = {id(o) for o, _ in exact[cls] + loose[cls]}
+            names: list[str] = []
+            for o, _ in options:
+                if id(o) not in taking:
+                    names += [n for n in node_kind_names(o) if n not in names]
+            untried[cls] = names
+
+        def refused(cls: Any, failures: list[list[list[Any]]]) -> Invalid:
+            return union_failure(failures, untried.get(cls, ()), expected)
 
         def fn(v: Any) -> Any:
             cls = classify(v)
@@ -671,16 +694,21 @@ class Compiler:
             if cls is dict and choosers:
                 candidates = choosers[dict](v)
             if len(candidates) == 1:
-                return candidates[0](v)
+                if not untried.get(cls):  # type: ignore[arg-type]  # cls: set, not None
+                    return candidates[0](v)
+                try:
+                    return candidates[0](v)
+                except Invalid as e:
+                    raise refused(cls, [e.errors]) from None
             if cls is dict or cls is list:
-                return try_remembered(candidates, v)
-            failures: list[Invalid] = []
+                return try_remembered(candidates, v, lambda f: refused(cls, f))
+            failures: list[list[list[Any]]] = []
             for candidate in candidates:
                 try:
                     return candidate(v)
                 except Invalid as e:
-                    failures.append(e)
-            raise min(failures, key=lambda e: len(e.errors))
+                    failures.append(e.errors)
+            raise refused(cls, failures)
 
         kinds = frozenset(c for c in JSON_CLASSES if exact[c])
         lenient = frozenset(c for c in JSON_CLASSES if loose[c] and not exact[c])

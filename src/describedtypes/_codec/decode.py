@@ -63,8 +63,8 @@ from .codegen import HookSource, baseline_of, hook_identity
 from .compiler import Compiler
 from .fast import FALLBACK, fast_decoder_for
 from .jsontext import json_error, parse_fenced
-from .problems import Invalid, Structure, decode_error, show
-from .values import exact_loads, has_newer_types, needs_exact
+from .problems import ABSENT, Invalid, Structure, decode_error, show
+from .values import exact_beyond_float, exact_loads, has_newer_types, needs_exact
 
 
 @attrs.frozen
@@ -148,10 +148,7 @@ def _remember(tp: Any, key: Any, entry: _cache.Entry) -> None:
     builtins or on classes whose entries go to the bounded table. Called on the slow
     path only (a miss, a new stamp), so ``decode()``'s hit stays two identity checks.
     """
-    if not isinstance(tp, type):
-        return
-    own = tp.__dict__.get(_cache.ATTRIBUTE)
-    if isinstance(own, dict) and own.get(key) is entry:
+    if _cache.lives_on(tp, key, entry):
         # type.__setattr__: a metaclass's own __setattr__ is user code.
         type.__setattr__(tp, _SLOT, (tp, entry))
 
@@ -226,9 +223,12 @@ def _too_deep() -> DecodeError:
 
 
 def _loaded(
-    data: str | bytes | bytearray | memoryview, *, fenced: bool = True
+    data: str | bytes | bytearray | memoryview, *, fenced: bool = True, exact: bool = False
 ) -> tuple[Any, DecodeError | None]:
     """(the parsed reply, None), or (None, the DecodeError to raise) for text that is no JSON.
+
+    With ``exact`` (the type holds a Decimal), a number beyond the float range, which
+    orjson refuses, is read from its digits like any other (``1e400`` as ``1e-400`` is).
 
     The error comes back rather than raised so the caller can drop its reference to the
     text first; it is cut loose from the parser's exception (whose ``doc`` is the whole
@@ -246,6 +246,10 @@ def _loaded(
     else:
         error = json_error(failure, data)
     del failure
+    if exact and "infinity when parsed as double" in str(error):
+        beyond = exact_beyond_float(data)
+        if beyond is not ABSENT:
+            return beyond, None
     error.__context__ = None
     return None, error.with_traceback(None)
 
@@ -354,7 +358,7 @@ def decode(tp: Any, data: Any, *, converter: Any = None, registry: Registry = an
     fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = data
-        data, unreadable = _loaded(data)
+        data, unreadable = _loaded(data, exact=decoder.exact)
         if unreadable is not None:
             del text  # the error must not keep the reply alive through this frame
             raise unreadable
@@ -439,7 +443,9 @@ def decode_arguments(
     fn = decoder.fn
     if isinstance(data, (str, bytes, bytearray, memoryview)):
         text = bytes(data) if isinstance(data, memoryview) else data
-        data, unreadable = ({}, None) if not text.strip() else _loaded(text, fenced=False)
+        data, unreadable = (
+            ({}, None) if not text.strip() else _loaded(text, fenced=False, exact=decoder.exact)
+        )
         if unreadable is not None:
             del text  # the error must not keep the reply alive through this frame
             raise unreadable

@@ -164,6 +164,8 @@ def object_source(
         "    except RecursionError:",
         "        raise",
         "    except Exception as exc:",
+        "        if not is_model_mistake(exc):",
+        "            raise",
         f"        raise Invalid(ctor_errors(exc, {fields})) from None",
     ]
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ finished values are decoded by the same compiled functions ``decode()`` uses.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import types
 from collections.abc import Callable, Mapping
@@ -212,13 +213,61 @@ _ABSENT: _Built = (False, None, None, False)
 class _OpenState:
     """One open container: its finished members, decoded once, and its tail's state."""
 
-    __slots__ = ("count", "out", "tail", "tail_state")
+    __slots__ = ("count", "out", "raw", "tail", "tail_state")
 
     def __init__(self, out: Any) -> None:
         self.count = 0  # members finished and decoded so far
         self.out = out  # what they show: a dict of fields or entries, or a list of items
+        #: An object's finished members as parsed, by key: a key sent again later (the
+        #: last one wins, as in decode()) shows up as a changed value here.
+        self.raw: dict[Any, Any] = {}
         self.tail: Any = None
         self.tail_state: Any = None
+
+
+_STRUCTURE = re.compile(rb'[\\"{}\[\]]')
+
+
+class _Depth:
+    """How many containers are open at the end of the text (brackets outside strings).
+
+    Fed the growing text as it arrives; each byte is read once. A container in the
+    parse nested deeper than this is closed in the text, though the parse alone cannot
+    tell (a partial parse drops an unfinished key after it).
+    """
+
+    __slots__ = ("depth", "escaped", "in_string", "scanned")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.scanned = 0
+        self.in_string = False
+        self.escaped = False  # the last byte read was a backslash inside a string
+
+    def feed(self, text: bytes | bytearray, start: int) -> int:
+        pos = max(self.scanned, start)
+        if self.escaped and pos < len(text):
+            pos += 1
+            self.escaped = False
+        depth, in_string = self.depth, self.in_string
+        for match in _STRUCTURE.finditer(text, pos):
+            at = match.start()
+            if at < pos:
+                continue  # the byte after a backslash
+            byte = text[at]
+            if byte == 0x5C:  # backslash: only inside a string, and escapes the next byte
+                if in_string:
+                    if at + 1 >= len(text):
+                        self.escaped = True
+                    pos = at + 2
+                continue
+            if byte == 0x22:  # quote
+                in_string = not in_string
+            elif not in_string:
+                depth += 1 if byte in (0x7B, 0x5B) else -1
+        self.depth, self.in_string = depth, in_string
+        self.scanned = len(text)
+        return depth
 
 
 class PartialPlan:
@@ -259,9 +308,20 @@ class PartialBuilder:
         #: Set before each build: the text ends inside a string / right after a number.
         self.in_string = False
         self.in_number = False
+        #: How many containers are open at the end of the text (``see``); None: unknown,
+        #: and only the last member of each container is taken as open.
+        self.depth: int | None = None
+        self._depth = _Depth()
+
+    def see(self, text: bytes | bytearray, start: int = 0) -> None:
+        """Read the text so far (from ``start``, where the JSON begins): how deep it is open.
+
+        Called before ``build`` with the whole text each time; only what is new is read.
+        """
+        self.depth = self._depth.feed(text, start)
 
     def build(self, parsed: Any) -> Partial[Any] | None:
-        present, value, self.state, _ = self._open(self.plan.root, parsed, self.state)
+        present, value, self.state, _ = self._open(self.plan.root, parsed, self.state, 1)
         if not present:
             return None
         if isinstance(value, Partial):
@@ -279,11 +339,23 @@ class PartialBuilder:
         except Invalid:
             pass
         if isinstance(value, (dict, list)):
-            present, shown, _, _ = self._open(node, value, None, closed=True)
+            present, shown, _, _ = self._open(node, value, None, 0, closed=True)
             return present, shown
         return False, None
 
-    def _open(self, node: ni.Node, value: Any, state: Any, *, closed: bool = False) -> _Built:
+    def _closed_tail(self, value: Any, level: int) -> bool:
+        """Whether the last member of a container at ``level`` is a container closed already."""
+        return (
+            self.depth is not None
+            and isinstance(value, (dict, list))
+            and bool(value)
+            and isinstance(_last(value), (dict, list))
+            and level + 1 > self.depth
+        )
+
+    def _open(
+        self, node: ni.Node, value: Any, state: Any, level: int, *, closed: bool = False
+    ) -> _Built:
         if isinstance(node, ni.UnionNode):
             option = self._option(node, value, closed)
             if option is None:
@@ -291,12 +363,12 @@ class PartialBuilder:
             node = option
         if isinstance(value, dict):
             if isinstance(node, ni.ObjectNode):
-                return self._object(node, value, state, closed)
+                return self._object(node, value, state, level, closed)
             if isinstance(node, ni.DictNode):
-                return self._mapping(node, value, state, closed)
+                return self._mapping(node, value, state, level, closed)
         elif isinstance(value, list):
             if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
-                return self._array(node, value, state, closed)
+                return self._array(node, value, state, level, closed)
         elif isinstance(value, str):
             if self.in_string and not closed:
                 if _plain_str(node):
@@ -314,27 +386,49 @@ class PartialBuilder:
         present, shown = self._finished(node, value)
         return present, shown, None, present
 
-    def _tail(self, state: _OpenState, key: Any, node: ni.Node, value: Any) -> _Built:
+    def _tail(
+        self, state: _OpenState, key: Any, node: ni.Node, value: Any, level: int
+    ) -> _Built:
         tail_state = state.tail_state if state.tail == key else None
-        built = self._open(node, value, tail_state)
+        built = self._open(node, value, tail_state, level)
         state.tail, state.tail_state = key, built[2]
         return built
 
+    @staticmethod
+    def _sent_again(state: _OpenState, value: dict[Any, Any]) -> list[Any]:
+        """The finished keys whose value changed: sent again later (the last one wins)."""
+        raw = state.raw
+        if not raw:
+            return []
+        try:
+            return [k for k, item in raw.items() if k in value and value[k] != item]
+        except Exception:  # values that cannot be compared: taken as unchanged
+            return []
+
     def _object(
-        self, node: ni.ObjectNode, value: dict[Any, Any], state: Any, closed: bool
+        self, node: ni.ObjectNode, value: dict[Any, Any], state: Any, level: int, closed: bool
     ) -> _Built:
         if not isinstance(state, _OpenState):
             state = _OpenState({})
         by_key = self.plan.by_key(node)
         size = len(value)
+        closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
+        for key in self._sent_again(state, value):
+            again = by_key[key]
+            state.raw[key] = value[key]
+            state.out.pop(again.name, None)
+            present, shown = self._finished(again.node, value[key])
+            if present:
+                state.out[again.name] = shown
         if finished > state.count:
             for key, item in itertools.islice(value.items(), state.count, finished):
-                field = by_key.get(key)
-                if field is not None:
-                    present, shown = self._finished(field.node, item)
+                member = by_key.get(key)
+                if member is not None:
+                    state.raw[key] = item
+                    present, shown = self._finished(member.node, item)
                     if present:
-                        state.out[field.name] = shown
+                        state.out[member.name] = shown
             state.count = finished
         fields = dict(state.out)
         growing = None
@@ -344,22 +438,35 @@ class PartialBuilder:
             key, item = next(reversed(value.items()))
             field = by_key.get(key)
             if field is not None:
-                present, shown, _, settled = self._tail(state, key, field.node, item)
+                present, shown, _, settled = self._tail(state, key, field.node, item, level + 1)
                 if present:
                     fields[field.name] = shown
                     if not settled:
                         growing = field.name
+        if not fields and level > 1 and not closed:
+            # A nested object with nothing in it yet: shown once its first field arrives.
+            return False, None, state, False
         return True, Partial(node.python_type, fields, growing=growing), state, False
 
     def _mapping(
-        self, node: ni.DictNode, value: dict[Any, Any], state: Any, closed: bool
+        self, node: ni.DictNode, value: dict[Any, Any], state: Any, level: int, closed: bool
     ) -> _Built:
         if not isinstance(state, _OpenState):
             state = _OpenState({})
         size = len(value)
+        closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
+        for key in self._sent_again(state, value):
+            ok, decoded_key = self._finished(node.keys, key)
+            state.raw[key] = value[key]
+            if ok:
+                state.out.pop(decoded_key, None)
+                present, shown = self._finished(node.values, value[key])
+                if present:
+                    state.out[decoded_key] = shown
         if finished > state.count:
             for key, item in itertools.islice(value.items(), state.count, finished):
+                state.raw[key] = item
                 ok, decoded_key = self._finished(node.keys, key)
                 if ok:
                     present, shown = self._finished(node.values, item)
@@ -373,19 +480,25 @@ class PartialBuilder:
             key, item = next(reversed(value.items()))
             ok, decoded_key = self._finished(node.keys, key)
             if ok:
-                present, shown, _, _ = self._tail(state, key, node.values, item)
+                present, shown, _, _ = self._tail(state, key, node.values, item, level + 1)
                 if present:
                     out[decoded_key] = shown
         return True, out, state, False
 
     def _array(
-        self, node: ni.ArrayNode | ni.TupleNode, value: list[Any], state: Any, closed: bool
+        self,
+        node: ni.ArrayNode | ni.TupleNode,
+        value: list[Any],
+        state: Any,
+        level: int,
+        closed: bool,
     ) -> _Built:
         if not isinstance(state, _OpenState):
             state = _OpenState([])
         size = len(value)
         if isinstance(node, ni.TupleNode):
             size = min(size, len(node.items))
+        closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
         if finished > state.count:
             for index in range(state.count, finished):
@@ -398,7 +511,9 @@ class PartialBuilder:
         # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
         if state.count < size and finished < size:
             index = size - 1
-            present, shown, _, _ = self._tail(state, index, self._item(node, index), value[index])
+            present, shown, _, _ = self._tail(
+                state, index, self._item(node, index), value[index], level + 1
+            )
             if present:
                 out.append(shown)
         return True, out, state, False
@@ -444,6 +559,13 @@ class PartialBuilder:
             ):
                 return False
         return True
+
+
+def _last(value: dict[Any, Any] | list[Any]) -> Any:
+    """The last member's value of a non-empty object or array."""
+    if isinstance(value, dict):
+        return value[next(reversed(value))]
+    return value[-1]
 
 
 def _plain_str(node: ni.Node) -> bool:

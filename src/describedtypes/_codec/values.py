@@ -271,6 +271,22 @@ def exact_loads(data: str | bytes | bytearray | memoryview, parsed: Any) -> Any:
         return parsed
 
 
+def _no_constant(name: str) -> Any:
+    msg = f"{name} is not JSON"
+    raise ValueError(msg)
+
+
+def exact_beyond_float(data: str | bytes | bytearray | memoryview) -> Any:
+    """``data`` parsed with exact numbers where orjson refused a number past the float
+    range (``1e400``), inside a markdown fence too; ``ABSENT`` when it is not JSON either
+    way (NaN and Infinity stay refused)."""
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+        return json.loads(unfenced(text), parse_float=ExactNumber, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return ABSENT
+
+
 DECIMAL_TEXT = re.compile(mt.DECIMAL_PATTERN)
 
 

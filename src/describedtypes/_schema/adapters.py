@@ -270,6 +270,8 @@ class Adapter:
             written into the description.
         enum_types: The JSON types an ``enum`` may hold (None: any scalar). An enum with
             other values is written into the description.
+        empty_enum_strings: An ``enum`` may hold the empty string (Gemini refuses it:
+            such an enum is written into the description).
         type_lists: ``type`` may be a list (``["string", "null"]``); when False, unions of
             types are spelled with ``anyOf``.
         regex_subset: Patterns must avoid backreferences, lookaround and ``\\b``; a
@@ -307,6 +309,7 @@ class Adapter:
     formats: frozenset[str] | None = None
     min_items_max: int | None = None
     enum_types: frozenset[str] | None = None
+    empty_enum_strings: bool = True
     type_lists: bool = True
     regex_subset: bool = False
     name_pattern: str | None = None
@@ -501,6 +504,7 @@ GEMINI = Adapter(
     root_description=False,
     keywords=_GEMINI_KEYWORDS,
     enum_types=frozenset({"string", "number", "integer"}),
+    empty_enum_strings=False,
     name_pattern=_GEMINI_NAME,
     checks=GEMINI_RULES,
 )

@@ -154,6 +154,11 @@ class Document:
         strict: Whether the provider applies its strict rules: the wrapper's own
             ``strict`` flag when it has one, else the adapter's.
         visits: Every subschema of the body, root first, in document order.
+        malformed: What sits in a schema position but is no schema object (a boolean
+            ``true``/``false`` included), or a holder of the wrong kind (``properties``
+            as a list, ``anyOf`` as an object): ``(holder, keyword, key, value)``, where
+            ``holder`` is the visit of the schema holding it and ``key`` the property
+            name or index (None for a holder itself or a single schema).
     """
 
     body: Mapping[str, Any]
@@ -163,6 +168,7 @@ class Document:
     name_pointer: str | None
     strict: bool
     visits: tuple[Visit, ...]
+    malformed: tuple[tuple[Visit, str, str | None, Any], ...] = ()
 
     def problem(self, pointer: str, rule: str, message: str) -> Problem:
         """A problem at ``pointer`` within the body."""
@@ -264,8 +270,11 @@ _KINDS: dict[str, int] = {
 _KIND_KEYS = frozenset(_KINDS)
 
 
-def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
-    """Every subschema of ``body`` in document order (depth first, keys in order).
+def _walk(
+    body: Mapping[str, Any],
+) -> tuple[tuple[Visit, ...], tuple[tuple[Visit, str, str | None, Any], ...]]:
+    """Every subschema of ``body`` in document order (depth first, keys in order), and
+    what sits in a schema position without being a schema object (``malformed``).
 
     A subschema is a JSON object under a keyword that holds schemas: one (``not``), a map
     of them (``properties``, ``$defs``), a list (``anyOf``, ``prefixItems``) or either
@@ -273,6 +282,7 @@ def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
     deeper than Python's recursion limit.
     """
     out: list[Visit] = []
+    bad: list[tuple[Visit, str, str | None, Any]] = []
     stack: list[Visit] = [Visit(body, None, "", None)]
     kinds = _KINDS
     holders = _KIND_KEYS
@@ -292,16 +302,26 @@ def _walk(body: Mapping[str, Any]) -> tuple[Visit, ...]:
                     for key, sub in value.items():
                         if is_map(sub):
                             found.append(Visit(sub, here, kw, str(key)))
+                        else:
+                            bad.append((here, kw, str(key), sub))
+                else:
+                    bad.append((here, kw, None, value))
             elif isinstance(value, list) and kind in (_LIST, _ITEMS):
                 for i, sub in enumerate(value):
                     if is_map(sub):
                         found.append(Visit(sub, here, kw, str(i)))
+                    else:
+                        bad.append((here, kw, str(i), sub))
+                if kind == _ITEMS:
+                    bad.append((here, kw, None, value))  # the draft-07 tuple form
             elif kind != _LIST and is_map(value):
                 found.append(Visit(value, here, kw, None))
+            else:
+                bad.append((here, kw, None, value))
         if found:
             found.reverse()
             stack.extend(found)
-    return tuple(out)
+    return tuple(out), tuple(bad)
 
 
 def _resolve(body: Mapping[str, Any], ref: Any) -> Mapping[str, Any] | None:
@@ -409,6 +429,7 @@ def document(obj: Mapping[str, Any], adapter: Adapter, prefix: str = "") -> Docu
                 flag = _get(obj, strict_path)
                 if isinstance(flag, bool):
                     strict = flag
+    visits, malformed = _walk(body)
     return Document(
         body=body,
         prefix=prefix + (_pointer(body_path) if wrapped and body_path else ""),
@@ -416,7 +437,8 @@ def document(obj: Mapping[str, Any], adapter: Adapter, prefix: str = "") -> Docu
         name=name,
         name_pointer=name_pointer,
         strict=strict,
-        visits=_walk(body),
+        visits=visits,
+        malformed=malformed,
     )
 
 

@@ -19,7 +19,7 @@ import orjson
 from .._types import declared
 from .._types import inspector as ni
 from .._types import kinds as mt
-from .._types.nodes import NO_CONSTRAINTS, is_decimal, object_graph
+from .._types.nodes import NO_CONSTRAINTS, closed_keys_as_object, is_decimal, object_graph
 from ..errors import SchemaError
 from .adapters import Adapter
 from .engines import Engine
@@ -285,6 +285,8 @@ class Builder:
 
     def enum_ok(self, values: Any) -> bool:
         """The provider accepts these values in an ``enum``."""
+        if not self.adapter.empty_enum_strings and any(v == "" for v in values):
+            return False  # Gemini: "enum[0]: cannot be empty"; the values go into the text
         allowed = self.adapter.enum_types
         return allowed is None or all(_enum_kind(v) & allowed for v in values)
 
@@ -514,6 +516,32 @@ class Builder:
         return {"type": "array", "prefixItems": items, "items": False, "minItems": n, "maxItems": n}
 
     def dict(self, node: ni.DictNode, pointer: str, path: str) -> Json:
+        if self.adapter.dict_as_entries and closed_keys_as_object(node):
+            # Keys from an Enum, a Literal or an annotation enum under a strict adapter: an
+            # array of entries would let a grammar engine send a key twice; an object with
+            # one property per key cannot. Strict adapters need every property present, so
+            # each is nullable, and null means "no such key" (decode() drops it).
+            nullable = ni.UnionNode(options=(node.values, ni.NullNode()))
+            properties = {
+                key: self.render(
+                    nullable, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
+                )
+                for key in _enum_values(node.keys)
+            }
+            self.rewrites.append(
+                Rewrite(
+                    pointer or "/",
+                    "rewritten",
+                    "dict with a closed set of keys as an object with every key, null for a "
+                    "key not in the dict",
+                )
+            )
+            return {
+                "type": "object",
+                "properties": properties,
+                "required": list(properties),
+                "additionalProperties": False,
+            }
         if not self.adapter.dict_as_entries:
             if not isinstance(node.keys, ni.ScalarNode) or node.keys.enum is not None:
                 # Keys from an Enum, a Literal or an annotation enum: a closed object with

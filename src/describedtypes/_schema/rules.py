@@ -28,6 +28,7 @@ from .document import (
     max_depth,
     types_of,
 )
+from .wellformed import ANTHROPIC_SDK_SHAPES, BOOLEAN_SCHEMAS, PRIMITIVE_LITERALS, WELL_FORMED
 
 if TYPE_CHECKING:
     from .adapters import Adapter
@@ -503,13 +504,14 @@ def _primitive(x: Any) -> bool:
 
 
 def _string_or_number(x: Any) -> bool:
-    return isinstance(x, (str, int, float)) and not isinstance(x, bool)
+    # Gemini refuses an empty string in an enum ("enum[0]: cannot be empty").
+    return isinstance(x, (str, int, float)) and not isinstance(x, bool) and x != ""
 
 
 ANTHROPIC_ENUM = Rule("enum", _enum_rule(_primitive, "primitive values"), strict_only=True,
                       summary="enum holds primitive values only.")
-GEMINI_ENUM = Rule("enum", _enum_rule(_string_or_number, "strings and numbers"),
-                   summary="enum holds strings and numbers only.")
+GEMINI_ENUM = Rule("enum", _enum_rule(_string_or_number, "non-empty strings and numbers"),
+                   summary="enum holds non-empty strings and numbers only.")
 
 
 # -- references and recursion ------------------------------------------------------------
@@ -655,14 +657,17 @@ LIMITS = Rule("limits", _limits, strict_only=True,
 # -- the providers' rule sets ------------------------------------------------------------
 
 OPENAI_RULES: tuple[Rule, ...] = (
-    ROOT_OBJECT, NAME, REF_TARGET, TYPED, OPENAI_KEYWORDS, CLOSED_OBJECTS, ALL_REQUIRED,
-    OBJECT_PROPERTIES, FORMATS, OPENAI_REF_SIBLINGS, LIMITS,
+    WELL_FORMED, BOOLEAN_SCHEMAS, PRIMITIVE_LITERALS, ROOT_OBJECT, NAME, REF_TARGET, TYPED,
+    OPENAI_KEYWORDS, CLOSED_OBJECTS, ALL_REQUIRED, OBJECT_PROPERTIES, FORMATS,
+    OPENAI_REF_SIBLINGS, LIMITS,
 )
 ANTHROPIC_RULES: tuple[Rule, ...] = (
-    ROOT_OBJECT, NAME, REF_TARGET, TYPED, ANTHROPIC_KEYWORDS, CLOSED_OBJECTS, FORMATS,
-    MIN_ITEMS, PATTERN_SYNTAX, ANTHROPIC_ENUM, NO_RECURSION, LIMITS,
+    WELL_FORMED, BOOLEAN_SCHEMAS, ANTHROPIC_SDK_SHAPES, PRIMITIVE_LITERALS, ROOT_OBJECT, NAME,
+    REF_TARGET, TYPED, ANTHROPIC_KEYWORDS, CLOSED_OBJECTS, FORMATS, MIN_ITEMS, PATTERN_SYNTAX,
+    ANTHROPIC_ENUM, NO_RECURSION, LIMITS,
 )
 GEMINI_RULES: tuple[Rule, ...] = (
-    ROOT_OBJECT, NAME, REF_TARGET, GEMINI_REF_SIBLINGS, CYCLIC_REF_REQUIRED, GEMINI_ENUM,
+    WELL_FORMED, ROOT_OBJECT, NAME, REF_TARGET, GEMINI_REF_SIBLINGS, CYCLIC_REF_REQUIRED,
+    GEMINI_ENUM,
 )
-MCP_RULES: tuple[Rule, ...] = (MCP_ROOT_OBJECT, NAME)
+MCP_RULES: tuple[Rule, ...] = (WELL_FORMED, MCP_ROOT_OBJECT, NAME)

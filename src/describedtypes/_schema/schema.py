@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
 
@@ -142,7 +143,7 @@ def _frozen_copy_error(kind: str) -> TypeError:
     return TypeError(
         f"this schema {kind} is cached and shared by every caller, so it is read-only; "
         "copy.deepcopy(schema(...)) gives a mutable copy (plain dicts and lists), and "
-        "schema(..., dict_type=...) builds a fresh one"
+        "schema(..., dict_type=dict) builds a fresh one of plain dicts"
     )
 
 
@@ -260,8 +261,29 @@ def cached_build(
     stamp = current_stamp()
     body, rewrites, node = build(obj, adapter, use_references, registry)
     built = Built(freeze(body), tuple(rewrites))
+    if rewrites and _log.isEnabledFor(logging.DEBUG):
+        # Once per build (not per call); DEBUG: the details quote the user's annotations
+        # (a pattern, a bound, enum values).
+        _log.debug(
+            "%s: %d rewrite(s) of the schema of %s: %s",
+            adapter.name,
+            len(rewrites),
+            _described(obj),
+            "; ".join(f"{r.pointer} {r.action} {r.detail}" for r in rewrites),
+        )
     _cache.put(obj, key, _cache.Entry(built, registry, stamp, node=node))
     return built
+
+
+_log = logging.getLogger("describedtypes")
+
+
+def _described(obj: Any) -> str:
+    try:
+        name = getattr(obj, "__qualname__", None)
+        return name if isinstance(name, str) else repr(obj)[:200]
+    except Exception:  # a user's __repr__ that raises
+        return type(obj).__name__
 
 
 def _check_arguments(adapter: Any, registry: Any, label: str = "llm_adapter") -> None:
@@ -274,18 +296,18 @@ def schema(
     llm_adapter: Adapter = STANDARD,
     *,
     use_references: bool | Literal["auto"] = False,
-    dict_type: Callable[[], Any] = dict,
+    dict_type: Callable[[], Any] | None = None,
     report: list[Rewrite] | None = None,
     registry: Registry = annotate,
 ) -> Mapping[str, Any]:
     """The JSON Schema of a type or function, shaped for ``llm_adapter``.
 
-    The result is cached per object, adapter and registry. With the default
-    ``dict_type=dict`` every call returns the same read-only ``FrozenDict`` (a ``dict``
-    subclass that ``json``, orjson and the provider SDKs accept as it is), so a repeated
-    call costs well under a microsecond; ``copy.deepcopy(...)`` of it is a mutable
-    copy made of plain dicts and lists. Any other ``dict_type`` builds a fresh, mutable
-    tree of that mapping type on each call.
+    The result is cached per object, adapter and registry. Without ``dict_type`` every
+    call returns the same read-only ``FrozenDict`` (a ``dict`` subclass that ``json``,
+    orjson and the provider SDKs accept as it is), so a repeated call costs well under a
+    microsecond; ``copy.deepcopy(...)`` of it is a mutable copy made of plain dicts and
+    lists. Any ``dict_type`` given, ``dict`` included, builds a fresh, mutable tree of
+    that mapping type on each call.
 
     Args:
         obj: An attrs class, a dataclass, any supported type expression, or a function.
@@ -299,7 +321,8 @@ def schema(
             ``ref_any_of`` allows, a use's own description sits on a one-option
             ``anyOf`` around the ``$ref``). Recursive classes go under ``$defs`` either
             way.
-        dict_type: The mapping type used for every object in the output.
+        dict_type: The mapping type of every object in a fresh, mutable output (``dict``
+            for plain dicts); None (the default): the shared read-only schema.
         report: A list to which every change the adapter made to fit its provider
             (a keyword moved into a description, ...) is appended as a ``Rewrite``.
         registry: Where registered annotations are looked up.
@@ -317,11 +340,13 @@ def schema(
        Returns a shared read-only ``FrozenDict`` for ``dict_type=dict``; ``registry=``.
     .. versionchanged:: 0.3.0
        ``use_references="auto"``; any other non-bool value is a ``TypeError``.
+       The shared ``FrozenDict`` is the default (no ``dict_type``); ``dict_type=dict``
+       gives a fresh plain ``dict``, as the read-only error says.
     """
     built = _built(obj, llm_adapter, use_references, registry)
     if report is not None:
         report.extend(built.rewrites)
-    if dict_type is dict:
+    if dict_type is None:
         shared: Mapping[str, Any] = built.frozen
         return shared
     if not callable(cast(Any, dict_type)):
@@ -335,18 +360,12 @@ def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
     # Checked first: 1 == True (and hashes alike), so an unchecked 1 would find True's entry.
     if use_references is not False and use_references is not True:
         use_references = references(use_references)
-    # The common case, spelled out: a class (or function) whose schema is cached and no
-    # registration since. ``obj.__dict__`` is the object's own namespace, where the
-    # cache owner keeps its entries; anything else takes the general path.
-    try:
-        entry = obj.__dict__[_cache.ATTRIBUTE][
-            ("schema", obj, adapter, use_references, registry)
-        ]
-        if entry.stamp == _annotate.stamp:
-            built: Built = entry.value
-            return built
-    except (KeyError, AttributeError, TypeError):
-        pass
+    # The common case: a class (or function) whose schema is cached on itself, and no
+    # registration since; anything else takes the general path.
+    entry = _cache.fast_get(obj, ("schema", obj, adapter, use_references), registry)
+    if entry is not None and entry.stamp == _annotate.stamp:
+        built: Built = entry.value
+        return built
     _check_arguments(adapter, registry)
     return cached_build(obj, adapter, use_references, registry)
 

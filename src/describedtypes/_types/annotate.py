@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import threading
 import typing
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, cast, overload
 
@@ -202,7 +204,13 @@ class Registry:
 
     ``Registry(parent=annotate)`` starts from another registry's annotations: for each
     class or function, its own registration is merged over the parent's field by field
-    (its own values win), and a registration in the parent is seen at once.
+    (its own values win), and a registration in the parent is seen at once. The parent
+    is fixed when the registry is made, so parents never form a cycle.
+
+    A registration holds classes, functions and ``functools.partial`` objects weakly
+    (it keeps none of them alive; a registration goes with its object); a generic alias
+    such as ``Box[int]`` is held until it is unregistered. A registry made per request is
+    collected with everything cached for it once the request drops it.
 
     Calling a registry answers the annotation of an object: the registered override (if
     any) over what the code says (name, docstring, field metadata, ``Annotated``).
@@ -217,7 +225,15 @@ class Registry:
     .. versionadded:: 0.2.0
     """
 
-    __slots__ = ("__weakref__", "_lock", "_name", "_overrides", "_versions", "parent")
+    __slots__ = (
+        "__weakref__",
+        "_lock",
+        "_name",
+        "_overrides",
+        "_parent",
+        "_versions",
+        "cache_token",
+    )
 
     def __init__(self, parent: Registry | None = None, *, name: str | None = None) -> None:
         if parent is not None and not isinstance(cast(Any, parent), Registry):
@@ -229,17 +245,36 @@ class Registry:
         if name is not None and not isinstance(cast(Any, name), str):
             msg = f"Registry(name=...) takes a str, got {type(name).__name__}"
             raise TypeError(msg)
-        self.parent = parent
+        self._parent = parent
         self._name = name
         self._lock = threading.Lock()
-        self._overrides: dict[Any, AnnotationSource] = {}
-        self._versions: dict[Any, int] = {}
+        # Classes and functions are held weakly (a registration keeps nothing alive);
+        # generic aliases (Box[int]) are new objects each time they are written, so they
+        # are held strongly, until unregistered.
+        self._overrides: _KeyTable[AnnotationSource] = _KeyTable()
+        self._versions: _KeyTable[int] = _KeyTable()
+        #: Set by the cache owner: a weak reference to this registry that its cached
+        #: entries are keyed by, so they go when the registry goes.
+        self.cache_token: Any = None
+
+    @property
+    def parent(self) -> Registry | None:
+        """The registry this one starts from (fixed when the registry is made)."""
+        return self._parent
+
+    @parent.setter
+    def parent(self, value: Any) -> None:
+        msg = (
+            "Registry.parent is fixed when the registry is made (so parents can never "
+            "form a cycle); make a new Registry(parent=...) instead"
+        )
+        raise TypeError(msg)
 
     def __repr__(self) -> str:
         if self is annotate:
             return "<describedtypes.annotate>"
         label = f" {self._name!r}" if self._name else ""
-        parent = f" over {self.parent!r}" if self.parent is not None else ""
+        parent = f" over {self._parent!r}" if self._parent is not None else ""
         return f"<describedtypes.Registry{label}{parent}>"
 
     @property
@@ -309,11 +344,15 @@ class Registry:
         key = _registry_key(tp)
         with self._lock:
             try:
-                found = self._overrides.pop(key, None)
+                found = self._overrides.pop(key)
             except TypeError:  # unhashable: nothing can be registered for it
                 return
             if found is not None:
-                self._versions[key] = _next_stamp()
+                # The version goes too (nothing is kept for the object); the stamp moves,
+                # so an entry built under the registration is checked, and its recorded
+                # version no longer matches.
+                self._versions.pop(key)
+                _next_stamp()
 
     def override(self, obj: Any) -> Annotation | None:
         """The annotation registered for ``obj`` here or in a parent, or None.
@@ -321,9 +360,9 @@ class Registry:
         A registered function is called with ``obj`` (outside any lock).
         """
         own = self._own(obj)
-        if self.parent is None:
+        if self._parent is None:
             return own
-        inherited = self.parent.override(obj)
+        inherited = self._parent.override(obj)
         if own is None or inherited is None:
             return own if own is not None else inherited
         return own.merged_over(inherited)
@@ -342,7 +381,7 @@ class Registry:
                 versions.append(registry._versions.get(key, 0))
             except TypeError:
                 versions.append(0)
-            registry = registry.parent
+            registry = registry._parent
         return tuple(versions)
 
     def _own(self, obj: Any) -> Annotation | None:
@@ -382,6 +421,37 @@ def check_registry(registry: Any, label: str = "registry") -> Registry:
         f"Registry(...) of your own, got {type(registry).__name__} {_short_repr(registry)}"
     )
     raise TypeError(msg)
+
+
+_V = TypeVar("_V")
+
+
+class _KeyTable(typing.Generic[_V]):
+    """A registry's table: classes, functions and partials weakly, anything else strongly.
+
+    ``get`` and ``pop`` raise ``TypeError`` for an unhashable key, like a dict.
+    """
+
+    __slots__ = ("_strong", "_weak")
+
+    def __init__(self) -> None:
+        self._weak: weakref.WeakKeyDictionary[Any, _V] = weakref.WeakKeyDictionary()
+        self._strong: dict[Any, _V] = {}
+
+    def _of(self, key: Any) -> Any:
+        if isinstance(key, (type, functools.partial)) or inspect.isfunction(key):
+            return self._weak
+        return self._strong
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._of(key).get(key, default)
+
+    def pop(self, key: Any) -> _V | None:
+        found: _V | None = self._of(key).pop(key, None)
+        return found
+
+    def __setitem__(self, key: Any, value: _V) -> None:
+        self._of(key)[key] = value
 
 
 def _registry_key(obj: Any) -> Any:

@@ -24,15 +24,18 @@ threads that miss at once both compute, and one result is kept.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import inspect
+import sys
 import threading
 import typing
+import weakref
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from .annotate import Registry, current_stamp
+from .annotate import Registry, annotate, current_stamp
 
 __all__ = ["Entry", "get", "key_of", "put"]
 
@@ -55,7 +58,7 @@ _SYSTEM_MODULES = frozenset(
 )
 
 _FALLBACK_MAX = 512
-_FALLBACK: dict[Hashable, Entry] = {}
+_FALLBACK: dict[Hashable, Any] = {}
 _FALLBACK_LOCK = threading.Lock()
 
 
@@ -65,9 +68,13 @@ class Entry:
     ``deps`` maps each object whose registered annotation was consulted to its version
     in ``registry`` when the value was built; ``node`` (for values built from an
     inspected node) is that node, current while inspection still returns it.
+
+    ``registry`` is the default registry ``annotate`` itself, or None for an entry built
+    under another registry, which the entry holds only weakly (``_registry_ref``): a
+    registry made per request is not kept alive by what was built for it.
     """
 
-    __slots__ = ("deps", "node", "registry", "stamp", "value")
+    __slots__ = ("_registry_ref", "deps", "node", "registry", "stamp", "value")
 
     def __init__(
         self,
@@ -78,7 +85,12 @@ class Entry:
         node: Any = None,
     ) -> None:
         self.value = value
-        self.registry = registry
+        if registry is annotate:
+            self.registry: Registry | None = registry
+            self._registry_ref: Any = None
+        else:
+            self.registry = None
+            self._registry_ref = _token(registry)
         self.stamp = stamp
         self.deps = deps
         self.node = node
@@ -89,7 +101,10 @@ class Entry:
         if self.stamp == stamp:
             return True
         if self.deps is not None:
-            version = self.registry.version
+            registry = self.registry or self._registry_ref()
+            if registry is None:
+                return False
+            version = registry.version
             if any(version(obj) != seen for obj, seen in self.deps.items()):
                 return False
         if node_of is not None and node_of() is not self.node:
@@ -98,46 +113,151 @@ class Entry:
         return True
 
 
-def _anchor(obj: Any, depth: int = 0) -> Any:
-    """The user class or function whose lifetime an entry for ``obj`` should share."""
-    # Generic aliases first: on Python 3.10 ``isinstance(list[int], type)`` is true.
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type()
+
+
+def _is_system(cls: type) -> bool:
+    """A class that lives as long as the process: a builtin, or one of a system module's.
+
+    By the module name alone, ``dataclasses.make_dataclass`` classes would be system ones
+    on Python 3.11 (their ``__module__`` is ``types``), and their entries would go to the
+    bounded table and keep them alive; so a class counts as a system module's only when
+    the module really holds it under its name.
+    """
+    if not cls.__flags__ & _HEAPTYPE:
+        return True
+    if cls.__module__ not in _SYSTEM_MODULES:
+        return False
+    return _importable(cls)
+
+
+def _importable(cls: Any) -> bool:
+    """Whether ``cls`` is what its module holds under its qualified name."""
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    if module is None:
+        return False
+    found: Any = module
+    for part in getattr(cls, "__qualname__", "<>").split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            return False
+    return found is cls
+
+
+def _anchor(obj: Any) -> Any:
+    """The user class or function whose lifetime an entry for ``obj`` should share.
+
+    For an expression, a class made at run time (one its module does not hold under its
+    name, which can be dropped) is preferred over a module's class, and of those the
+    last: ``Long | Short`` is stored on a run-time ``Short``, so dropping ``Short`` frees
+    the entry (stored on ``Long`` it would keep ``Short`` alive for as long as ``Long``
+    lives). An expression of two run-time classes lives as long as the one it is on.
+    """
     origin = typing.get_origin(obj)
+    # Generic aliases first: on Python 3.10 ``isinstance(list[int], type)`` is true.
     if isinstance(obj, type) and origin is None:
-        return None if obj.__module__ in _SYSTEM_MODULES else obj
+        return None if _is_system(obj) else obj
     if inspect.ismethod(obj):
-        return _anchor(obj.__func__, depth)
+        return _anchor(obj.__func__)
     if isinstance(obj, functools.partial):
         return obj
     if inspect.isfunction(obj):
         return obj
-    if depth > 20:
-        return None
     if origin is None:
         return None
-    found = _anchor(origin, depth + 1) if isinstance(origin, type) else None
-    if found is not None:
-        return found
+    found: list[Any] = []
+    _anchors_in(obj, found, 0)
+    if not found:
+        return None
+    for candidate in reversed(found):
+        if not _importable(candidate):
+            return candidate
+    return found[0]
+
+
+def _anchors_in(obj: Any, found: list[Any], depth: int) -> None:
+    """The user classes inside the expression ``obj``, in order, into ``found``."""
+    if depth > 20:
+        return
+    origin = typing.get_origin(obj)
+    if origin is None:
+        if isinstance(obj, type) and not _is_system(obj):
+            found.append(obj)
+        return
+    if isinstance(origin, type) and not _is_system(origin):
+        found.append(origin)
     for arg in typing.get_args(obj):
         if isinstance(arg, enum.Enum):  # Literal[Color.RED]
             arg = type(arg)
         elif not (isinstance(arg, type) or typing.get_origin(arg) is not None):
             continue  # a literal value, Annotated metadata, a forward reference
-        found = _anchor(arg, depth + 1)
-        if found is not None:
-            return found
-    return None
+        _anchors_in(arg, found, depth + 1)
 
 
-def _store(obj: Any, create: bool) -> dict[Hashable, Entry] | None:
-    """The dictionary an entry for ``obj`` lives in (None: use the bounded table)."""
+# -- entries built under a registry other than ``annotate`` ---------------------------
+#
+# Their keys name the registry; stored as they are, each entry would keep its registry
+# alive for as long as the class, and a registry made per request would pile up on
+# every class it described. So such an entry is stored under the key without the
+# registry, in a sub-table of the anchor's store named by a weak reference to the
+# registry (its token); when the registry is collected, the token's callback removes
+# those sub-tables from every anchor it wrote to (held weakly too).
+
+_ANCHORS: dict[Any, weakref.WeakSet[Any]] = {}
+_ANCHORS_LOCK = threading.Lock()
+
+
+def _token(registry: Registry) -> Any:
+    token = registry.cache_token
+    if token is None:
+        token = weakref.ref(registry, _forget)
+        hash(token)  # a weak reference keeps the hash it had while the registry lived
+        with _ANCHORS_LOCK:
+            if registry.cache_token is None:
+                registry.cache_token = token
+                _ANCHORS[token] = weakref.WeakSet()
+            token = registry.cache_token
+    return token
+
+
+def _forget(token: Any) -> None:
+    """The registry of ``token`` was collected: drop what was built for it.
+
+    Takes no lock: a weak reference's callback may run in any thread, at any allocation
+    (a garbage collection), even inside ``put`` holding a lock; each step is one
+    dictionary operation, atomic on its own.
+    """
+    anchors = _ANCHORS.pop(token, None)
+    for anchor in list(anchors or ()):
+        store = _own_store(anchor, create=False)
+        if store is not None:
+            store.pop(token, None)
+    _FALLBACK.pop(token, None)
+
+
+def _split(key: Hashable) -> tuple[Any, Hashable]:
+    """(the token of a registry other than ``annotate`` in ``key``, or None; the rest)."""
+    if type(key) is tuple:
+        for i, part in enumerate(key):
+            if type(part) is Registry and part is not annotate:
+                return _token(part), key[:i] + key[i + 1 :]
+    return None, key
+
+
+def _store(obj: Any, create: bool) -> tuple[Any, dict[Hashable, Any] | None]:
+    """(the anchor, the dictionary an entry for ``obj`` lives in; None: the bounded table)."""
     anchor = _anchor(obj)
     if anchor is None:
-        return None
+        return None, None
+    return anchor, _own_store(anchor, create)
+
+
+def _own_store(anchor: Any, create: bool) -> dict[Hashable, Any] | None:
     if isinstance(anchor, type):
         found = anchor.__dict__.get(ATTRIBUTE)
         if found is not None or not create:
             return found
-        store: dict[Hashable, Entry] = {}
+        store: dict[Hashable, Any] = {}
         try:
             # type.__setattr__: a metaclass's own __setattr__ is user code.
             type.__setattr__(anchor, ATTRIBUTE, store)
@@ -147,10 +267,10 @@ def _store(obj: Any, create: bool) -> dict[Hashable, Entry] | None:
     namespace = getattr(anchor, "__dict__", None)
     if not isinstance(namespace, dict):
         return None
-    own: dict[Hashable, Entry] | None = namespace.get(ATTRIBUTE)
+    own: dict[Hashable, Any] | None = namespace.get(ATTRIBUTE)
     if own is not None or not create:
         return own
-    created: dict[Hashable, Entry] = namespace.setdefault(ATTRIBUTE, {})
+    created: dict[Hashable, Any] = namespace.setdefault(ATTRIBUTE, {})
     return created
 
 
@@ -168,13 +288,51 @@ def key_of(obj: Any) -> Any:
 
 def get(obj: Any, key: Hashable) -> Entry | None:
     """The entry stored for ``obj`` under ``key``, or None (also for unhashable keys)."""
-    store = _store(obj, create=False)
+    token, key = _split(key)
+    _, store = _store(obj, create=False)
+    if store is None:
+        store = _FALLBACK
     try:
-        if store is not None:
-            return store.get(key)
-        return _FALLBACK.get(key)
+        if token is not None:
+            store = store.get(token)
+            if store is None:
+                return None
+        found: Entry | None = store.get(key)
     except TypeError:
         return None
+    return found
+
+
+def fast_get(obj: Any, key: tuple[Any, ...], registry: Registry) -> Entry | None:
+    """``get(obj, key + (registry,))`` for the hot path of a class or function whose
+    entries live on itself: two dictionary look-ups, no anchor search (None on a miss)."""
+    try:
+        store = obj.__dict__[ATTRIBUTE]
+        if registry is annotate:
+            found: Entry | None = store.get((*key, registry))
+        else:  # another registry's entries: in its own table, keyed without it
+            table = store.get(registry.cache_token)
+            found = table.get(key) if table is not None else None
+    except (KeyError, AttributeError, TypeError):
+        return None
+    return found
+
+
+def lives_on(obj: Any, key: Hashable, entry: Entry) -> bool:
+    """Whether ``entry`` is the one stored in ``obj``'s own table under ``key`` (not in
+    the bounded table for anchorless objects, nor on another anchor)."""
+    token, key = _split(key)
+    own = _own_store(obj, create=False) if isinstance(obj, type) else None
+    if own is None:
+        return False
+    if token is not None:
+        own = own.get(token)
+        if own is None:
+            return False
+    try:
+        return own.get(key) is entry
+    except TypeError:
+        return False
 
 
 def put(obj: Any, key: Hashable, entry: Entry) -> Entry:
@@ -183,14 +341,34 @@ def put(obj: Any, key: Hashable, entry: Entry) -> Entry:
         hash(key)
     except TypeError:
         return entry
-    store = _store(obj, create=True)
-    if store is not None:
+    token, key = _split(key)
+    anchor, store = _store(obj, create=True)
+    if store is None:
+        with _FALLBACK_LOCK:
+            while len(_FALLBACK) >= _FALLBACK_MAX:
+                del _FALLBACK[next(iter(_FALLBACK))]
+            if token is None:
+                _FALLBACK[key] = entry
+            else:
+                # Bounded too: a registry's own table holds at most _FALLBACK_MAX entries.
+                own = _FALLBACK.setdefault(token, {})
+                while len(own) >= _FALLBACK_MAX:
+                    del own[next(iter(own))]
+                own[key] = entry
+        return entry
+    if token is None:
         store[key] = entry
         return entry
-    with _FALLBACK_LOCK:
-        while len(_FALLBACK) >= _FALLBACK_MAX:
-            del _FALLBACK[next(iter(_FALLBACK))]
-        _FALLBACK[key] = entry
+    own = store.get(token)
+    if own is None:
+        own = store.setdefault(token, {})
+        with _ANCHORS_LOCK:
+            anchors = _ANCHORS.get(token)
+            if anchors is not None:
+                # An unhashable anchor: its entries stay until the anchor goes.
+                with contextlib.suppress(TypeError):
+                    anchors.add(anchor)
+    own[key] = entry
     return entry
 
 

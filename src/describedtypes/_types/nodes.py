@@ -360,3 +360,35 @@ def children_of(node: Node) -> Iterator[Node]:
         yield from node.options
     elif isinstance(node, UseNode):
         yield node.target
+
+
+def admits_null(node: Node) -> bool:
+    """Whether ``null`` is one of ``node``'s values."""
+    if isinstance(node, UseNode):
+        node = node.target
+    if isinstance(node, (NullNode, AnyNode)):
+        return True
+    if isinstance(node, UnionNode):
+        return any(admits_null(o) for o in node.options)
+    if isinstance(node, (EnumNode, LiteralNode)):
+        return None in node.values
+    return node.enum is not None and None in node.enum
+
+
+def closed_keys_as_object(node: DictNode) -> bool:
+    """Whether strict adapters write ``node`` as an object with every key, null for absent.
+
+    So for keys from an Enum, a Literal or an annotation enum (all strings), when the
+    values cannot be null themselves: a null then means the key is not in the dict, and
+    decoding drops it.
+    """
+    keys = node.keys
+    if isinstance(keys, (EnumNode, LiteralNode)):
+        values: tuple[Any, ...] = keys.values
+    elif isinstance(keys, ScalarNode) and keys.enum is not None:
+        values = keys.enum
+    else:
+        return False
+    return bool(values) and all(isinstance(v, str) for v in values) and not admits_null(
+        node.values
+    )

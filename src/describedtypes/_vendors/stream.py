@@ -168,6 +168,7 @@ class _Text:
         except ValueError:
             return None  # not JSON (yet); the final decode says what is wrong
         builder = self.builder
+        builder.see(buf, self.start)  # how deep the text is open (only new bytes are read)
         builder.in_string = self.quotes % 2 == 1 and self._open_value(parsed)
         builder.in_number = self.quotes % 2 == 0 and buf[-1] in _NUMBER_END
         try:
