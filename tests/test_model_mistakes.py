@@ -144,3 +144,29 @@ def test_a_cattrs_validation_error_from_a_hook_is_the_models_mistake() -> None:
 
     with pytest.raises(DecodeError):
         decode(Order, '{"total": {"cents": "x"}}', converter=_converter(nested))
+
+
+def _refuse(instance: object, attribute: object, value: object) -> None:
+    raise ConnectionError("postgres://app:hunter2@db")
+
+
+@attrs.define
+class Query:
+    text: str = attrs.field(validator=_refuse)
+
+
+def search(query: Query) -> str:
+    """Search."""
+    return query.text
+
+
+def test_a_tool_arguments_validator_that_fails_is_the_tools_error_not_a_raise() -> None:
+    """Toolbox.call never raises: an argument validator's ConnectionError is an error
+    result under the toolbox's error policy, and its text stays out of it by default."""
+    from describedtypes import Toolbox
+
+    box = Toolbox([search], error_detail="type")
+    result = box.call("search", {"query": {"text": "x"}}, call_id="c1")
+    assert result.is_error
+    assert isinstance(result.exception, ConnectionError)
+    assert "hunter2" not in result.content

@@ -279,6 +279,10 @@ class Tool:
             except RecursionError:
                 errors = [("$", "the arguments are nested too deeply; send flatter values")]
                 return failure(self._argument_message(plan, errors), call_id, name)
+            except Exception as exc:  # an argument type's validator that is not the
+                # model's mistake (a ConnectionError, say): the tool's failure, told the
+                # model under the toolbox's error policy, never raised out of call()
+                return self._error(exc, call_id, name, rt)
             if plan.fill_none:
                 for param in plan.fill_none:
                     if param not in kwargs:

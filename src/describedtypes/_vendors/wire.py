@@ -22,7 +22,7 @@ from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
-from .._schema.schema import Rewrite, schema
+from .._schema.schema import schema
 from .._types import inspector as ni
 from .._types.annotate import Registry
 from ..errors import DecodeError
@@ -90,17 +90,8 @@ def pick_call(tp: Any, reply: Reply) -> ToolCall | None:
 
 
 def described(tp: Any, adapter: _adapters.Adapter, registry: Registry) -> Any:
-    """``schema(tp, adapter)``, with the adapter's rewrites logged (they quote the
-    user's annotations, so at DEBUG)."""
-    rewrites: list[Rewrite] = []
-    body = schema(tp, adapter, report=rewrites, registry=registry)
-    if log.isEnabledFor(logging.DEBUG):
-        for rewrite in rewrites:
-            log.debug(
-                "schema of %r for %s: %s %s (%s)",
-                tp, adapter.name, rewrite.pointer, rewrite.action, rewrite.detail,
-            )
-    return body
+    """``schema(tp, adapter)`` (its rewrites are logged once per build, at DEBUG)."""
+    return schema(tp, adapter, registry=registry)
 
 
 def as_dict(value: Any, what: str) -> dict[str, Any]:
