@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._base.text import escape
+from ._base.display import ROWS, html_table, markdown_table
 
 __all__ = [
     "ArgumentError",
@@ -64,65 +62,6 @@ def render_errors(errors: Sequence[tuple[str, str]]) -> str:
     return "The reply does not match the schema:\n" + "\n".join(f"- {line}" for line in lines)
 
 
-# -- rich display in notebooks (Jupyter's _repr_html_ / _repr_markdown_) ---------------
-#
-# Model text is hostile: every cell is escaped, so a reply cannot add markup, scripts or
-# table cells to the page. Line breaks of every kind (U+2028, U+2029 and U+0085 too) and
-# other control characters are shown as escapes (the one escape table every message
-# built from model text uses), so a cell stays one line.
-#: Markdown's syntax characters that act inside a table cell (``$`` starts math in
-#: Jupyter), backslash-escaped; links cannot start, as ``[`` is escaped.
-_MARKDOWN = re.compile(r"([\\`*_\[\]#|~$])")
-#: Rows shown before "... and N more".
-_ROWS = 50
-
-
-def _plain(text: object, limit: int) -> str:
-    shown = str(text)
-    if len(shown) > limit:
-        shown = shown[:limit] + "…"
-    return escape(shown)
-
-
-def _html_cell(text: object, limit: int = 300) -> str:
-    """One table cell's text for HTML: escaped, one line, at most ``limit`` characters."""
-    return html.escape(_plain(text, limit), quote=True)
-
-
-def _markdown_cell(text: object, limit: int = 300) -> str:
-    """One table cell's text for Markdown (which passes HTML through): both escaped."""
-    return html.escape(_MARKDOWN.sub(r"\\\1", _plain(text, limit)), quote=True)
-
-
-def _html_table(
-    title: str, headers: Sequence[str], rows: Sequence[Sequence[object]], more: int = 0
-) -> str:
-    """A small HTML table under a bold title; ``title`` and ``headers`` are escaped too."""
-    head = "".join(f"<th>{_html_cell(h)}</th>" for h in headers)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_html_cell(cell)}</td>" for cell in row) + "</tr>"
-        for row in rows
-    )
-    tail = f"<p>… and {more:,} more</p>" if more else ""
-    return (
-        f"<div><p><strong>{_html_cell(title)}</strong></p><table><thead><tr>{head}</tr>"
-        f"</thead><tbody>{body}</tbody></table>{tail}</div>"
-    )
-
-
-def _markdown_table(
-    title: str, headers: Sequence[str], rows: Sequence[Sequence[object]], more: int = 0
-) -> str:
-    """The same table in GitHub-flavoured Markdown."""
-    lines = [f"**{_markdown_cell(title)}**", ""]
-    lines.append("| " + " | ".join(_markdown_cell(h) for h in headers) + " |")
-    lines.append("|" + "---|" * len(headers))
-    lines += ["| " + " | ".join(_markdown_cell(c) for c in row) + " |" for row in rows]
-    if more:
-        lines += ["", f"… and {more:,} more"]
-    return "\n".join(lines) + "\n"
-
-
 class DecodeError(DescribedTypesError, ValueError):
     """A model reply could not be turned into the requested type.
 
@@ -163,12 +102,12 @@ class DecodeError(DescribedTypesError, ValueError):
         """The title, rows and hidden row count of the notebook table."""
         name = type(self).__name__
         if not self.errors or not self._mismatch:  # a refusal, a cut-off reply
-            return name, self.errors[:_ROWS] or [("$", str(self))], 0
+            return name, self.errors[:ROWS] or [("$", str(self))], 0
         count = len(self.errors)
         more = "+" if self.truncated else ""
         title = f"{name}: the reply does not match the schema ({count}{more} problem"
         title += "s)" if count != 1 or more else ")"
-        return title, self.errors[:_ROWS], max(0, count - _ROWS)
+        return title, self.errors[:ROWS], max(0, count - ROWS)
 
     def _repr_html_(self) -> str:
         """The problems as an HTML table (Jupyter); all model text escaped.
@@ -176,7 +115,7 @@ class DecodeError(DescribedTypesError, ValueError):
         .. versionadded:: 0.3.0
         """
         title, rows, more = self._display()
-        return _html_table(title, ("path", "problem"), rows, more)
+        return html_table(title, ("path", "problem"), rows, more)
 
     def _repr_markdown_(self) -> str:
         """The problems as a Markdown table (Jupyter); all model text escaped.
@@ -184,7 +123,7 @@ class DecodeError(DescribedTypesError, ValueError):
         .. versionadded:: 0.3.0
         """
         title, rows, more = self._display()
-        return _markdown_table(title, ("path", "problem"), rows, more)
+        return markdown_table(title, ("path", "problem"), rows, more)
 
 
 class RefusalError(DecodeError):

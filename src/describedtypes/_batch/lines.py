@@ -32,6 +32,7 @@ from typing import IO, Any, Literal, TypeGuard
 import attrs
 import orjson
 
+from .._base.display import html_table
 from .._codec.decode import check_decodable, decode
 from .._types.annotate import Registry, annotate, check_registry
 from .._vendors.detect import reply_format
@@ -43,7 +44,6 @@ from ..errors import (
     MalformedLineError,
     RefusalError,
     RequestError,
-    _html_table,
 )
 
 __all__ = ["BatchResult", "decode_batch"]
@@ -99,7 +99,7 @@ class BatchResult:
         """
         shown = repr(self.value) if self.error is None else str(self.error)
         row = (self.line, "" if self.custom_id is None else self.custom_id, self.outcome, shown)
-        return _html_table("BatchResult", ("line", "custom_id", "outcome", "value or error"),
+        return html_table("BatchResult", ("line", "custom_id", "outcome", "value or error"),
                            [row])
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import attrs
 
-from ..errors import DecodeError, _html_table
+from .._base.display import html_table
+from ..errors import DecodeError
 from .lines import OUTCOMES, BatchResult
 
 __all__ = ["BatchSummary", "error_paths", "summary_table"]
@@ -98,11 +99,11 @@ class BatchSummary:
             for name in OUTCOMES if self.counts.get(name)
         ]
         rows.append(("total", f"{sum(self.counts.values()):,}", ""))
-        table = _html_table("BatchSummary", ("outcome", "lines", "share"), rows)
+        table = html_table("BatchSummary", ("outcome", "lines", "share"), rows)
         if not self.paths:
             return table
         top = collections.Counter(self.paths).most_common(TOP_PATHS)
         more = max(0, len(self.paths) - TOP_PATHS)
         title = f"most frequent error paths (in {self.path_lines:,} invalid lines)"
-        return table + _html_table(title, ("path", "lines"), [(p, f"{n:,}") for p, n in top],
+        return table + html_table(title, ("path", "lines"), [(p, f"{n:,}") for p, n in top],
                                    more)

@@ -17,9 +17,9 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, get_origin
 
+from .._base.display import html_table
 from .._types import inspector as ni
 from .._types.annotate import Registry
-from ..errors import _html_table
 from .codegen import HookSource
 from .compiler import Compiler
 from .problems import Invalid
@@ -167,7 +167,7 @@ class Partial(Generic[T]):
             ]
             rows += [(name, "", "not yet") for name in _field_names(self._type)
                      if name not in self._fields]
-        return _html_table(f"Partial[{kind}]", ("field", "value", "state"),
+        return html_table(f"Partial[{kind}]", ("field", "value", "state"),
                            [(n, _cut(v), st) for n, v, st in rows])
 
     def __dir__(self) -> list[str]:
