@@ -558,4 +558,7 @@ def test_the_benchmark_skips_a_missing_peer_and_auto_is_never_larger() -> None:
     assert all(auto[case] <= inline[case] for case in inline)
     company = next(case for case in inline if case.startswith("company"))
     assert auto[company] < 0.6 * inline[company]
-    assert {r["peer"] for r in rows} >= {"openai SDK", "instructor"}
+    peers = {r["peer"] for r in rows}
+    assert "openai SDK" in peers
+    # instructor is in the comparison extra, not the test one: measured or said skipped.
+    assert any(p == "instructor" or p.startswith("instructor: skipped") for p in peers)

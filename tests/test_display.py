@@ -20,6 +20,7 @@ from describedtypes import (
     RefusalError,
     graph,
 )
+from describedtypes._base.text import escape
 
 #: Tags the tables are made of; anything else came from model text.
 TABLE_TAGS = {"div", "p", "strong", "table", "thead", "tbody", "tr", "th", "td"}
@@ -54,9 +55,11 @@ def parsed(text: str) -> _Parsed:
 
 
 def one_line(text: str) -> str:
-    """What a cell shows of ``text``: control characters and line breaks as escapes."""
-    return re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]",
-                  lambda m: m.group().encode("unicode_escape").decode(), text)
+    """What a cell shows of ``text``: control characters and line breaks escaped by the
+    library's one escape table (the tab, which breaks no line, left as it is)."""
+    shown = escape(text)
+    assert len(shown.splitlines()) <= 1
+    return shown
 
 
 @given(path=hostile, message=hostile)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import decimal
 import enum
 import uuid
 from typing import Any, Literal
@@ -340,3 +341,23 @@ class TestFastAndLongWayAgree:
         assert _outcome(_parse_time, text) == _outcome(
             lambda t: _rfc_time(_TIME_RE.match(t)), text  # type: ignore[arg-type]
         )
+
+
+@attrs.define
+class Mixed:
+    f0: list[float]
+    f1: decimal.Decimal
+
+
+def test_a_float_past_the_double_range_says_so_beside_a_decimal() -> None:
+    """A type with a Decimal is read with exact numbers: a float field given 637e171310837
+    (a grammar engine may write it: no engine bounds an exponent) is told it is too large,
+    in the same words as the JSON parser's, not 'got Infinity'."""
+    from describedtypes import DecodeError, decode
+
+    with pytest.raises(DecodeError) as info:
+        decode(Mixed, b'{"f0": [637e171310837], "f1": "4"}')
+    assert info.value.errors == [
+        ("$.f0[0]", "the number is too large for JSON (beyond about 1.8e308); send a smaller "
+                    "number"),
+    ]

@@ -147,8 +147,10 @@ def request_span(
 
 
 @contextlib.contextmanager
-def tool_span(name: str, call_id: str | None) -> Iterator[_NoSpan]:
-    """A span around one tool call."""
+def tool_span(name: str, call_id: str | None, *, current: bool = True) -> Iterator[_NoSpan]:
+    """A span around one tool call. The calls of a turn start eagerly and may finish on
+    a task of their own (a copy of the context), so theirs is not made current: a context
+    attached in one and detached in the other is an error of OpenTelemetry's."""
     found = tracer()
     if found is None:
         yield NO_SPAN
@@ -162,7 +164,8 @@ def tool_span(name: str, call_id: str | None) -> Iterator[_NoSpan]:
     }
     if call_id is not None:
         attributes["gen_ai.tool.call.id"] = call_id
-    with found.start_as_current_span(
+    start = found.start_as_current_span if current else found.start_span
+    with start(
         f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes,
         record_exception=False, set_status_on_exception=False,
     ) as span:

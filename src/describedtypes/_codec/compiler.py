@@ -27,6 +27,7 @@ from .codegen import (
     try_remembered,
     unknown,
 )
+from .jsontext import NUMBER_TOO_LARGE
 from .mistakes import is_model_mistake
 from .objectsource import object_source
 from .problems import (
@@ -220,8 +221,10 @@ class Compiler:
                     f = float(v)
                 except OverflowError:  # an int beyond float range (parsed input only)
                     fail(expected + show(v))
-                if f - f != 0.0:  # NaN or Infinity (parsed input only)
-                    fail(expected + show(v))
+                if f - f != 0.0:
+                    if isinstance(v, ExactNumber):  # JSON text such as 1e400
+                        fail(NUMBER_TOO_LARGE)
+                    fail(expected + show(v))  # NaN or Infinity (parsed input only)
                 return finish(v, f)
 
             kinds, lenient = frozenset({float}), frozenset({int})

@@ -55,14 +55,18 @@ _TOKEN_FIXES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\+|\.\d|0[xX]"), _NUMBER_FIX),
 )
 #: orjson's own messages, and the fix for each.
+#: What the model is told of a number past the float range (one wording, whichever
+#: parser met it).
+NUMBER_TOO_LARGE = (
+    "the number is too large for JSON (beyond about 1.8e308); send a smaller number"
+)
+
 _MESSAGE_FIXES = {
     "trailing comma is not allowed": "remove the comma after the last item",
     "UTF-8 byte order mark (BOM) is not supported": (
         "remove the byte order mark (U+FEFF) before the JSON"
     ),
-    "number is infinity when parsed as double": (
-        "the number is too large for JSON (beyond about 1.8e308); send a smaller number"
-    ),
+    "number is infinity when parsed as double": NUMBER_TOO_LARGE,
     "depth limit exceeded": "the value is nested more than 1024 levels deep; send a flatter value",
     "unexpected control character in string": (
         "write line breaks, tabs and other control characters inside strings as escapes "

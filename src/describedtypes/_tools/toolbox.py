@@ -629,7 +629,7 @@ class Toolbox:
 
 async def _traced(coro: Any, name: str, call_id: str | None) -> ToolResult:
     """A tool call inside its ``execute_tool {name}`` span (with OpenTelemetry on)."""
-    with tracing.tool_span(name, call_id) as span:
+    with tracing.tool_span(name, call_id, current=False) as span:
         return _traced_result(span, await coro)
 
 
