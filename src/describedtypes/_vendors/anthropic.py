@@ -20,8 +20,7 @@ from .wire import (
     as_dict,
     checked_results,
     described,
-    listed,
-    strict_name,
+    flat_calls,
 )
 
 __all__ = ["CUT_OFF", "FORMAT", "MAX_TOKENS", "AnthropicFormat"]
@@ -110,15 +109,9 @@ class AnthropicFormat(WireFormat):
         return self._calls(content, "content")
 
     def _calls(self, blocks: Any, where: str, *, strict: bool = True) -> list[ToolCall]:
-        calls = []
-        for i, block in enumerate(listed(blocks, "content blocks", where, strict=strict)):
-            if field_of(block, "type") != "tool_use":
-                continue
-            if not strict and not isinstance(field_of(block, "name"), str):
-                continue
-            name = strict_name(field_of(block, "name"), "tool_use name", f"{where}[{i}].name")
-            calls.append(ToolCall(name, field_of(block, "input"), field_of(block, "id")))
-        return calls
+        return flat_calls(
+            blocks, "content blocks", where, "tool_use", "input", "id", strict=strict
+        )
 
     def usage(self, response: Any) -> Usage:
         return _usage(field_of(response, "usage"), Usage(1))

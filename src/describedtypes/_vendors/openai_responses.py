@@ -23,8 +23,7 @@ from .wire import (
     as_dict,
     checked_results,
     described,
-    listed,
-    strict_name,
+    flat_calls,
 )
 
 __all__ = ["FORMAT", "OpenAIResponsesFormat"]
@@ -90,15 +89,10 @@ class OpenAIResponsesFormat(WireFormat):
         return self._calls(output, "output")
 
     def _calls(self, output: Any, where: str, *, strict: bool = True) -> list[ToolCall]:
-        calls = []
-        for i, item in enumerate(listed(output, "Responses output items", where, strict=strict)):
-            if field_of(item, "type") != "function_call":
-                continue
-            if not strict and not isinstance(field_of(item, "name"), str):
-                continue
-            name = strict_name(field_of(item, "name"), "function_call name", f"{where}[{i}].name")
-            calls.append(ToolCall(name, field_of(item, "arguments"), field_of(item, "call_id")))
-        return calls
+        return flat_calls(
+            output, "Responses output items", where, "function_call", "arguments",
+            "call_id", strict=strict,
+        )
 
     def usage(self, response: Any) -> Usage:
         usage = field_of(response, "usage")

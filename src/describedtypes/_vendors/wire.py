@@ -30,6 +30,7 @@ from .access import ShapeError, field_of, items_of
 
 __all__ = [
     "Reply",
+    "flat_calls",
     "listed",
     "StreamState",
     "WireFormat",
@@ -295,6 +296,26 @@ def listed(value: Any, what: str, where: str, *, strict: bool) -> list[Any]:
     """``strict_items`` when reading tool calls for ``read_tool_calls`` (a wrong type is an
     error), ``items_of`` when reading a reply to decode (a wrong type is no call)."""
     return strict_items(value, what, where) if strict else items_of(value)
+
+
+def flat_calls(
+    items: Any, what: str, where: str, kind: str, arguments: str, call_id: str,
+    *, strict: bool,
+) -> list[ToolCall]:
+    """The calls among ``items`` that carry their name, arguments and id themselves (the
+    Responses API's ``function_call`` items, Anthropic's ``tool_use`` blocks), keeping
+    those whose ``type`` is ``kind``. ``strict``: a wrong type is a ShapeError (for
+    ``read_tool_calls``); otherwise such an item is no call (for a reply to decode)."""
+    calls = []
+    for i, item in enumerate(listed(items, what, where, strict=strict)):
+        if field_of(item, "type") != kind:
+            continue
+        name = field_of(item, "name")
+        if not strict and not isinstance(name, str):
+            continue
+        name = strict_name(name, f"{kind} name", f"{where}[{i}].name")
+        calls.append(ToolCall(name, field_of(item, arguments), field_of(item, call_id)))
+    return calls
 
 
 def strict_name(value: Any, what: str, where: str) -> str:
