@@ -845,3 +845,17 @@ def test_partials_agree_with_the_final_value_on_a_repeated_key() -> None:
     assert all(p.a == 2 for p in after), [repr(p) for p in after]
     # Before the second "a" arrived, the partials showed the first.
     assert any(p.fields.get("a") == 1 for p in partials)
+
+
+def test_a_converters_stream_plan_is_built_once_and_rebuilt_with_its_hooks() -> None:
+    """decode_stream(converter=...) keeps its compiled plan, as decode() keeps its decoder;
+    a hook registered later makes a new one."""
+    import cattrs
+
+    from describedtypes import annotate
+
+    converter = cattrs.Converter()
+    first = _stream.StreamDecoder(Point, converter, annotate).plan
+    assert _stream.StreamDecoder(Point, converter, annotate).plan is first
+    converter.register_structure_hook(int, lambda v, _: int(v))
+    assert _stream.StreamDecoder(Point, converter, annotate).plan is not first

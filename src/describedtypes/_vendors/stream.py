@@ -78,10 +78,18 @@ def _jiter() -> Any:
 # -- compiled plans, per type ---------------------------------------------------------
 
 
-def _plan(tp: Any, converter: Any, registry: Registry) -> PartialPlan:
-    """The partial builder's compiled functions for ``tp``, kept with the type itself."""
+#: Hooked plans kept per type: a few converters each, as the decoder keeps its own.
+_HOOKED_PLANS = 4
+
+
+def _plan(tp: Any, converter: Any, registry: Registry, decoder: Any = None) -> PartialPlan:
+    """The partial builder's compiled functions for ``tp``, kept with the type itself.
+
+    With a converter, the plan is kept beside the decoder it was built with: the decoder
+    is rebuilt when a registration or the converter's hooks change, and so the plan.
+    """
     if converter is not None:
-        return PartialPlan(tp, converter, registry)
+        return _hooked_plan(tp, converter, registry, decoder)
     key: Any = ("stream plan", tp, registry)
     entry = _cache.get(tp, key)
     if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
@@ -90,6 +98,25 @@ def _plan(tp: Any, converter: Any, registry: Registry) -> PartialPlan:
     stamp = current_stamp()
     plan = PartialPlan(tp, None, registry)
     _cache.put(tp, key, _cache.Entry(plan, registry, stamp, node=plan.root))
+    return plan
+
+
+def _hooked_plan(tp: Any, converter: Any, registry: Registry, decoder: Any) -> PartialPlan:
+    key: Any = ("stream plan, hooked", tp, registry)
+    entry = _cache.get(tp, key)
+    table: dict[int, tuple[Any, Any, PartialPlan]] = {}
+    if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+        table = entry.value
+        hit = table.get(id(converter))
+        if hit is not None and hit[0] is converter and hit[1] is decoder:
+            return hit[2]
+    stamp = current_stamp()
+    plan = PartialPlan(tp, converter, registry)
+    table = dict(table)
+    table[id(converter)] = (converter, decoder, plan)
+    while len(table) > _HOOKED_PLANS:
+        del table[next(iter(table))]
+    _cache.put(tp, key, _cache.Entry(table, registry, stamp, node=plan.root))
     return plan
 
 
@@ -227,8 +254,9 @@ class _Stream(StreamState):
     def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
         self.tp = tp
         self.opts: dict[str, Any] = {"converter": converter, "registry": registry}
-        decoder_for(tp, converter, registry)  # checks the type, converter and registry first
-        self.plan = _plan(tp, converter, registry)
+        # Checks the type, converter and registry first; the plan is kept beside it.
+        decoder = decoder_for(tp, converter, registry)
+        self.plan = _plan(tp, converter, registry, decoder)
         self.from_json = _jiter().from_json
         self.kind: str | None = None  # "text", or the name of the events' wire format
         self.wire: WireFormat | None = None
