@@ -38,8 +38,8 @@ from ._schema.adapters import (
     check,
     check_request,
 )
-from ._schema.document import Problem
 from ._schema.graph import Diagram, graph
+from ._schema.problem import Problem
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._schema.tokens import count_tokens
 from ._serve.mcp import mcp_server as _mcp_server

@@ -16,7 +16,7 @@ from typing import Any, Protocol, cast
 import attrs
 
 from ..errors import SchemaError
-from .document import Document, Limits, Problem, Rule, document
+from .document import Document, Limits, Rule, document
 from .elicitation import ELICITATION_KEYWORDS, ELICITATION_RULES
 from .engines import (
     ENGINE_RULES,
@@ -29,6 +29,7 @@ from .engines import (
     Dialect,
     Engine,
 )
+from .problem import Problem
 from .rules import (
     ANTHROPIC_RULES,
     GEMINI_RULES,

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import attrs
 
+from .problem import Problem
+
 if TYPE_CHECKING:
     from .adapters import Adapter
 
 __all__ = [
     "Document",
     "Limits",
-    "Problem",
     "Rule",
     "Stats",
     "MISSING",
@@ -34,27 +35,6 @@ __all__ = [
     "max_depth",
     "types_of",
 ]
-
-
-@attrs.frozen
-class Problem:
-    """One thing a provider would reject, found by ``check()``.
-
-    Attributes:
-        pointer: JSON pointer (RFC 6901) into the checked document; ``""`` is its root.
-        rule: The rule that found it (``"additionalProperties"``, ``"keyword"``,
-            ``"limit.depth"``, ...).
-        message: What is wrong, why, and how to fix it.
-
-    .. versionadded:: 0.1.0
-    """
-
-    pointer: str
-    rule: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.pointer or '/'}: {self.message} [{self.rule}]"
 
 
 @attrs.frozen(kw_only=True)

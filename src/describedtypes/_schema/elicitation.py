@@ -16,7 +16,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .document import Document, Problem, Rule, escape
+from .document import Document, Rule, escape
+from .problem import Problem
 
 if TYPE_CHECKING:
     from .adapters import Adapter

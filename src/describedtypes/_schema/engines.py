@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .document import MISSING, Document, Problem, Rule, escape, is_map, types_of
+from .document import MISSING, Document, Rule, escape, is_map, types_of
+from .problem import Problem
 from .rules import REF_TARGET, ROOT_OBJECT, cyclic_refs
 
 if TYPE_CHECKING:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from .document import (
     MISSING,
     Document,
-    Problem,
     Rule,
     Visit,
     container_of,
@@ -28,6 +27,7 @@ from .document import (
     max_depth,
     types_of,
 )
+from .problem import Problem
 from .wellformed import ANTHROPIC_SDK_SHAPES, BOOLEAN_SCHEMAS, PRIMITIVE_LITERALS, WELL_FORMED
 
 if TYPE_CHECKING:

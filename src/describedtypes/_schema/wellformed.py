@@ -15,7 +15,8 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .document import Document, Problem, Rule, escape
+from .document import Document, Rule, escape
+from .problem import Problem
 
 if TYPE_CHECKING:
     from .adapters import Adapter
