@@ -323,6 +323,9 @@ def xgrammar_precheck(schema_part: Any) -> list[str]:
 #: numbers JSON parsers cannot read exactly (an integer beyond 64 bits, a number beyond
 #: a double), which no schema keyword states.
 ALLOWED_DECODE_ERRORS = (
+    # JSON's grammar lets a string hold a lone UTF-16 surrogate escape (\\uDC7E); no
+    # engine refuses one, and the decoder does (the text would not be valid Unicode).
+    re.compile(r"invalid (high|low) surrogate"),
     re.compile(r"is written right but is not a valid"),
     re.compile(r"too large to be read exactly"),
     re.compile(r"the number is too large for JSON"),

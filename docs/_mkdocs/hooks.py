@@ -81,10 +81,32 @@ _NBCONVERT_MERMAID = re.compile(
 )
 _EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>')
 
+# nbconvert writes a text/vnd.mermaid output into <pre class="mermaid"> without escaping
+# it, so the annotation of a recursive class, <<recursive>>, arrives parsed as a tag (and
+# closed by the HTML cleaner): &lt;<recursive>&gt; ... </recursive>. Written back as text,
+# the diagram's source is what graph() printed and Mermaid draws it.
+_MERMAID_BLOCK = re.compile(r'(<pre class="mermaid">)(.*?)(</pre>)', re.DOTALL)
+_TAGGED_ANNOTATION = re.compile(r"&lt;<(\w+)>&gt;")
+_CLOSING_TAG = re.compile(r"</\w+>")
+
+
+# nbconvert's style hides a diagram's wrapper until its own (removed) loader has drawn it;
+# mkdocs-material draws it instead, so the wrapper is marked drawn from the start.
+_HIDDEN_WRAPPER = '<div class="jp-Mermaid">'
+_SHOWN_WRAPPER = '<div class="jp-Mermaid jp-RenderedMermaid">'
+
+
+def _mermaid_as_text(match: re.Match[str]) -> str:
+    body = _TAGGED_ANNOTATION.sub(r"&lt;&lt;\1&gt;&gt;", match.group(2))
+    return match.group(1) + _CLOSING_TAG.sub("", body) + match.group(3)
+
 
 def on_post_page(output: str, page: Any, config: Any, **kwargs: Any) -> str:
-    """Drop nbconvert's CDN Mermaid loader and empty MathJax tag from notebook pages."""
+    """Drop nbconvert's CDN Mermaid loader and empty MathJax tag from notebook pages, and
+    give its diagrams their text back."""
     if not str(page.file.src_uri).endswith(".ipynb"):
         return output
     output = _NBCONVERT_MERMAID.sub("", output)
+    output = _MERMAID_BLOCK.sub(_mermaid_as_text, output)
+    output = output.replace(_HIDDEN_WRAPPER, _SHOWN_WRAPPER)
     return _EMPTY_SCRIPT.sub("", output)
