@@ -22,7 +22,6 @@ import datetime
 import enum
 import itertools
 import types
-import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, cast
 
@@ -144,13 +143,11 @@ class _Mirror:
             return tp
         if node.format is None and tp is int:
             return self.msgspec_int()
-        # msgspec reads only YYYY-MM-DD dates and canonical UUIDs, a subset of what
-        # date.fromisoformat and uuid.UUID read, to the same values; other text takes the
-        # normal path. Its date-time and time rules differ: no mirror for those.
+        # msgspec reads only YYYY-MM-DD dates, the form the normal path reads, to the same
+        # values. Its UUIDs are wider (it also takes 32 hex digits without hyphens, which
+        # the normal path refuses) and its date-time and time rules differ: no mirror.
         if node.format == "date" and tp is datetime.date:
             return datetime.date
-        if node.format == "uuid" and tp is uuid.UUID:
-            return uuid.UUID
         raise _CannotMirror
 
     def msgspec_int(self) -> Any:
