@@ -165,8 +165,14 @@ def _own(names: list[str]) -> None:
     """Show the public classes and functions as ``describedtypes.X`` (in reprs, tracebacks
     and the docs), not under the private module that defines them; pickling finds them
     here under the same name."""
+    import types
+
     for name in names:
         obj = globals()[name]
+        # A type alias (ParseArgs = Callable[...]) is no class of ours, though Python 3.10
+        # says isinstance(alias, type).
+        if isinstance(obj, types.GenericAlias):
+            continue
         own = isinstance(obj, type) or (callable(obj) and hasattr(obj, "__code__"))
         if not own or not obj.__module__.startswith("describedtypes._"):
             continue
