@@ -261,7 +261,9 @@ class _Stream(StreamState):
         self.kind: str | None = None  # "text", or the name of the events' wire format
         self.wire: WireFormat | None = None
         self.count = 0
-        self.text = _Text(self.plan, self.from_json)
+        self.text = _Text(self.plan, self.from_json)  # the answer's text
+        self.texts: dict[Any, _Text] = {None: self.text}  # every message's, by key
+        self.answer: Any = None  # the key of the answer's message
         self.tools: dict[Any, _Text] = {}
         self.refusal: list[str] = []
         self.refusal_size = 0
@@ -346,11 +348,38 @@ class _Stream(StreamState):
                   "ask for a shorter answer")]
             )
 
-    def add_text(self, piece: Any) -> tuple[_Text | None, bool]:
+    def add_text(self, piece: Any, key: Any = None) -> tuple[_Text | None, bool]:
         if isinstance(piece, _TEXT) and piece:
             self._grow(len(piece))
-            return self.text, self.text.add(piece)
+            text = self._message(key)
+            return text, text.add(piece)
         return None, False
+
+    def _message(self, key: Any) -> _Text:
+        text = self.texts.get(key)
+        if text is None:  # the format bounds how many messages it keys
+            text = self.texts[key] = _Text(self.plan, self.from_json)
+        return text
+
+    def choose_text(self, key: Any) -> None:
+        # Partials follow the answer's text (current()); a message that is not the
+        # answer gets none, and the partials start over when the answer changes.
+        self.answer = key
+        self.text = self._message(key)
+
+    def set_text(self, text: str) -> None:
+        old = self.text
+        self.size -= old.size
+        self._grow(len(text))
+        new = _Text(self.plan, self.from_json, old.name)
+        if text:
+            new.add(text)
+        self.texts[self.answer] = self.text = new
+
+    def reply_text(self) -> str:
+        """The answer's text as it stands (what goes back into the conversation)."""
+        text = self.text.text()
+        return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
 
     def add_call(
         self, key: Any, name: Any, piece: Any, *, whole: bool = False
@@ -395,9 +424,7 @@ class _Stream(StreamState):
         tp, opts = self.tp, self.opts
         if self.wire is None:  # text chunks (or nothing at all)
             return decode(tp, self.text.text(), **opts)
-        text = self.text.text()
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", "replace")
+        text = self.reply_text()
         calls = [
             ToolCall(t.name or "", t.value if t.value is not None else t.text())
             for t in self.tools.values()
