@@ -139,6 +139,18 @@ def test_without_phases_the_last_message_is_the_reply() -> None:
     assert decode_response(Note, reply) == Note("t", 4)
 
 
+def test_a_commentary_message_is_never_the_answer() -> None:
+    """A preamble alone is no reply, and beside a tool call the call answers."""
+    preamble = {"type": "message", "role": "assistant", "phase": "commentary",
+                "content": [{"type": "output_text", "text": "I will call the tool."}]}
+    with pytest.raises(DecodeError, match="no output_text"):
+        decode_response(Note, {"object": "response", "output": [preamble]})
+    call = {"type": "function_call", "name": "report", "call_id": "c1",
+            "arguments": '{"title": "t", "count": 5}'}
+    assert decode_response(Note, {"object": "response", "output": [preamble, call]}) \
+        == Note("t", 5)
+
+
 # -- Gemini through every reader, with the google-genai SDK's own types ------------------
 
 

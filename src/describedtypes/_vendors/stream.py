@@ -32,7 +32,7 @@ from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
 from ..errors import DecodeError
-from .access import field_of
+from .access import ShapeError, field_of
 from .detect import event_format
 from .replies import decode_reply
 from .wire import StreamState, WireFormat, tool_name_of
@@ -302,7 +302,11 @@ class _Stream(StreamState):
             if field_of(chunk, "type") == "chunk":  # the openai SDK's .stream() helper
                 chunk = field_of(chunk, "chunk")
             self._kind(wire.name, wire)
-            target, due = wire.feed(self, chunk)
+            try:
+                target, due = wire.feed(self, chunk)
+            except ShapeError as exc:  # say which chunk it was
+                msg = f"chunk {self.count} (an {wire.name} event): {exc}"
+                raise ShapeError(msg) from None
         if not due or target is None or target is not self.current():
             return None
         partial = target.partial()
@@ -480,7 +484,8 @@ def decode_stream(
     ``chunks`` is an iterable of text pieces (``str`` or ``bytes``), or a provider's
     stream, as SDK objects or dicts: OpenAI Chat Completions chunks (``stream=True``;
     the ``delta.content``, or the ``tool_calls`` arguments), OpenAI Responses events
-    (``response.output_text.delta``, ``response.function_call_arguments.delta``) or
+    (``response.output_text.delta``, ``response.function_call_arguments.delta``; of
+    several output messages, only the answer's, as ``decode_response()`` picks it) or
     Anthropic Messages events (``text_delta``, ``input_json_delta``).
 
     While the reply grows, each new ``Partial[tp]`` shows every field that has arrived,
