@@ -494,6 +494,18 @@ def test_partials_never_show_the_commentary(sdk: bool) -> None:
     assert all("commentary" not in repr(p) for p in partials), partials
 
 
+@pytest.mark.parametrize("whole_output", [True, False], ids=["completed-output", "no-output"])
+def test_a_preamble_alone_is_decoded_at_the_end_but_never_shown(whole_output: bool) -> None:
+    """With no other message the commentary one is the last message, so the answer; its
+    text shows in no partial, and the end agrees with decode_response()."""
+    alone = [("commentary", PREAMBLE)]
+    with every_chunk():
+        values = list(decode_stream(Answer, responses_stream(alone, whole_output=whole_output)))
+    assert values == [Answer("commentary draft", 1)]
+    assert values[-1] == decode_response(Answer, {**_RESPONSE, "status": "completed",
+                                                  "output": responses_output(alone)})
+
+
 def test_without_phases_a_later_message_is_the_answer() -> None:
     """Messages without phases: the last one is the answer, as decode_response reads it."""
     events = responses_stream([(None, PREAMBLE), (None, ANSWER)], whole_output=False)

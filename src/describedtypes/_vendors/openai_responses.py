@@ -2,11 +2,12 @@
 call outputs and stream events (https://platform.openai.com/docs/api-reference/responses).
 
 Of an output with several messages, the one whose ``phase`` is ``"final_answer"`` is the
-answer (a ``"commentary"`` message may come before it); without one, the last message that
-is not commentary (https://platform.openai.com/docs/api-reference/responses/object, the
-output message's ``phase``). A stream is read by the same rule (``answer_index``): its
-messages are announced by ``response.output_item.added`` / ``.done`` events, each text
-delta names its message, and only the answer's deltas reach the partials and the decoder.
+answer (a ``"commentary"`` message may come before it); without one, the last message
+(https://platform.openai.com/docs/api-reference/responses/object, the output message's
+``phase``). A stream is read by the same rule (``answer_index``): its messages are
+announced by ``response.output_item.added`` / ``.done`` events and each text delta names
+its message; the partials never show a commentary message, and the decoder reads the
+answer's text.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ class OpenAIResponsesFormat(WireFormat):
         if refusal is not None:
             raise RefusalError(refusal)
         calls = self._calls(output, "output", strict=False)
-        return Reply(_answer_text(messages), tuple(calls), "no output_text in the output")
+        text = _answer_text(messages, calls=bool(calls))
+        return Reply(text, tuple(calls), "no output_text in the output")
 
     def tool_calls(self, response: Any) -> list[ToolCall]:
         output = response if isinstance(response, list) else field_of(response, "output", MISSING)
@@ -152,6 +154,14 @@ class OpenAIResponsesFormat(WireFormat):
             raise IncompleteReplyError(str(reason))
         if state.refusal_text:
             raise RefusalError(state.refusal_text)
+        memo = state.memo
+        if isinstance(memo, _Messages) and not memo.completed:
+            # The stream is over: the answer by the rule reply() reads (a preamble that
+            # is the only message included), no longer the message the partials showed.
+            key = memo.answer()
+            state.choose_text(key)
+            commentary = memo.phases.get(key) == "commentary"
+            text = "" if commentary and calls else state.reply_text()
         return Reply(text, tuple(calls), "no output_text in the output")
 
     # -- the conversation -------------------------------------------------------------
@@ -176,15 +186,22 @@ class OpenAIResponsesFormat(WireFormat):
 
 def answer_index(phases: list[str | None]) -> int | None:
     """Which of an output's messages (given by their phases, in output order) is the
-    answer: the last ``"final_answer"``; without one, the last that is not
-    ``"commentary"`` (a preamble is never the answer); None when there is no answer."""
+    answer: the last ``"final_answer"``; without one, the last message; None when there
+    is no message."""
     for i in range(len(phases) - 1, -1, -1):
         if phases[i] == "final_answer":
             return i
-    for i in range(len(phases) - 1, -1, -1):
-        if phases[i] != "commentary":
-            return i
-    return None
+    return len(phases) - 1 if phases else None
+
+
+def shown_index(phases: list[str | None]) -> int | None:
+    """Which message a stream's partials show while it arrives: the answer as it stands,
+    except that a ``"commentary"`` message is never shown (a preamble that turns out to
+    be the only message is still the answer at the end: ``answer_index``)."""
+    index = answer_index(phases)
+    while index is not None and phases[index] == "commentary":
+        index = index - 1 if index > 0 else None
+    return index
 
 
 def _plain(value: Any, kind: type) -> Any:
@@ -210,9 +227,11 @@ def _refusal(messages: list[Any]) -> str | None:
     return None
 
 
-def _answer_text(messages: list[Any]) -> str:
+def _answer_text(messages: list[Any], *, calls: bool = False) -> str:
+    """The answer's text; with tool calls beside it, none when the answer is only a
+    preamble (``"commentary"``): the calls answer then."""
     index = answer_index([_phase(m) for m in messages])
-    if index is None:
+    if index is None or (calls and _phase(messages[index]) == "commentary"):
         return ""
     return "".join(
         str(field_of(part, "text") or "")
@@ -233,11 +252,12 @@ class _Messages:
     """Strictly private: the output messages one stream has announced, in output order
     (kept in the stream's ``memo``), with their phases so far."""
 
-    __slots__ = ("ids", "phases")
+    __slots__ = ("completed", "ids", "phases")
 
     def __init__(self) -> None:
         self.phases: dict[Any, str | None] = {}
         self.ids: dict[str, Any] = {}  # item id -> key, for events that carry only one
+        self.completed = False  # a response.completed event gave the whole output
 
     def key(self, index: Any, item_id: Any) -> Any:
         """A message's key: its output index, else its item id (None: the one text)."""
@@ -261,10 +281,16 @@ class _Messages:
         self.phases[key] = phase if phase is not None else self.phases.get(key)
         return True
 
+    def shown(self) -> Any:
+        """The key of the message the partials show now."""
+        return self._key(shown_index(list(self.phases.values())))
+
     def answer(self) -> Any:
-        keys = list(self.phases)
-        index = answer_index(list(self.phases.values()))
-        return keys[index] if index is not None else _NO_ANSWER
+        """The key of the answer's message, the stream being over."""
+        return self._key(answer_index(list(self.phases.values())))
+
+    def _key(self, index: int | None) -> Any:
+        return list(self.phases)[index] if index is not None else _NO_ANSWER
 
 
 def _memo(state: StreamState) -> _Messages:
@@ -279,7 +305,7 @@ def _note(state: StreamState, key: Any, phase: str | None) -> str | None:
     Returns the message's phase as known now."""
     memo = _memo(state)
     if memo.note(key, phase):
-        state.choose_text(memo.answer())
+        state.choose_text(memo.shown())
     return memo.phases[key]
 
 
@@ -291,14 +317,13 @@ def _seen(state: StreamState, event: Any, item: Any) -> None:
 
 
 def _text_delta(state: StreamState, event: Any) -> Any:
-    """An ``output_text.delta``: text of the message it names, unless that is commentary
-    (never decoded, so not kept)."""
+    """An ``output_text.delta``: text of the message it names (a commentary message's is
+    kept aside, shown in no partial: it is the answer only if no other message comes)."""
     memo = _memo(state)
     key = memo.key(
         _plain(field_of(event, "output_index"), int), _plain(field_of(event, "item_id"), str)
     )
-    if _note(state, key, None) == "commentary":
-        return None, False
+    _note(state, key, None)
     return state.add_text(field_of(event, "delta"), key)
 
 
@@ -312,7 +337,9 @@ def _completed(state: StreamState, response: Any) -> None:
     refusal = _refusal(messages)
     if refusal is not None and not state.refusal_text:
         state.add_refusal(refusal or "refused")
-    state.set_text(_answer_text(messages))
+    calls = any(field_of(item, "type") == "function_call" for item in output)
+    state.set_text(_answer_text(messages, calls=calls))
+    _memo(state).completed = True
 
 
 def _call_key(event: Any) -> Any:

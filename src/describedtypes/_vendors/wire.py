@@ -155,6 +155,10 @@ class StreamState(abc.ABC):
         reply text from now on (a key no text was added to: an empty one)."""
 
     @abc.abstractmethod
+    def reply_text(self) -> str:
+        """The answer's text as it stands."""
+
+    @abc.abstractmethod
     def set_text(self, text: str) -> None:
         """The answer's text is ``text``, whole (the provider's final word on it, in
         place of what its pieces made)."""
