@@ -35,6 +35,7 @@ from describedtypes import (
     SchemaError,
     adecode_stream,
     decode,
+    decode_response,
     decode_stream,
     encode,
 )
@@ -379,6 +380,298 @@ def test_responses_events() -> None:
     failed = [{"type": "error", "message": "server overloaded"}]
     with pytest.raises(DecodeError, match="server overloaded"):
         list(decode_stream(Person, failed))
+
+
+# -- Responses output messages: commentary, final answer ------------------------------
+
+
+@attrs.define
+class Answer:
+    title: str
+    count: int
+
+
+ANSWER = '{"title": "the answer", "count": 3}'
+#: A preamble shaped like an answer, so a partial that showed it would be caught.
+PREAMBLE = '{"title": "commentary draft", "count": 1}'
+
+_RESPONSE = {"id": "resp_1", "object": "response", "created_at": 0, "model": "gpt-5",
+             "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
+
+
+def responses_output(messages: list[tuple[str | None, str]]) -> list[dict[str, Any]]:
+    """The output items of a complete Responses reply: one message per (phase, text)."""
+    out = []
+    for i, (phase, text) in enumerate(messages):
+        item: dict[str, Any] = {
+            "type": "message", "id": f"msg_{i}", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}] if text else [],
+        }
+        if phase is not None:  # absent, as before the API had phases
+            item["phase"] = phase
+        out.append(item)
+    return out
+
+
+def responses_stream(
+    messages: list[tuple[str | None, str]], *, sdk: bool = False, phase_at_added: bool = True,
+    whole_output: bool = True, size: int = 5,
+) -> list[Any]:
+    """The events of a Responses stream of ``messages``, as dicts or (``sdk``) as the openai
+    SDK's own event models. ``phase_at_added``: the phase is on the added item already (else
+    only on the done one); ``whole_output``: the completed event carries the output."""
+    items = responses_output(messages)
+    seq = itertools.count()
+    events: list[dict[str, Any]] = [{"type": "response.created", "sequence_number": next(seq),
+                                     "response": {**_RESPONSE, "status": "in_progress",
+                                                  "output": []}}]
+    for index, item in enumerate(items):
+        added = {**item, "status": "in_progress", "content": []}
+        if not phase_at_added:
+            added.pop("phase", None)
+        events.append({"type": "response.output_item.added", "sequence_number": next(seq),
+                       "output_index": index, "item": added})
+        text = messages[index][1]
+        events += [{"type": "response.output_text.delta", "sequence_number": next(seq),
+                    "item_id": item["id"], "output_index": index, "content_index": 0,
+                    "delta": text[i : i + size], "logprobs": []}
+                   for i in range(0, len(text), size)]
+        events.append({"type": "response.output_item.done", "sequence_number": next(seq),
+                       "output_index": index, "item": item})
+    events.append({"type": "response.completed", "sequence_number": next(seq), "response": {
+        **_RESPONSE, "status": "completed", "output": items if whole_output else []}})
+    return [sdk_event(e) for e in events] if sdk else events
+
+
+def sdk_event(event: dict[str, Any]) -> Any:
+    """``event`` as the openai SDK's own model of its type (validated, so the shape is real)."""
+    from openai.types import responses as r
+
+    kinds = {
+        "response.created": r.ResponseCreatedEvent,
+        "response.output_item.added": r.ResponseOutputItemAddedEvent,
+        "response.output_text.delta": r.ResponseTextDeltaEvent,
+        "response.output_item.done": r.ResponseOutputItemDoneEvent,
+        "response.completed": r.ResponseCompletedEvent,
+    }
+    return kinds[event["type"]].model_validate(event)
+
+
+def outcome(read: Any) -> Any:
+    """What ``read()`` gives: its value, or the type and text of the library error it raises."""
+    try:
+        return read()
+    except DecodeError as err:
+        return type(err), str(err)
+
+
+PREAMBLED = [("commentary", "Let me think."), ("final_answer", ANSWER)]
+
+
+@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-models"])
+@pytest.mark.parametrize("whole_output", [True, False], ids=["completed-output", "no-output"])
+def test_a_commentary_message_before_the_answer_is_not_decoded(
+    sdk: bool, whole_output: bool
+) -> None:
+    """A commentary message, then the final answer: the stream decodes the answer alone."""
+    events = responses_stream(PREAMBLED, sdk=sdk, whole_output=whole_output)
+    with every_chunk():
+        values = list(decode_stream(Answer, events))
+    check_stream(values, Answer("the answer", 3))
+    assert values[-1] == decode_response(Answer, {**_RESPONSE, "status": "completed",
+                                                  "output": responses_output(PREAMBLED)})
+
+
+@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-models"])
+def test_partials_never_show_the_commentary(sdk: bool) -> None:
+    """A preamble shaped like an answer never shows in a partial: only the answer's text does."""
+    events = responses_stream([("commentary", PREAMBLE), ("final_answer", ANSWER)], sdk=sdk,
+                              size=2)
+    with every_chunk():
+        *partials, last = decode_stream(Answer, events)
+    assert last == Answer("the answer", 3)
+    assert partials
+    assert all("commentary" not in repr(p) for p in partials), partials
+
+
+@pytest.mark.parametrize("whole_output", [True, False], ids=["completed-output", "no-output"])
+def test_a_preamble_alone_is_decoded_at_the_end_but_never_shown(whole_output: bool) -> None:
+    """With no other message the commentary one is the last message, so the answer; its
+    text shows in no partial, and the end agrees with decode_response()."""
+    alone = [("commentary", PREAMBLE)]
+    with every_chunk():
+        values = list(decode_stream(Answer, responses_stream(alone, whole_output=whole_output)))
+    assert values == [Answer("commentary draft", 1)]
+    assert values[-1] == decode_response(Answer, {**_RESPONSE, "status": "completed",
+                                                  "output": responses_output(alone)})
+
+
+def test_without_phases_a_later_message_is_the_answer() -> None:
+    """Messages without phases: the last one is the answer, as decode_response reads it."""
+    events = responses_stream([(None, PREAMBLE), (None, ANSWER)], whole_output=False)
+    assert list(decode_stream(Answer, events))[-1] == Answer("the answer", 3)
+    one = responses_stream([(None, ANSWER)], whole_output=False)  # the common case
+    with every_chunk():
+        check_stream(list(decode_stream(Answer, one)), Answer("the answer", 3))
+
+
+def test_a_phase_first_known_when_the_message_is_done_still_decides() -> None:
+    """A commentary phase that arrives only on the done item still keeps it out of the end."""
+    events = responses_stream(PREAMBLED, phase_at_added=False, whole_output=False)
+    assert list(decode_stream(Answer, events))[-1] == Answer("the answer", 3)
+
+
+def test_the_completed_output_has_the_last_word() -> None:
+    """When response.completed carries the output, its answer is the reply, as decode_response
+    reads it, whatever the deltas said."""
+    events = responses_stream([(None, '{"title": "streamed", "count": 1}')])
+    events[-1]["response"]["output"] = responses_output(PREAMBLED)
+    assert list(decode_stream(Answer, events))[-1] == Answer("the answer", 3)
+    refused = responses_stream([(None, ANSWER)])
+    refused[-1]["response"]["output"][0]["content"] = [{"type": "refusal", "refusal": "No."}]
+    with pytest.raises(RefusalError, match="No"):
+        list(decode_stream(Answer, refused))
+
+
+def test_extract_stream_sends_back_only_the_answer() -> None:
+    """extract_stream over a Responses client: the answer is decoded, a retry quotes only the
+    answer's text, and the conversation it returns ends with the answer, not the preamble."""
+    from types import SimpleNamespace
+
+    from describedtypes import extract_stream
+
+    bad = [("commentary", "Let me think."), ("final_answer", '{"title": "t"}')]
+    streams = [responses_stream(bad, sdk=True), responses_stream(PREAMBLED, sdk=True)]
+    sent: list[dict[str, Any]] = []
+
+    def create(**kwargs: Any) -> Any:
+        sent.append(kwargs)
+        return iter(streams.pop(0))
+
+    client = SimpleNamespace(
+        responses=SimpleNamespace(create=create),
+        chat=SimpleNamespace(completions=SimpleNamespace(create=lambda **kwargs: None)),
+    )
+    stream = extract_stream(Answer, client, model="gpt-5", messages="Ask", api="responses")
+    values = list(stream)
+    assert values[-1] == Answer("the answer", 3)
+    assert not any("commentary" in repr(v) for v in values)
+    assert stream.attempt == 2
+    retry = sent[1]["input"]
+    assert {"role": "assistant", "content": '{"title": "t"}'} in retry
+    assert not any("Let me think" in str(m) for m in retry)
+    assert stream.details is not None
+    assert stream.details.messages[-1] == {"role": "assistant", "content": ANSWER}
+
+
+_PHASES = st.sampled_from([None, "commentary", "final_answer"])
+
+
+@st.composite
+def phased_messages(draw: Any) -> list[tuple[str | None, str]]:
+    """One to four messages, each with or without a phase; a commentary message's text is
+    marked "commentary" so a partial that showed it is caught."""
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        phase = draw(_PHASES)
+        mark = "commentary" if phase == "commentary" else "answer"
+        n = draw(st.integers(0, 9))
+        out.append((phase, draw(st.sampled_from([
+            json.dumps({"title": f"{mark} {n}", "count": n}), "", f"Let me {mark}.",
+            '{"title": "' + mark,
+        ]))))
+    return out
+
+
+@given(phased_messages(), st.booleans(), st.booleans(), st.booleans(), st.integers(1, 9))
+def test_a_streamed_reply_decodes_as_its_complete_response(
+    messages: list[tuple[str | None, str]], sdk: bool, phase_at_added: bool,
+    whole_output: bool, size: int,
+) -> None:
+    """Any messages, with or without phases, streamed in any pieces: the stream ends as
+    decode_response ends on the complete response (the value, or the same error), and with
+    the phases announced, no partial shows a commentary message."""
+    response = {**_RESPONSE, "status": "completed", "output": responses_output(messages)}
+    events = responses_stream(messages, sdk=sdk, phase_at_added=phase_at_added,
+                              whole_output=whole_output, size=size)
+    with every_chunk():
+        values = outcome(lambda: list(decode_stream(Answer, events)))
+    expected = outcome(lambda: decode_response(Answer, response))
+    if isinstance(values, tuple):  # an error
+        assert values == expected
+        return
+    *partials, last = values
+    assert last == expected
+    if phase_at_added:
+        assert all("commentary" not in repr(p) for p in partials), partials
+
+
+class _Raising:
+    """A Responses event read by attribute whose field ``bad`` raises (the others answer)."""
+
+    def __init__(self, bad: str, **fields: Any) -> None:
+        self._bad, self._fields = bad, fields
+
+    def __getattr__(self, name: str) -> Any:
+        if name == self._bad:
+            raise RuntimeError("secret://password@host")
+        if name in self._fields:
+            return self._fields[name]
+        raise AttributeError(name)
+
+
+class _Unhashable:
+    """An output index that raises on hashing and comparing."""
+
+    def __hash__(self) -> int:
+        raise RuntimeError("secret://password@host")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("secret://password@host")
+
+
+_HOSTILE_EVENTS = {
+    "phase": _Raising("-", type="response.output_item.added", output_index=0,
+                      item=_Raising("phase", type="message", id="m")),
+    "item_id": _Raising("item_id", type="response.output_text.delta", output_index=0,
+                        delta="{"),
+    "completed output": _Raising("-", type="response.completed", response=_Raising(
+        "output", status="completed")),
+    "completed content": _Raising("-", type="response.completed", response=_Raising(
+        "-", status="completed", output=[_Raising("content", type="message")])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HOSTILE_EVENTS))
+def test_hostile_responses_events_are_library_errors(name: str) -> None:
+    """An event field that raises is the library's ShapeError or DecodeError, its text unshown."""
+    from describedtypes import DescribedTypesError
+
+    with pytest.raises(DescribedTypesError) as raised:
+        list(decode_stream(Answer, [*responses_stream(PREAMBLED)[:-1], _HOSTILE_EVENTS[name]]))
+    assert isinstance(raised.value, (TypeError, DecodeError))
+    assert "password" not in str(raised.value)
+    assert "chunk 16 (an OpenAI Responses event): reading" in str(raised.value)
+
+
+def test_an_output_index_that_cannot_be_hashed_is_not_a_key() -> None:
+    """An output index of a foreign type is ignored (the item id keys the message instead)."""
+    events = responses_stream(PREAMBLED, whole_output=False)
+    for event in events:
+        if "output_index" in event:
+            event["output_index"] = _Unhashable()
+    assert list(decode_stream(Answer, events))[-1] == Answer("the answer", 3)
+
+def test_the_output_messages_of_a_stream_are_bounded() -> None:
+    """A stream announcing more output messages than the bound is a DecodeError."""
+    from describedtypes._vendors import openai_responses
+
+    events = responses_stream([(None, ANSWER)] * 4, whole_output=False)
+    with mock.patch.object(openai_responses, "_MAX_MESSAGES", 3), pytest.raises(
+        DecodeError, match="more than 3 output messages"
+    ):
+        list(decode_stream(Answer, events))
+    assert list(decode_stream(Answer, events))[-1] == Answer("the answer", 3)
 
 
 def anthropic_events(blocks: list[tuple[str, list[str]]], stop: str) -> list[dict[str, Any]]:

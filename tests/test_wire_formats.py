@@ -139,6 +139,21 @@ def test_without_phases_the_last_message_is_the_reply() -> None:
     assert decode_response(Note, reply) == Note("t", 4)
 
 
+def test_a_preamble_alone_is_the_last_message_and_a_call_still_answers() -> None:
+    """Without a final_answer message the last message is the reply, a commentary one
+    too; beside a tool call meant for the type, the call answers."""
+    preamble = {"type": "message", "role": "assistant", "phase": "commentary",
+                "content": [{"type": "output_text", "text": "I will call the tool."}]}
+    with pytest.raises(DecodeError, match="invalid JSON"):
+        decode_response(Note, {"object": "response", "output": [preamble]})
+    noted = {**preamble, "content": [{"type": "output_text", "text": '{"title": "t", "count": 3}'}]}
+    assert decode_response(Note, {"object": "response", "output": [noted]}) == Note("t", 3)
+    call = {"type": "function_call", "name": "report", "call_id": "c1",
+            "arguments": '{"title": "t", "count": 5}'}
+    assert decode_response(Note, {"object": "response", "output": [preamble, call]}) \
+        == Note("t", 5)
+
+
 # -- Gemini through every reader, with the google-genai SDK's own types ------------------
 
 

@@ -92,18 +92,15 @@ class _Attempts(Generic[T]):
                 self.provider.name, len(self.failures), type_name(self.tp), count(err),
             )
             log.debug("%s: reply %d had %s", self.provider.name, len(self.failures), where(err))
-            text = decoder.text.text()
-            if isinstance(text, bytes):
-                text = text.decode("utf-8", "replace")
             self.transcript = [
-                *self.transcript, *self.provider.stream_retry_messages(text, err)
+                *self.transcript,
+                *self.provider.stream_retry_messages(decoder.reply_text(), err),
             ]
             return False, None
         self.ledger.attempts.append(Attempt(stream, value, usage, seconds))
-        text = decoder.text.text()
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", "replace")
-        self.ledger.messages = [*self.transcript, self.provider.wire.assistant_message(text)]
+        self.ledger.messages = [
+            *self.transcript, self.provider.wire.assistant_message(decoder.reply_text())
+        ]
         ledger = self.ledger
         self.details = Extraction(
             value, ledger.usage, tuple(ledger.attempts), tuple(ledger.messages),

@@ -32,7 +32,7 @@ from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
 from ..errors import DecodeError
-from .access import field_of
+from .access import ShapeError, field_of
 from .detect import event_format
 from .replies import decode_reply
 from .wire import StreamState, WireFormat, tool_name_of
@@ -261,7 +261,9 @@ class _Stream(StreamState):
         self.kind: str | None = None  # "text", or the name of the events' wire format
         self.wire: WireFormat | None = None
         self.count = 0
-        self.text = _Text(self.plan, self.from_json)
+        self.text = _Text(self.plan, self.from_json)  # the answer's text
+        self.texts: dict[Any, _Text] = {None: self.text}  # every message's, by key
+        self.answer: Any = None  # the key of the answer's message
         self.tools: dict[Any, _Text] = {}
         self.refusal: list[str] = []
         self.refusal_size = 0
@@ -300,7 +302,11 @@ class _Stream(StreamState):
             if field_of(chunk, "type") == "chunk":  # the openai SDK's .stream() helper
                 chunk = field_of(chunk, "chunk")
             self._kind(wire.name, wire)
-            target, due = wire.feed(self, chunk)
+            try:
+                target, due = wire.feed(self, chunk)
+            except ShapeError as exc:  # say which chunk it was
+                msg = f"chunk {self.count} (an {wire.name} event): {exc}"
+                raise ShapeError(msg) from None
         if not due or target is None or target is not self.current():
             return None
         partial = target.partial()
@@ -346,11 +352,38 @@ class _Stream(StreamState):
                   "ask for a shorter answer")]
             )
 
-    def add_text(self, piece: Any) -> tuple[_Text | None, bool]:
+    def add_text(self, piece: Any, key: Any = None) -> tuple[_Text | None, bool]:
         if isinstance(piece, _TEXT) and piece:
             self._grow(len(piece))
-            return self.text, self.text.add(piece)
+            text = self._message(key)
+            return text, text.add(piece)
         return None, False
+
+    def _message(self, key: Any) -> _Text:
+        text = self.texts.get(key)
+        if text is None:  # the format bounds how many messages it keys
+            text = self.texts[key] = _Text(self.plan, self.from_json)
+        return text
+
+    def choose_text(self, key: Any) -> None:
+        # Partials follow the answer's text (current()); a message that is not the
+        # answer gets none, and the partials start over when the answer changes.
+        self.answer = key
+        self.text = self._message(key)
+
+    def set_text(self, text: str) -> None:
+        old = self.text
+        self.size -= old.size
+        self._grow(len(text))
+        new = _Text(self.plan, self.from_json, old.name)
+        if text:
+            new.add(text)
+        self.texts[self.answer] = self.text = new
+
+    def reply_text(self) -> str:
+        """The answer's text as it stands (what goes back into the conversation)."""
+        text = self.text.text()
+        return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
 
     def add_call(
         self, key: Any, name: Any, piece: Any, *, whole: bool = False
@@ -395,9 +428,7 @@ class _Stream(StreamState):
         tp, opts = self.tp, self.opts
         if self.wire is None:  # text chunks (or nothing at all)
             return decode(tp, self.text.text(), **opts)
-        text = self.text.text()
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", "replace")
+        text = self.reply_text()
         calls = [
             ToolCall(t.name or "", t.value if t.value is not None else t.text())
             for t in self.tools.values()
@@ -453,7 +484,8 @@ def decode_stream(
     ``chunks`` is an iterable of text pieces (``str`` or ``bytes``), or a provider's
     stream, as SDK objects or dicts: OpenAI Chat Completions chunks (``stream=True``;
     the ``delta.content``, or the ``tool_calls`` arguments), OpenAI Responses events
-    (``response.output_text.delta``, ``response.function_call_arguments.delta``) or
+    (``response.output_text.delta``, ``response.function_call_arguments.delta``; of
+    several output messages, only the answer's, as ``decode_response()`` picks it) or
     Anthropic Messages events (``text_delta``, ``input_json_delta``).
 
     While the reply grows, each new ``Partial[tp]`` shows every field that has arrived,

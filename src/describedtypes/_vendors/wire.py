@@ -137,11 +137,31 @@ def checked_results(results: Any, *, ids: bool = True) -> list[ToolResult]:
 
 class StreamState(abc.ABC):
     """Strictly private: what a stream reader needs from the stream it feeds: the reply
-    text, the tool calls by key, the refusal, the stop reason (``_vendors.stream``)."""
+    text, the tool calls by key, the refusal, the stop reason (``_vendors.stream``).
+
+    A format whose reply may hold several messages (OpenAI Responses) keys each text
+    piece by its message and says which message is the answer (``choose_text``): only
+    that message's text is shown in partials and decoded at the end.
+    """
 
     @abc.abstractmethod
-    def add_text(self, piece: Any) -> Any:
-        """Append to the reply text; returns the text and whether a parse is due."""
+    def add_text(self, piece: Any, key: Any = None) -> Any:
+        """Append to the text of message ``key`` (None: the reply's one text); returns
+        the text and whether a parse is due."""
+
+    @abc.abstractmethod
+    def choose_text(self, key: Any) -> None:
+        """The message ``key`` is the answer (None: the reply's one text): its text is the
+        reply text from now on (a key no text was added to: an empty one)."""
+
+    @abc.abstractmethod
+    def reply_text(self) -> str:
+        """The answer's text as it stands."""
+
+    @abc.abstractmethod
+    def set_text(self, text: str) -> None:
+        """The answer's text is ``text``, whole (the provider's final word on it, in
+        place of what its pieces made)."""
 
     @abc.abstractmethod
     def add_call(self, key: Any, name: Any, piece: Any, *, whole: bool = False) -> Any:
@@ -163,6 +183,8 @@ class StreamState(abc.ABC):
     status: Any = None
     incomplete: Any = None
     failed: Any = None
+    #: What the format keeps between the events of one stream (its own object).
+    memo: Any = None
 
 
 class WireFormat(abc.ABC):
