@@ -7,9 +7,7 @@ adapter makes to fit its provider as a ``Rewrite``.
 
 from __future__ import annotations
 
-import decimal
 import enum
-import math
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -19,7 +17,14 @@ import orjson
 from .._types import declared
 from .._types import inspector as ni
 from .._types import kinds as mt
-from .._types.nodes import NO_CONSTRAINTS, closed_keys_as_object, is_decimal, object_graph
+from .._types.nodes import (
+    NO_CONSTRAINTS,
+    closed_keys_as_object,
+    is_number_text,
+    object_graph,
+    scalar_of,
+)
+from .._types.scalars import scalar_of_value
 from ..errors import SchemaError
 from .adapters import Adapter
 from .engines import Engine
@@ -412,7 +417,7 @@ class Builder:
             return
         wanted: list[tuple[str, Any]] = []
         # A Decimal is a string in JSON: its numeric bounds can only be said in words.
-        as_text = is_decimal(node)
+        as_text = is_number_text(node)
         for attr, key in _CONSTRAINT_KEYS.items():
             value = getattr(c, attr)
             if value is not None and not array:
@@ -457,7 +462,7 @@ class Builder:
     ) -> list[tuple[str, Any]]:
         """Put the constraints ``engine`` holds on ``out``; return the ones to describe."""
         kind = "array" if array else str(getattr(node, "type", "string"))
-        as_text = is_decimal(node)
+        as_text = is_number_text(node)
         rest: list[tuple[str, Any]] = []
         pattern = next((value for key, value in wanted if key == "pattern"), None)
         if pattern is not None:
@@ -701,14 +706,22 @@ def _json_default(f: ni.Field) -> Any:
 def _to_json(value: Any) -> Any:
     if isinstance(value, enum.Flag):
         return mt.flag_names(value)
-    if isinstance(value, decimal.Decimal):
-        return mt.decimal_text(value) if value.is_finite() else _NO_DEFAULT
     if isinstance(value, enum.Enum):
         value = value.value
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None:
         return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else _NO_DEFAULT
+    row = scalar_of_value(value)
+    if row is None:
+        return _container_default(value)
+    if row.read is not None:  # a date, a UUID: JSON has no such value, none is stated
+        return _NO_DEFAULT
+    try:  # as encode() writes it: a Decimal as its digits
+        return value if row.write is None else row.write(value)
+    except ValueError:  # NaN, infinity: no JSON value
+        return _NO_DEFAULT
+
+
+def _container_default(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         items = [_to_json(v) for v in value]
         return _NO_DEFAULT if any(i is _NO_DEFAULT for i in items) else items
@@ -759,23 +772,14 @@ def _enum_kind(value: Any) -> frozenset[str]:
     return frozenset({"object"})
 
 
-# What a key of each string format is, for the sentence that says it.
-_KEY_FORMATS = {
-    "date": "a date (YYYY-MM-DD)",
-    "date-time": "a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z)",
-    "time": "a time of day (HH:MM:SS)",
-    "uuid": "a UUID",
-}
-
-
 def _key_text(key: ni.ScalarNode) -> str | None:
     """The sentence that says what every key of a dict must be, or None for any string."""
-    if is_decimal(key):
-        return 'Every key is a decimal number written as a string, e.g. "12.50".'
+    row = scalar_of(key)
     parts: list[str] = []
-    kind = _KEY_FORMATS.get(key.format or "")
-    if kind is not None:
-        parts.append(f"Every key is {kind}.")
+    if row is not None and row.says is not None:
+        parts.append(f"Every key is {row.says}.")
+        if row.number_text:  # its pattern is the one it always has: said already
+            return parts[0]
     c = key.constraints
     exact = c.min_length is not None and c.min_length == c.max_length
     for keyword, value, verb in (
