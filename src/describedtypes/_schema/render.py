@@ -12,7 +12,6 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import attrs
-import orjson
 
 from .._types import declared
 from .._types import inspector as ni
@@ -22,13 +21,13 @@ from .._types.nodes import (
     closed_keys_as_object,
     is_number_text,
     object_graph,
-    scalar_of,
 )
 from .._types.scalars import scalar_of_value
 from ..errors import SchemaError
 from .adapters import Adapter
 from .engines import Engine
 from .rules import regex_features
+from .wording import constraint_sentences, format_sentence, key_sentence, one_of_sentence
 
 Json = dict[str, Any]
 
@@ -44,62 +43,6 @@ _CONSTRAINT_KEYS = {
 
 _NUMERIC_KEYWORDS = frozenset(_CONSTRAINT_KEYS.values())
 _BOUND_KEYWORDS = _NUMERIC_KEYWORDS - {"multipleOf"}
-
-# What a string of a format is, for engines that cannot hold the format itself.
-_FORMAT_TEXT = {
-    "date-time": "Must be a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z).",
-    "time": "Must be a time of day with its offset (RFC 3339, e.g. 09:30:00Z).",
-    "date": "Must be a date (YYYY-MM-DD).",
-    "uuid": "Must be a UUID.",
-    "email": "Must be an email address.",
-    "uri": "Must be an absolute URI.",
-    "hostname": "Must be a host name.",
-    "ipv4": "Must be an IPv4 address.",
-    "ipv6": "Must be an IPv6 address.",
-    "duration": "Must be an ISO 8601 duration (e.g. P3DT4H).",
-}
-
-
-# A bound the provider does not take as a keyword is written into the description:
-# (sentence opening, clause) per keyword; clauses with the same opening are joined.
-_CONSTRAINT_TEXT = {
-    "minimum": ("Must be", "at least {}"),
-    "exclusiveMinimum": ("Must be", "greater than {}"),
-    "maximum": ("Must be", "at most {}"),
-    "exclusiveMaximum": ("Must be", "less than {}"),
-    "multipleOf": ("Must be", "a multiple of {}"),
-    "minLength": ("Must have", "at least {} character{s}"),
-    "maxLength": ("Must have", "at most {} character{s}"),
-    "pattern": ("Must match", "the regular expression `{}`"),
-    "minItems": ("Must have", "at least {} item{s}"),
-    "maxItems": ("Must have", "at most {} item{s}"),
-}
-
-
-# Equal lower and upper bounds on a length are one clause: "exactly N", said in place of
-# the lower bound (lower -> its upper bound, the clause), the upper one left out.
-_EXACTLY = {"minLength": ("maxLength", "exactly {} character{s}"),
-            "minItems": ("maxItems", "exactly {} item{s}")}
-_LOWER = {"maxLength": "minLength", "maxItems": "minItems"}
-
-
-def constraint_sentences(described: Mapping[str, Any]) -> str:
-    """The bounds in ``described`` (keyword: value) as sentences for a description.
-
-    Clauses with the same opening are joined ("Must be at least 1 and at most 9."); a
-    length whose two bounds are equal is one clause ("Must have exactly 2 characters.").
-    """
-    clauses: dict[str, list[str]] = {}
-    for key, value in described.items():
-        opening, clause = _CONSTRAINT_TEXT[key]
-        if key in _EXACTLY and described.get(_EXACTLY[key][0]) == value:
-            clause = _EXACTLY[key][1]
-        elif key in _LOWER and described.get(_LOWER[key]) == value:
-            continue  # said with its lower bound, as "exactly"
-        plural = "" if value == 1 else "s"
-        clauses.setdefault(opening, []).append(clause.format(value, s=plural))
-    return " ".join(f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items())
-
 
 @attrs.frozen
 class Rewrite:
@@ -270,7 +213,7 @@ class Builder:
             if self.enum_ok(node.enum):
                 out["enum"] = list(node.enum)
             else:
-                text = _one_of_text(node.enum)
+                text = one_of_sentence(node.enum)
                 out["description"] = (out["description"] + " " + text
                                       if "description" in out else text)
                 self.rewrites.append(Rewrite(pointer or "/", "described",
@@ -317,7 +260,7 @@ class Builder:
             ))
             return {"anyOf": [inner, {"type": "null"}]}
         else:
-            self.say_instead(out, _one_of_text(values))
+            self.say_instead(out, one_of_sentence(values))
             self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
         return out
 
@@ -358,7 +301,7 @@ class Builder:
                 "refuses valid values)",
             ))
             return
-        self.say_instead(out, _FORMAT_TEXT.get(fmt, f"Must be a valid {fmt} string."))
+        self.say_instead(out, format_sentence(fmt))
         self.rewrites.append(Rewrite(pointer or "/", "described",
                                      f"format {fmt} ({engine.name} does not hold it)"))
 
@@ -564,7 +507,7 @@ class Builder:
             out: Json = {"type": "object", "additionalProperties": values}
             # What a key must be (a date, a Decimal, a bounded string) has no keyword the
             # providers and grammar engines all take (propertyNames is not one): say it.
-            text = _key_text(node.keys)
+            text = key_sentence(node.keys)
             if text is not None:
                 self.say_instead(out, text)
                 self.rewrites.append(Rewrite(pointer or "/", "described", f"dict keys: {text}"))
@@ -772,40 +715,10 @@ def _enum_kind(value: Any) -> frozenset[str]:
     return frozenset({"object"})
 
 
-def _key_text(key: ni.ScalarNode) -> str | None:
-    """The sentence that says what every key of a dict must be, or None for any string."""
-    row = scalar_of(key)
-    parts: list[str] = []
-    if row is not None and row.says is not None:
-        parts.append(f"Every key is {row.says}.")
-        if row.number_text:  # its pattern is the one it always has: said already
-            return parts[0]
-    c = key.constraints
-    exact = c.min_length is not None and c.min_length == c.max_length
-    for keyword, value, verb in (
-        ("minLength", c.min_length, "has"),
-        ("maxLength", None if exact else c.max_length, "has"),
-        ("pattern", c.pattern, "matches"),
-    ):
-        if value is not None:  # worded as the bounds moved into descriptions are
-            text = _EXACTLY["minLength"][1] if exact and keyword == "minLength" else (
-                _CONSTRAINT_TEXT[keyword][1])
-            clause = text.format(value, s="" if value == 1 else "s")
-            parts.append(f"Every key {verb} {clause}.")
-    return " ".join(parts) or None
-
-
 def _enum_values(node: ni.Node) -> tuple[Any, ...]:
     if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
         return node.values
     return node.enum or ()
-
-
-def _one_of_text(values: Any, lead: str = "Must be") -> str:
-    shown = [orjson.dumps(v).decode() for v in values]
-    if len(shown) == 1:
-        return f"{lead} {shown[0]}."
-    return f"{lead} one of: {', '.join(shown)}."
 
 
 def _one_or_list(kinds: Any) -> Any:
