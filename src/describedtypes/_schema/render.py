@@ -7,25 +7,24 @@ adapter makes to fit its provider as a ``Rewrite``.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from typing import Any
 
 import attrs
 
 from .._types import declared
 from .._types import inspector as ni
-from .._types import kinds as mt
 from .._types.nodes import (
     NO_CONSTRAINTS,
     closed_keys_as_object,
     is_number_text,
     object_graph,
 )
-from .._types.scalars import scalar_of_value
 from ..errors import SchemaError
 from .adapters import Adapter
+from .defaults import NO_DEFAULT, json_default
 from .engines import Engine
+from .naming import defs_keys
 from .rules import regex_features
 from .wording import constraint_sentences, format_sentence, key_sentence, one_of_sentence
 
@@ -594,8 +593,8 @@ class Builder:
                 node = ni.UnionNode(options=(node, ni.NullNode()))
             prop = self.render(node, fpointer, fpath, f)
             if has_default:
-                default = _json_default(f)
-                if default is not _NO_DEFAULT and not (default is None and not _allows_null(prop)):
+                default = json_default(f)
+                if default is not NO_DEFAULT and not (default is None and not _allows_null(prop)):
                     if self.adapter.emit_defaults and not self.adapter.strict:
                         prop["default"] = default
                     elif default is not None:  # a null default is the nullable type itself
@@ -627,9 +626,6 @@ _RENDERERS: dict[type, Callable[[Builder, Any, str, str], Json]] = {
     ni.DictNode: Builder.dict,
 }
 
-_NO_DEFAULT = object()
-
-
 def _node_allows_null(node: ni.Node) -> bool:
     return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
 
@@ -637,41 +633,6 @@ def _node_allows_null(node: ni.Node) -> bool:
 def _absent_means_none(f: ni.Field) -> bool:
     """Leaving the field out gives None (no default, or a None default)."""
     return not f.has_default or (f.default_factory is None and f.default is None)
-
-
-def _json_default(f: ni.Field) -> Any:
-    if f.default_factory is not None:
-        made = {list: [], dict: {}, set: [], frozenset: [], tuple: []}.get(f.default_factory)  # type: ignore[call-overload]
-        return _NO_DEFAULT if made is None else made
-    return _to_json(f.default)
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, enum.Flag):
-        return mt.flag_names(value)
-    if isinstance(value, enum.Enum):
-        value = value.value
-    if value is None:
-        return value
-    row = scalar_of_value(value)
-    if row is None:
-        return _container_default(value)
-    if row.read is not None:  # a date, a UUID: JSON has no such value, none is stated
-        return _NO_DEFAULT
-    try:  # as encode() writes it: a Decimal as its digits
-        return value if row.write is None else row.write(value)
-    except ValueError:  # NaN, infinity: no JSON value
-        return _NO_DEFAULT
-
-
-def _container_default(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        items = [_to_json(v) for v in value]
-        return _NO_DEFAULT if any(i is _NO_DEFAULT for i in items) else items
-    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        out = {k: _to_json(v) for k, v in value.items()}
-        return _NO_DEFAULT if any(v is _NO_DEFAULT for v in out.values()) else out
-    return _NO_DEFAULT
 
 
 def _allows_null(prop: Json) -> bool:
@@ -739,41 +700,3 @@ def _kind(node: ni.Node) -> str:
         ni.NullNode: "None",
     }
     return names.get(type(node), type(node).__name__)
-
-
-def defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:
-    """Collision-free ``$defs`` keys: the name, module-qualified only on a clash."""
-    base: dict[int, str] = {}
-    for o in objects:
-        name = o.name
-        if o.generic_args:
-            name += "_" + "_".join(_arg_name(a) for a in o.generic_args)
-        base[id(o)] = name
-    counts: dict[str, int] = {}
-    for key in base.values():
-        counts[key] = counts.get(key, 0) + 1
-    keys: dict[int, str] = {}
-    used: set[str] = set()
-    for o in objects:
-        key = base[id(o)]
-        if counts[key] > 1:
-            module = getattr(_origin(o.python_type), "__module__", "") or ""
-            key = f"{module}.{key}" if module else key
-        candidate, n = key, 2
-        while candidate in used:
-            candidate = f"{key}_{n}"
-            n += 1
-        used.add(candidate)
-        keys[id(o)] = candidate
-    return keys
-
-
-def _origin(tp: Any) -> Any:
-    return getattr(tp, "__origin__", None) or tp
-
-
-def _arg_name(arg: Any) -> str:
-    name = getattr(arg, "__name__", None)
-    if name is None:
-        name = repr(arg).replace("typing.", "")
-    return "".join(ch if ch.isalnum() else "_" for ch in name).strip("_")
