@@ -269,8 +269,7 @@ ANTHROPIC_BUILD = [
      {"type": "integer", "description": "Must be at least 0 and less than 10."}),
     ("A5 length bounds described", str,
      {"validator": [attrs.validators.min_len(2), attrs.validators.max_len(5)]},
-     {"type": "string", "description": "Must have at least 2 characters and at most 5 "
-                                       "characters."}),
+     {"type": "string", "description": "Must have 2 to 5 characters."}),
     ("A5 minItems 1 kept", list[int], {"validator": attrs.validators.min_len(1)},
      {"type": "array", "items": {"type": "integer"}, "minItems": 1}),
     ("A5 minItems above 1 described", list[int], {"validator": attrs.validators.min_len(2)},

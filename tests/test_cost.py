@@ -390,7 +390,7 @@ class TestExactly:
         assert props["country"]["description"] == "Must have exactly 2 characters."
         assert props["initial"]["description"] == "Must have exactly 1 character."
         assert props["name"]["description"] == (
-            "Must have at least 1 character and at most 3 characters.")
+            "Must have 1 to 3 characters.")
         plain = schema(Codes)["properties"]
         assert plain["country"] == {"type": "string", "minLength": 2, "maxLength": 2}
         assert plain["by_code"]["description"] == "Every key has exactly 3 characters."

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from describedtypes import DecodeError, decode, encode, schema
 from describedtypes import inspect as ni
-from describedtypes._types.nodes import is_decimal
+from describedtypes._types.nodes import is_number_text
 
 from .strategies import classes
 
@@ -103,7 +103,7 @@ def sites(node: ni.Node, value: Any, path: list[Any]) -> Iterator[tuple[list[Any
 def wrong_value(node: ni.Node) -> Any:
     """A value of a JSON kind (or outside the values) that ``node`` never accepts."""
     inner = unwrap(node)
-    if is_decimal(inner):  # a number is a fine Decimal too
+    if is_number_text(inner):  # a number is a fine Decimal too
         return "not a number"
     if isinstance(inner, ni.ScalarNode) and inner.type == "string":
         return 12345

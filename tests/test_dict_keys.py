@@ -399,7 +399,8 @@ def _map_schema(key_tp: Any) -> dict[str, Any]:
         (uuid.UUID, "Every key is a UUID."),
         (decimal.Decimal, 'Every key is a decimal number written as a string, e.g. "12.50".'),
         (Annotated[str, at.Len(2, 8)],
-         "Every key has at least 2 characters. Every key has at most 8 characters."),
+         "Every key has 2 to 8 characters."),
+        (Annotated[str, at.MinLen(3)], "Every key has at least 3 characters."),
         (Annotated[str, at.MaxLen(1)], "Every key has at most 1 character."),
     ],
 )

@@ -327,19 +327,19 @@ class TestFastAndLongWayAgree:
     @given(rfc_datetimes)
     def test_date_times(self, text: str) -> None:
         """Any RFC 3339 date-time (possible or not) reads the same either way."""
-        from describedtypes._codec.values import _DATETIME_RE, _parse_datetime, _rfc_datetime
+        from describedtypes._types.scalars import read_clock
 
-        assert _outcome(_parse_datetime, text) == _outcome(
-            lambda t: _rfc_datetime(_DATETIME_RE.match(t)), text  # type: ignore[arg-type]
+        assert _outcome(lambda t: read_clock(t, datetime.datetime), text) == _outcome(
+            lambda t: read_clock(t, datetime.datetime, shortcut=False), text
         )
 
     @given(rfc_times)
     def test_times(self, text: str) -> None:
         """Any RFC 3339 time (possible or not) reads the same either way."""
-        from describedtypes._codec.values import _TIME_RE, _parse_time, _rfc_time
+        from describedtypes._types.scalars import read_clock
 
-        assert _outcome(_parse_time, text) == _outcome(
-            lambda t: _rfc_time(_TIME_RE.match(t)), text  # type: ignore[arg-type]
+        assert _outcome(lambda t: read_clock(t, datetime.time), text) == _outcome(
+            lambda t: read_clock(t, datetime.time, shortcut=False), text
         )
 
 

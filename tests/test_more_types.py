@@ -336,7 +336,7 @@ def test_annotated_types_under_the_providers() -> None:
         "type": "integer", "minimum": 0, "description": "Must be a multiple of 5."
     }
     assert prop(Annotated[str, at.Len(1, 3)], ANTHROPIC_TOOLS) == {
-        "type": "string", "description": "Must have at least 1 character and at most 3 characters."
+        "type": "string", "description": "Must have 1 to 3 characters."
     }
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from .._base.generated import run_source
 from .._types import inspector as ni
-from .._types.nodes import closed_keys_as_object, hook_type
+from .._types.nodes import closed_keys_as_object, hook_type, scalar_of
+from .._types.scalars import OutOfRange, Scalar, scalar_for
 from ..errors import SchemaError
 from .codegen import (
     Compiled,
@@ -54,10 +55,8 @@ from .problems import (
 from .unions import union_failure
 from .values import (
     DECIMAL_TEXT,
-    FORMATS,
     MAX_DECIMAL_LENGTH,
     ExactNumber,
-    OutOfRange,
     among,
     as_array,
     as_object,
@@ -162,8 +161,10 @@ class Compiler:
     # -- scalars -----------------------------------------------------------------
 
     def scalar(self, node: ni.ScalarNode) -> Compiled:
-        if node.python_type is decimal.Decimal:
-            return self.decimal(node)
+        row = scalar_of(node)
+        assert row is not None
+        if row.number_text:
+            return self.decimal(node, row)
         kind = node.type
         c = node.constraints
         checks: list[Callable[[Any], str | None]] = []
@@ -173,8 +174,8 @@ class Compiler:
             checks += length_checks(c, "characters")
         pattern = pattern_check(c.pattern) if kind == "string" and c.pattern else None
         enum_check = enum_value_check(node.enum) if node.enum is not None else None
-        if node.format is not None and node.format in FORMATS:
-            return self._formatted(node, checks, pattern, enum_check)
+        if row.read is not None:
+            return self._formatted(node, row, checks, pattern, enum_check)
         str_type: Callable[[Any], Any] = node.python_type
         expected = f"expected {kind}, got "
 
@@ -237,11 +238,11 @@ class Compiler:
             kinds, lenient = frozenset({bool}), frozenset()
         return Compiled(fn, self._scalar_fast(node), kinds, lenient)
 
-    def decimal(self, node: ni.ScalarNode) -> Compiled:
+    def decimal(self, node: ni.ScalarNode, row: Scalar) -> Compiled:
         """A Decimal: a string of digits, or a JSON number read exactly."""
         checks = number_checks(node.constraints)
         enum_check = enum_value_check(node.enum) if node.enum is not None else None
-        expected = 'expected a decimal number as a string of digits (such as "12.50"), got '
+        expected = f"expected {row.expected}, got "
 
         def fn(v: Any) -> Any:
             if isinstance(v, str):
@@ -277,7 +278,8 @@ class Compiler:
         if (
             node.constraints.pattern is not None
             or node.constraints.multiple_of is not None
-            or node.python_type not in (str, int, float, bool)
+            # A str subclass is made by calling it: the fast check returns the str itself.
+            or scalar_for(node.python_type) is None
         ):
             return None
         parts = [
@@ -314,13 +316,14 @@ class Compiler:
     def _formatted(
         self,
         node: ni.ScalarNode,
+        row: Scalar,
         checks: list[Callable[[Any], str | None]],
         pattern: Callable[[Any], str | None] | None,
         enum_check: Callable[[Any], str | None] | None,
     ) -> Compiled:
-        assert node.format is not None
-        parse, what = FORMATS[node.format]
-        expected = f"expected {what}, got "
+        parse = row.read
+        assert parse is not None
+        expected = f"expected {row.expected}, got "
         own_type = node.python_type
 
         def fn(v: Any) -> Any:
@@ -344,7 +347,7 @@ class Compiler:
             try:
                 return parse(v)
             except OutOfRange as exc:
-                fail(f"{quote(v)} is written right but is not a valid {node.format}: {exc}")
+                fail(f"{quote(v)} is written right but is not a valid {row.format}: {exc}")
             except ValueError:
                 fail(expected + show(v))
 

@@ -8,11 +8,7 @@ field holding ``None`` is left out when leaving it out decodes back to ``None``.
 from __future__ import annotations
 
 import dataclasses
-import datetime
-import decimal
 import enum
-import math
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,7 +19,8 @@ from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types import kinds as mt
 from .._types.annotate import annotate, current_stamp
-from .._types.nodes import closed_keys_as_object, hook_type
+from .._types.nodes import closed_keys_as_object, hook_type, scalar_of
+from .._types.scalars import scalar_for, scalar_of_value
 from .problems import ABSENT, Members, brief, quote
 from .values import constructor_of
 
@@ -60,13 +57,8 @@ class _EncodeCompiler:
         if isinstance(node, ni.ObjectNode):
             return self.object(node)
         if isinstance(node, ni.ScalarNode):
-            if node.python_type is decimal.Decimal:
-                return _decimal
-            if node.format is not None:
-                return _iso if node.format != "uuid" else str
-            if node.type == "number":
-                return _finite
-            return _plain
+            row = scalar_of(node)
+            return _plain if row is None or row.write is None else row.write
         if isinstance(node, (ni.NullNode, ni.AnyNode)):
             return _encode_any
         if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
@@ -268,44 +260,8 @@ class _EncodeCompiler:
         return fn
 
 
-def _decimal(v: Any) -> Any:
-    return mt.decimal_text(v) if isinstance(v, decimal.Decimal) else v
-
-
 def _plain(v: Any) -> Any:
     return v
-
-
-def _finite(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        msg = f"cannot encode {v!r}: JSON has no NaN or Infinity"
-        raise ValueError(msg)
-    return v
-
-
-def _iso(v: Any) -> Any:
-    return _rfc3339(v) if isinstance(v, (datetime.date, datetime.time)) else v
-
-
-def _rfc3339(v: datetime.date | datetime.time) -> str:
-    """``v.isoformat()``, with a UTC offset RFC 3339 can write: whole minutes.
-
-    An offset with seconds (a zone's local mean time before standard time, such as
-    Amsterdam's +00:19:32 until 1937) is not RFC 3339, and ``decode()`` refuses it: a
-    date-time is written in UTC then (the same instant); a time of day, which cannot be
-    moved without a date, is an error.
-    """
-    text = v.isoformat()
-    offset = v.utcoffset() if isinstance(v, (datetime.datetime, datetime.time)) else None
-    if offset is None or (offset.seconds % 60 == 0 and offset.microseconds == 0):
-        return text
-    if isinstance(v, datetime.datetime):
-        return v.astimezone(datetime.timezone.utc).isoformat()
-    msg = (
-        f"cannot encode the time {text}: its UTC offset is not a whole number of minutes, "
-        "which RFC 3339 (and decode()) cannot read; give it an offset in whole minutes"
-    )
-    raise ValueError(msg)
 
 
 def _str_key(k: Any) -> str:
@@ -366,13 +322,10 @@ def _matcher(node: ni.Node) -> Callable[[Any], bool]:
         return lambda v: True
     if isinstance(node, ni.ScalarNode):
         py = node.python_type
-        if node.type == "integer":
-            return lambda v: isinstance(v, int) and not isinstance(v, bool)
-        if node.type == "number":
-            return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-        if py is datetime.date:
-            return lambda v: isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
-        return lambda v: isinstance(v, py)
+        row = scalar_for(py)
+        if row is not None:
+            return row.holds
+        return lambda v: isinstance(v, py)  # a str subclass
     if isinstance(node, ni.EnumNode):
         cls = node.cls
         return lambda v: isinstance(v, cls)
@@ -641,18 +594,13 @@ def _encode_any(v: Any) -> Any:
     """A JSON value for a value of unknown type (``Any`` fields, type parameters)."""
     if isinstance(v, enum.Flag):
         return mt.flag_names(v)
-    if isinstance(v, decimal.Decimal):
-        return mt.decimal_text(v)
-    if v is None or isinstance(v, (str, bool, int)):
-        return v.value if isinstance(v, enum.Enum) else v
-    if isinstance(v, float):
-        return _finite(v)
     if isinstance(v, enum.Enum):
         return v.value
-    if isinstance(v, (datetime.date, datetime.time)):
-        return _rfc3339(v)
-    if isinstance(v, uuid.UUID):
-        return str(v)
+    if v is None:
+        return v
+    row = scalar_of_value(v)
+    if row is not None:
+        return v if row.write is None else row.write(v)
     if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
         return _encoder_for(_runtime_type(v))(v)
     if mt.is_namedtuple(type(v)):

@@ -146,7 +146,7 @@ class _Mirror:
         # msgspec reads only YYYY-MM-DD dates, the form the normal path reads, to the same
         # values. Its UUIDs are wider (it also takes 32 hex digits without hyphens, which
         # the normal path refuses) and its date-time and time rules differ: no mirror.
-        if node.format == "date" and tp is datetime.date:
+        if node.format == "date":
             return datetime.date
         raise _CannotMirror
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import datetime
 import decimal
 import difflib
 import json
 import math
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from .._base.text import escape
+from .._types.scalars import FORMAT_TYPES
 from ..errors import DecodeError, render_errors
 
 Structure = Callable[[Any], Any]
@@ -254,12 +253,9 @@ def classify(value: Any) -> type | None:
         return list
     if isinstance(value, Mapping):
         return dict
-    if isinstance(value, _STRING_VALUES):  # parsed input: the value a string stands for
+    if isinstance(value, FORMAT_TYPES):  # parsed input: the value a string stands for
         return str
     return None
-
-
-_STRING_VALUES = (datetime.date, datetime.time, uuid.UUID)
 
 
 def value_kinds(values: tuple[Any, ...]) -> tuple[frozenset[type], frozenset[type]]:

@@ -1,21 +1,19 @@
-"""JSON values and the checks shared by scalar decoders (RFC 3339 text, bounds)."""
+"""JSON values and the checks shared by scalar decoders (bounds, lengths, exact numbers)."""
 
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import decimal
 import enum
 import json
 import re
-import sys
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._types import inspector as ni
 from .._types import kinds as mt
-from .._types.nodes import children_of, is_decimal
+from .._types.nodes import children_of, is_number_text
+from .._types.scalars import DECIMAL_PATTERN
 from .jsontext import unfenced
 from .problems import ABSENT, Invalid, Members, brief, not_one_of, show
 
@@ -46,158 +44,6 @@ def wrapped_hint(value: Any, opener: str) -> str:
     ):
         return "; send the object itself, not an array holding it"
     return ""
-
-
-# The text forms the schema's ``format`` names, read exactly (RFC 3339 section 5.6,
-# RFC 4122 section 3), and the same on every Python: ``fromisoformat`` is not used, as
-# from 3.11 on it also reads ISO 8601 forms such as "20200101" or "2020-W01-1", a date
-# as a date-time and a space for the "T". The one allowance: a date-time or time may
-# leave out its offset (a naive value), since that is what encode() writes for a naive
-# value; a grammar-constrained model always writes it.
-_TIME_TEXT = (
-    r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))?"
-)
-
-
-_DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
-
-
-_DATETIME_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]" + _TIME_TEXT + r"\Z")
-
-
-_TIME_RE = re.compile(_TIME_TEXT + r"\Z")
-
-
-_UUID_RE = re.compile(
-    r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z"
-)
-
-
-_UTC = datetime.timezone.utc
-
-
-class OutOfRange(ValueError):
-    """Strictly private: text of the right form naming no real value (30 February)."""
-
-
-def _checked(make: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    try:
-        return make(*args, **kwargs)
-    except ValueError as exc:
-        reason = str(exc)
-        if "second must be" in reason:
-            reason += " (Python has no leap seconds)"
-        raise OutOfRange(reason) from None
-
-
-def _time_parts(groups: tuple[str | None, ...]) -> tuple[int, int, int, int, Any]:
-    """(hour, minute, second, microsecond, tzinfo) from _TIME_TEXT's groups."""
-    hour, minute, second, fraction, zulu, sign, off_hour, off_minute = groups
-    micro = int((fraction + "000000")[:6]) if fraction else 0  # cut to Python's resolution
-    tz: Any = None
-    if zulu:
-        tz = _UTC
-    elif sign:
-        hours, minutes = int(off_hour or ""), int(off_minute or "")
-        if hours > 23 or minutes > 59:
-            msg = "the offset's hours must be in 0..23 and its minutes in 0..59"
-            raise OutOfRange(msg)
-        delta = datetime.timedelta(hours=hours, minutes=minutes)
-        tz = datetime.timezone(-delta if sign == "-" else delta)
-    return int(hour or ""), int(minute or ""), int(second or ""), micro, tz
-
-
-def _parse_date(text: str) -> datetime.date:
-    """An RFC 3339 ``full-date``: ``YYYY-MM-DD`` and nothing else."""
-    m = _DATE_RE.match(text)
-    if m is None:
-        msg = "not an RFC 3339 date"
-        raise ValueError(msg)
-    try:
-        # Checked to be YYYY-MM-DD, which every Python's C parser reads the same way.
-        return datetime.date.fromisoformat(text)
-    except ValueError:
-        return _checked(datetime.date, int(m[1]), int(m[2]), int(m[3]))  # type: ignore[no-any-return]
-
-
-def _parse_datetime(text: str) -> datetime.datetime:
-    """An RFC 3339 ``date-time`` (``T`` or ``t``, seconds, any fraction, ``Z`` or ±hh:mm)."""
-    m = _DATETIME_RE.match(text)
-    if m is None:
-        msg = "not an RFC 3339 date-time"
-        raise ValueError(msg)
-    if _iso_reads(m[7], m[8], m[9], m[11]):
-        try:
-            return datetime.datetime.fromisoformat(text)
-        except ValueError:
-            pass  # the long way says why
-    return _rfc_datetime(m)
-
-
-def _rfc_datetime(m: re.Match[str]) -> datetime.datetime:
-    hour, minute, second, micro, tz = _time_parts(m.groups()[3:])
-    return _checked(  # type: ignore[no-any-return]
-        datetime.datetime, int(m[1]), int(m[2]), int(m[3]), hour, minute, second, micro, tz
-    )
-
-
-def _parse_time(text: str) -> datetime.time:
-    """An RFC 3339 ``full-time`` (``HH:MM:SS``, any fraction, ``Z`` or ±hh:mm)."""
-    m = _TIME_RE.match(text)
-    if m is None:
-        msg = "not an RFC 3339 time"
-        raise ValueError(msg)
-    if _iso_reads(m[4], m[5], m[6], m[8]):
-        try:
-            return datetime.time.fromisoformat(text)
-        except ValueError:
-            pass  # the long way says why
-    return _rfc_time(m)
-
-
-def _rfc_time(m: re.Match[str]) -> datetime.time:
-    hour, minute, second, micro, tz = _time_parts(m.groups())
-    return _checked(datetime.time, hour, minute, second, micro, tz)  # type: ignore[no-any-return]
-
-
-#: From 3.11 on ``fromisoformat`` reads a ``Z`` and fractions of any length (cut to
-#: microseconds), as RFC 3339 allows; 3.10 reads neither.
-_ISO_READS_RFC = sys.version_info >= (3, 11)
-
-
-def _iso_reads(
-    fraction: str | None, zulu: str | None, sign: str | None, off_minute: str | None
-) -> bool:
-    """Whether ``fromisoformat`` reads this (checked) RFC 3339 time as the long way does.
-
-    It reads the common spellings the same on every Python and is much faster. It
-    accepts offset minutes past 59, which RFC 3339 does not; ``z`` it refuses, as it
-    does impossible values (30 February): those go the long way, which says why.
-    """
-    if sign is not None and (off_minute is None or off_minute >= "60"):
-        return False
-    if _ISO_READS_RFC:
-        return True
-    return zulu is None and (fraction is None or len(fraction) in (3, 6))
-
-
-def _parse_uuid(text: str) -> uuid.UUID:
-    """A UUID in RFC 4122's text form: 8-4-4-4-12 hex digits, either case, nothing around."""
-    if _UUID_RE.match(text) is None:
-        msg = "not an RFC 4122 UUID"
-        raise ValueError(msg)
-    return uuid.UUID(text)
-
-
-FORMATS: dict[str, tuple[Callable[[str], Any], str]] = {
-    "date-time": (
-        _parse_datetime,
-        "date-time string (RFC 3339, e.g. 2024-05-01T12:30:00Z)",
-    ),
-    "date": (_parse_date, "date string (YYYY-MM-DD)"),
-    "time": (_parse_time, "time string (HH:MM:SS, e.g. 12:30:00Z)"),
-    "uuid": (_parse_uuid, "UUID string (8-4-4-4-12 hex digits)"),
-}
 
 
 def number_checks(c: ni.Constraints) -> list[Callable[[Any], str | None]]:
@@ -287,7 +133,7 @@ def exact_beyond_float(data: str | bytes | bytearray | memoryview) -> Any:
         return ABSENT
 
 
-DECIMAL_TEXT = re.compile(mt.DECIMAL_PATTERN)
+DECIMAL_TEXT = re.compile(DECIMAL_PATTERN)
 
 
 #: Digits beyond these are refused before Decimal() parses them (bounded work).
@@ -307,7 +153,7 @@ def has_newer_types(node: ni.Node) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if is_decimal(current) or current.constraints.multiple_of is not None:
+        if is_number_text(current) or current.constraints.multiple_of is not None:
             return True
         if isinstance(current, ni.ArrayNode) and issubclass(current.container, enum.Flag):
             return True
@@ -333,7 +179,7 @@ def needs_exact(node: ni.Node) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if is_decimal(current):
+        if is_number_text(current):
             return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)

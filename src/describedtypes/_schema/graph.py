@@ -14,7 +14,7 @@ from typing import Any, Literal
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate
 from .._types.nodes import children_of, object_graph
-from .render import defs_keys
+from .naming import defs_keys
 
 __all__ = ["Diagram", "graph"]
 

@@ -7,23 +7,26 @@ adapter makes to fit its provider as a ``Rewrite``.
 
 from __future__ import annotations
 
-import decimal
-import enum
-import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from typing import Any
 
 import attrs
-import orjson
 
 from .._types import declared
 from .._types import inspector as ni
-from .._types import kinds as mt
-from .._types.nodes import NO_CONSTRAINTS, closed_keys_as_object, is_decimal, object_graph
+from .._types.nodes import (
+    NO_CONSTRAINTS,
+    closed_keys_as_object,
+    is_number_text,
+    object_graph,
+)
 from ..errors import SchemaError
 from .adapters import Adapter
+from .defaults import NO_DEFAULT, json_default
 from .engines import Engine
+from .naming import defs_keys
 from .rules import regex_features
+from .wording import constraint_sentences, format_sentence, key_sentence, one_of_sentence
 
 Json = dict[str, Any]
 
@@ -39,62 +42,6 @@ _CONSTRAINT_KEYS = {
 
 _NUMERIC_KEYWORDS = frozenset(_CONSTRAINT_KEYS.values())
 _BOUND_KEYWORDS = _NUMERIC_KEYWORDS - {"multipleOf"}
-
-# What a string of a format is, for engines that cannot hold the format itself.
-_FORMAT_TEXT = {
-    "date-time": "Must be a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z).",
-    "time": "Must be a time of day with its offset (RFC 3339, e.g. 09:30:00Z).",
-    "date": "Must be a date (YYYY-MM-DD).",
-    "uuid": "Must be a UUID.",
-    "email": "Must be an email address.",
-    "uri": "Must be an absolute URI.",
-    "hostname": "Must be a host name.",
-    "ipv4": "Must be an IPv4 address.",
-    "ipv6": "Must be an IPv6 address.",
-    "duration": "Must be an ISO 8601 duration (e.g. P3DT4H).",
-}
-
-
-# A bound the provider does not take as a keyword is written into the description:
-# (sentence opening, clause) per keyword; clauses with the same opening are joined.
-_CONSTRAINT_TEXT = {
-    "minimum": ("Must be", "at least {}"),
-    "exclusiveMinimum": ("Must be", "greater than {}"),
-    "maximum": ("Must be", "at most {}"),
-    "exclusiveMaximum": ("Must be", "less than {}"),
-    "multipleOf": ("Must be", "a multiple of {}"),
-    "minLength": ("Must have", "at least {} character{s}"),
-    "maxLength": ("Must have", "at most {} character{s}"),
-    "pattern": ("Must match", "the regular expression `{}`"),
-    "minItems": ("Must have", "at least {} item{s}"),
-    "maxItems": ("Must have", "at most {} item{s}"),
-}
-
-
-# Equal lower and upper bounds on a length are one clause: "exactly N", said in place of
-# the lower bound (lower -> its upper bound, the clause), the upper one left out.
-_EXACTLY = {"minLength": ("maxLength", "exactly {} character{s}"),
-            "minItems": ("maxItems", "exactly {} item{s}")}
-_LOWER = {"maxLength": "minLength", "maxItems": "minItems"}
-
-
-def constraint_sentences(described: Mapping[str, Any]) -> str:
-    """The bounds in ``described`` (keyword: value) as sentences for a description.
-
-    Clauses with the same opening are joined ("Must be at least 1 and at most 9."); a
-    length whose two bounds are equal is one clause ("Must have exactly 2 characters.").
-    """
-    clauses: dict[str, list[str]] = {}
-    for key, value in described.items():
-        opening, clause = _CONSTRAINT_TEXT[key]
-        if key in _EXACTLY and described.get(_EXACTLY[key][0]) == value:
-            clause = _EXACTLY[key][1]
-        elif key in _LOWER and described.get(_LOWER[key]) == value:
-            continue  # said with its lower bound, as "exactly"
-        plural = "" if value == 1 else "s"
-        clauses.setdefault(opening, []).append(clause.format(value, s=plural))
-    return " ".join(f"{opening} {' and '.join(parts)}." for opening, parts in clauses.items())
-
 
 @attrs.frozen
 class Rewrite:
@@ -265,7 +212,7 @@ class Builder:
             if self.enum_ok(node.enum):
                 out["enum"] = list(node.enum)
             else:
-                text = _one_of_text(node.enum)
+                text = one_of_sentence(node.enum)
                 out["description"] = (out["description"] + " " + text
                                       if "description" in out else text)
                 self.rewrites.append(Rewrite(pointer or "/", "described",
@@ -312,7 +259,7 @@ class Builder:
             ))
             return {"anyOf": [inner, {"type": "null"}]}
         else:
-            self.say_instead(out, _one_of_text(values))
+            self.say_instead(out, one_of_sentence(values))
             self.rewrites.append(Rewrite(pointer or "/", "described", f"enum {list(values)!r}"))
         return out
 
@@ -353,7 +300,7 @@ class Builder:
                 "refuses valid values)",
             ))
             return
-        self.say_instead(out, _FORMAT_TEXT.get(fmt, f"Must be a valid {fmt} string."))
+        self.say_instead(out, format_sentence(fmt))
         self.rewrites.append(Rewrite(pointer or "/", "described",
                                      f"format {fmt} ({engine.name} does not hold it)"))
 
@@ -412,7 +359,7 @@ class Builder:
             return
         wanted: list[tuple[str, Any]] = []
         # A Decimal is a string in JSON: its numeric bounds can only be said in words.
-        as_text = is_decimal(node)
+        as_text = is_number_text(node)
         for attr, key in _CONSTRAINT_KEYS.items():
             value = getattr(c, attr)
             if value is not None and not array:
@@ -457,7 +404,7 @@ class Builder:
     ) -> list[tuple[str, Any]]:
         """Put the constraints ``engine`` holds on ``out``; return the ones to describe."""
         kind = "array" if array else str(getattr(node, "type", "string"))
-        as_text = is_decimal(node)
+        as_text = is_number_text(node)
         rest: list[tuple[str, Any]] = []
         pattern = next((value for key, value in wanted if key == "pattern"), None)
         if pattern is not None:
@@ -559,7 +506,7 @@ class Builder:
             out: Json = {"type": "object", "additionalProperties": values}
             # What a key must be (a date, a Decimal, a bounded string) has no keyword the
             # providers and grammar engines all take (propertyNames is not one): say it.
-            text = _key_text(node.keys)
+            text = key_sentence(node.keys)
             if text is not None:
                 self.say_instead(out, text)
                 self.rewrites.append(Rewrite(pointer or "/", "described", f"dict keys: {text}"))
@@ -646,8 +593,8 @@ class Builder:
                 node = ni.UnionNode(options=(node, ni.NullNode()))
             prop = self.render(node, fpointer, fpath, f)
             if has_default:
-                default = _json_default(f)
-                if default is not _NO_DEFAULT and not (default is None and not _allows_null(prop)):
+                default = json_default(f)
+                if default is not NO_DEFAULT and not (default is None and not _allows_null(prop)):
                     if self.adapter.emit_defaults and not self.adapter.strict:
                         prop["default"] = default
                     elif default is not None:  # a null default is the nullable type itself
@@ -679,9 +626,6 @@ _RENDERERS: dict[type, Callable[[Builder, Any, str, str], Json]] = {
     ni.DictNode: Builder.dict,
 }
 
-_NO_DEFAULT = object()
-
-
 def _node_allows_null(node: ni.Node) -> bool:
     return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
 
@@ -689,33 +633,6 @@ def _node_allows_null(node: ni.Node) -> bool:
 def _absent_means_none(f: ni.Field) -> bool:
     """Leaving the field out gives None (no default, or a None default)."""
     return not f.has_default or (f.default_factory is None and f.default is None)
-
-
-def _json_default(f: ni.Field) -> Any:
-    if f.default_factory is not None:
-        made = {list: [], dict: {}, set: [], frozenset: [], tuple: []}.get(f.default_factory)  # type: ignore[call-overload]
-        return _NO_DEFAULT if made is None else made
-    return _to_json(f.default)
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, enum.Flag):
-        return mt.flag_names(value)
-    if isinstance(value, decimal.Decimal):
-        return mt.decimal_text(value) if value.is_finite() else _NO_DEFAULT
-    if isinstance(value, enum.Enum):
-        value = value.value
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else _NO_DEFAULT
-    if isinstance(value, (list, tuple)):
-        items = [_to_json(v) for v in value]
-        return _NO_DEFAULT if any(i is _NO_DEFAULT for i in items) else items
-    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        out = {k: _to_json(v) for k, v in value.items()}
-        return _NO_DEFAULT if any(v is _NO_DEFAULT for v in out.values()) else out
-    return _NO_DEFAULT
 
 
 def _allows_null(prop: Json) -> bool:
@@ -759,49 +676,10 @@ def _enum_kind(value: Any) -> frozenset[str]:
     return frozenset({"object"})
 
 
-# What a key of each string format is, for the sentence that says it.
-_KEY_FORMATS = {
-    "date": "a date (YYYY-MM-DD)",
-    "date-time": "a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z)",
-    "time": "a time of day (HH:MM:SS)",
-    "uuid": "a UUID",
-}
-
-
-def _key_text(key: ni.ScalarNode) -> str | None:
-    """The sentence that says what every key of a dict must be, or None for any string."""
-    if is_decimal(key):
-        return 'Every key is a decimal number written as a string, e.g. "12.50".'
-    parts: list[str] = []
-    kind = _KEY_FORMATS.get(key.format or "")
-    if kind is not None:
-        parts.append(f"Every key is {kind}.")
-    c = key.constraints
-    exact = c.min_length is not None and c.min_length == c.max_length
-    for keyword, value, verb in (
-        ("minLength", c.min_length, "has"),
-        ("maxLength", None if exact else c.max_length, "has"),
-        ("pattern", c.pattern, "matches"),
-    ):
-        if value is not None:  # worded as the bounds moved into descriptions are
-            text = _EXACTLY["minLength"][1] if exact and keyword == "minLength" else (
-                _CONSTRAINT_TEXT[keyword][1])
-            clause = text.format(value, s="" if value == 1 else "s")
-            parts.append(f"Every key {verb} {clause}.")
-    return " ".join(parts) or None
-
-
 def _enum_values(node: ni.Node) -> tuple[Any, ...]:
     if isinstance(node, (ni.EnumNode, ni.LiteralNode)):
         return node.values
     return node.enum or ()
-
-
-def _one_of_text(values: Any, lead: str = "Must be") -> str:
-    shown = [orjson.dumps(v).decode() for v in values]
-    if len(shown) == 1:
-        return f"{lead} {shown[0]}."
-    return f"{lead} one of: {', '.join(shown)}."
 
 
 def _one_or_list(kinds: Any) -> Any:
@@ -822,41 +700,3 @@ def _kind(node: ni.Node) -> str:
         ni.NullNode: "None",
     }
     return names.get(type(node), type(node).__name__)
-
-
-def defs_keys(objects: list[ni.ObjectNode]) -> dict[int, str]:
-    """Collision-free ``$defs`` keys: the name, module-qualified only on a clash."""
-    base: dict[int, str] = {}
-    for o in objects:
-        name = o.name
-        if o.generic_args:
-            name += "_" + "_".join(_arg_name(a) for a in o.generic_args)
-        base[id(o)] = name
-    counts: dict[str, int] = {}
-    for key in base.values():
-        counts[key] = counts.get(key, 0) + 1
-    keys: dict[int, str] = {}
-    used: set[str] = set()
-    for o in objects:
-        key = base[id(o)]
-        if counts[key] > 1:
-            module = getattr(_origin(o.python_type), "__module__", "") or ""
-            key = f"{module}.{key}" if module else key
-        candidate, n = key, 2
-        while candidate in used:
-            candidate = f"{key}_{n}"
-            n += 1
-        used.add(candidate)
-        keys[id(o)] = candidate
-    return keys
-
-
-def _origin(tp: Any) -> Any:
-    return getattr(tp, "__origin__", None) or tp
-
-
-def _arg_name(arg: Any) -> str:
-    name = getattr(arg, "__name__", None)
-    if name is None:
-        name = repr(arg).replace("typing.", "")
-    return "".join(ch if ch.isalnum() else "_" for ch in name).strip("_")

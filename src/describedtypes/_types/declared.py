@@ -8,7 +8,6 @@ from __future__ import annotations
 import collections.abc
 import contextlib
 import dataclasses
-import decimal
 import enum
 import functools
 import inspect as _pyinspect
@@ -24,7 +23,16 @@ from ..errors import SchemaError
 from . import kinds as mt
 from . import predicates as t
 from .context import Context
-from .nodes import NOTHING, Constraints, Node, NullNode, ObjectNode, ScalarNode, UnionNode
+from .nodes import (
+    NOTHING,
+    Constraints,
+    Node,
+    NullNode,
+    ObjectNode,
+    UnionNode,
+    is_number_text,
+)
+from .scalars import as_bound, is_number
 from .type_hints import type_hints
 
 
@@ -320,13 +328,10 @@ def _json_bound(bound: Any, node: Node) -> Any:
     words, as a Decimal is a JSON string); on an int or float field a Decimal bound
     becomes the int or float it equals. NaN and infinite bounds have no JSON form.
     """
-    if not mt.is_number(bound):
+    if not is_number(bound):
         return None
-    if isinstance(bound, decimal.Decimal):
-        target = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
-        if not (isinstance(target, ScalarNode) and target.python_type is decimal.Decimal):
-            return int(bound) if bound == bound.to_integral_value() else float(bound)
-    return bound
+    target = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
+    return as_bound(bound, number_text=is_number_text(target))
 
 
 def _json_pattern(validator: Any) -> str | None:

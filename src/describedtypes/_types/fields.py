@@ -9,7 +9,6 @@ here too.
 
 from __future__ import annotations
 
-import decimal
 import enum
 import types
 import typing
@@ -19,7 +18,6 @@ from typing import Any
 import attrs
 
 from ..errors import SchemaError
-from . import kinds as mt
 from . import predicates as t
 from .annotate import Annotation, default_annotation, iter_annotation_metadata, object_name
 from .declared import constrain
@@ -39,8 +37,9 @@ from .nodes import (
     TupleNode,
     UnionNode,
     UseNode,
-    is_decimal,
+    scalar_of,
 )
+from .scalars import STRING, as_bound, is_number
 
 __all__ = [
     "NOTHING_TO_UNWRAP",
@@ -75,15 +74,12 @@ def bounded(node: Node, bounds: list[tuple[str, Any, str]], path: str, owner: An
     cannot check, so it is refused.
     """
     target = node.without_null() if isinstance(node, UnionNode) and node.nullable else node
-    numeric = is_decimal(target) or (
-        isinstance(target, ScalarNode) and target.type in ("integer", "number")
+    scalar = scalar_of(target)
+    numeric = scalar is not None and scalar.number
+    # A string with a text form of its own (a date, a Decimal's digits) has no length.
+    sized = (scalar is not None and scalar is STRING) or (
+        isinstance(target, ArrayNode) and not issubclass(target.container, enum.Flag)
     )
-    sized = (
-        isinstance(target, ScalarNode)
-        and target.type == "string"
-        and target.format is None
-        and not is_decimal(target)
-    ) or (isinstance(target, ArrayNode) and not issubclass(target.container, enum.Flag))
     found = Constraints()
     for field, value, spelled in bounds:
         if field in _NUMERIC_BOUNDS:
@@ -94,15 +90,14 @@ def bounded(node: Node, bounds: list[tuple[str, Any, str]], path: str, owner: An
                     path=path,
                     type_=owner,
                 )
-            if not mt.is_number(value) or (field == "multiple_of" and value <= 0):
+            if not is_number(value) or (field == "multiple_of" and value <= 0):
                 raise SchemaError(
                     f"{spelled}: the bound must be a finite int, float or Decimal"
                     + (" greater than 0" if field == "multiple_of" else ""),
                     path=path,
                     type_=owner,
                 )
-            if isinstance(value, decimal.Decimal) and not is_decimal(target):
-                value = int(value) if value == value.to_integral_value() else float(value)
+            value = as_bound(value, number_text=scalar is not None and scalar.number_text)
         else:
             if not sized:
                 raise SchemaError(

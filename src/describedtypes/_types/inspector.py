@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-import datetime
-import decimal
 import enum
 import inspect as _pyinspect
 import sys
 import types
 import typing
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,6 +56,7 @@ from .fields import (
     with_annotated_name,
 )
 from .nodes import (
+    NO_CONSTRAINTS,
     NOTHING,
     AnyNode,
     ArrayNode,
@@ -66,7 +64,6 @@ from .nodes import (
     DictNode,
     EnumNode,
     Field,
-    JsonType,
     LiteralNode,
     Node,
     NullNode,
@@ -78,6 +75,7 @@ from .nodes import (
     iter_objects,
     object_of,
 )
+from .scalars import SCALARS, JsonType
 from .type_hints import remembering_hints
 
 __all__ = (
@@ -99,18 +97,6 @@ __all__ = (
     "object_of",
     "type_info",
 )
-
-
-_SCALARS: dict[Any, tuple[JsonType, str | None]] = {
-    str: ("string", None),
-    int: ("integer", None),
-    float: ("number", None),
-    bool: ("boolean", None),
-    datetime.datetime: ("string", "date-time"),
-    datetime.date: ("string", "date"),
-    datetime.time: ("string", "time"),
-    uuid.UUID: ("string", "uuid"),
-}
 
 
 _LIST_ORIGINS = {
@@ -186,16 +172,14 @@ def json_types(values: tuple[Any, ...]) -> tuple[JsonType, ...]:
 
 # Scalar nodes hold nothing per use, so one shared node per type serves every field.
 _SCALAR_NODES: dict[Any, ScalarNode] = {
-    tp: ScalarNode(type=kind, python_type=tp, format=fmt) for tp, (kind, fmt) in _SCALARS.items()
+    s.python_type: ScalarNode(
+        type=s.json_type,
+        python_type=s.python_type,
+        format=s.format,
+        constraints=Constraints(pattern=s.pattern) if s.pattern is not None else NO_CONSTRAINTS,
+    )
+    for s in SCALARS
 }
-
-
-# A Decimal is a string of decimal digits (see _moretypes for why not a JSON number).
-_SCALAR_NODES[decimal.Decimal] = ScalarNode(
-    type="string",
-    python_type=decimal.Decimal,
-    constraints=Constraints(pattern=mt.DECIMAL_PATTERN),
-)
 
 
 #: Types nested deeper than this (a class in a class in a list in ...) are refused with

@@ -1,15 +1,5 @@
-"""Facts about the less common types: Decimal, TypedDict, NamedTuple, Flag, InitVar and
+"""Facts about the less common types: TypedDict, NamedTuple, Flag, InitVar and
 the ``annotated_types`` constraints, shared by inspection, decoding and encoding.
-
-Decimal
--------
-A ``Decimal`` is a JSON string of plain decimal digits (``"-12.50"``) under every
-adapter, with a pattern saying so. A JSON number would be read as a binary float by
-most JSON parsers (orjson, ``json.loads``, the provider SDKs and every language's
-default), losing digits past the 15th and turning ``0.1`` into
-``0.1000000000000000055...``; a string keeps every digit in any parser, and a pattern of
-digits is a regular grammar every structured-output engine compiles. ``decode`` also
-takes a JSON number for a Decimal, read exactly from the reply's text.
 
 Flag
 ----
@@ -21,9 +11,7 @@ names; the integer a combination makes means nothing to it.
 from __future__ import annotations
 
 import dataclasses
-import decimal
 import enum
-import math
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -33,8 +21,6 @@ import typing_extensions
 from . import predicates as t
 
 __all__ = [
-    "DECIMAL_PATTERN",
-    "decimal_text",
     "flag_members",
     "flag_names",
     "is_namedtuple",
@@ -42,19 +28,6 @@ __all__ = [
     "metadata_bounds",
     "unwrap_qualifier",
 ]
-
-#: A plain decimal numeral: an optional minus, digits without leading zeros, an
-#: optional fraction. What ``encode`` writes and ``decode`` reads for a Decimal.
-DECIMAL_PATTERN = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$"
-
-
-def decimal_text(value: decimal.Decimal) -> str:
-    """``value`` as a plain numeral that matches ``DECIMAL_PATTERN``, every digit kept."""
-    if not value.is_finite():
-        msg = f"cannot encode {value!r}: JSON has no NaN or Infinity"
-        raise ValueError(msg)
-    return format(value, "f")
-
 
 def is_typeddict(tp: Any) -> bool:
     return isinstance(tp, type) and typing_extensions.is_typeddict(tp)
@@ -184,14 +157,3 @@ def metadata_bounds(metadata: Any) -> Iterator[tuple[str, Any, str]]:
         if value is None:
             continue
         yield field, value, f"{kind}({value!r})"
-
-
-def is_number(value: Any) -> bool:
-    """A bound usable in a JSON Schema numeric keyword."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
-        return False
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, decimal.Decimal):
-        return value.is_finite()
-    return True

@@ -10,14 +10,13 @@ the inspector and the modules that read nodes can import them without each other
 from __future__ import annotations
 
 import builtins
-import decimal
 import enum
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, final
+from typing import Any, final
 
 import attrs
 
-JsonType = Literal["string", "integer", "number", "boolean", "null"]
+from .scalars import STRING, JsonType, Scalar, scalar_for
 
 
 @attrs.frozen(kw_only=True)
@@ -206,9 +205,17 @@ def object_of(node: Node) -> ObjectNode | None:
 NOTHING: Any = attrs.NOTHING
 
 
-def is_decimal(node: Node) -> bool:
-    """The node of ``decimal.Decimal`` (a string of digits, bounds compared as numbers)."""
-    return isinstance(node, ScalarNode) and node.python_type is decimal.Decimal
+def scalar_of(node: Node) -> Scalar | None:
+    """The scalar table's row for a scalar node (a ``str`` subclass reads as ``str``)."""
+    if not isinstance(node, ScalarNode):
+        return None
+    return scalar_for(node.python_type) or STRING
+
+
+def is_number_text(node: Node) -> bool:
+    """A number JSON carries as a string of digits (Decimal): its bounds said in words."""
+    found = scalar_of(node)
+    return found is not None and found.number_text
 
 
 @attrs.frozen(kw_only=True)
