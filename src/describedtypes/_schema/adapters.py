@@ -26,9 +26,9 @@ from .engines import (
     LLGUIDANCE,
     OUTLINES_CORE,
     XGRAMMAR,
-    Dialect,
     Engine,
 )
+from .patterns import Dialect
 from .problem import Problem
 from .rules import (
     ANTHROPIC_RULES,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .document import MISSING, Document, Rule, escape, is_map, types_of
+from .patterns import Dialect
 from .problem import Problem
 from .rules import REF_TARGET, ROOT_OBJECT, cyclic_refs
 
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from .adapters import Adapter
 
 __all__ = [
-    "Dialect",
     "Engine",
     "LLAMA_CPP",
     "LLAMA_CPP_OLLAMA",
@@ -35,191 +35,11 @@ __all__ = [
     "XGRAMMAR",
     "ENGINE_RULES",
     "ENGINE_TOOL_RULES",
-    "pattern_features",
 ]
 
 _BOUNDS = frozenset({"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"})
 _NUMERIC = _BOUNDS | {"multipleOf"}
 _LENGTHS = frozenset({"minLength", "maxLength"})
-
-
-# -- patterns ----------------------------------------------------------------------------
-
-#: Shorthand escapes with an exact ASCII class under ECMA-262 (the dialect of JSON
-#: Schema's ``pattern``), for engines that do not read the shorthand.
-_CLASS_OF = {"d": "0-9", "w": "A-Za-z0-9_"}
-
-#: Escapes of a metacharacter standing for itself: every engine reads them.
-_LITERAL_ESCAPES = frozenset(r"\.^$|?*+()[]{}/")
-
-
-def pattern_features(pattern: str) -> frozenset[str]:
-    """The regex features in ``pattern`` that grammar engines read differently.
-
-    ``unanchored`` (the pattern is not ``^...$``: JSON Schema searches anywhere in the
-    string), ``inner anchors`` (``^``/``$`` other than at the two ends), ``lookahead``,
-    ``lookbehind``, ``backreferences``, ``word boundaries``, ``unicode classes``
-    (``\\p{...}``), and ``\\X`` for every other escape that is not a metacharacter
-    standing for itself (``\\d``, ``\\s``, ``\\-``, ...).
-
-    .. versionadded:: 0.3.0
-    """
-    found: set[str] = set()
-    i, n, in_class = 0, len(pattern), False
-    anchored_start = pattern.startswith("^")
-    anchored_end = pattern.endswith("$") and not _escaped_at(pattern, n - 1)
-    if not (anchored_start and anchored_end):
-        found.add("unanchored")
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            d = pattern[i + 1]
-            if d in "pP":
-                found.add("unicode classes")
-            elif d in "bB" and not in_class:
-                found.add("word boundaries")
-            elif (d.isdigit() and d != "0") or d == "k":
-                found.add("backreferences")
-            elif d not in _LITERAL_ESCAPES:
-                found.add("\\" + d)
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            i = j
-            continue
-        elif c in "^$" and not ((c == "^" and i == 0) or (c == "$" and i == n - 1)):
-            found.add("inner anchors")
-        elif pattern.startswith("(?", i):
-            rest = pattern[i + 2:i + 4]
-            if rest[:1] in ("=", "!"):
-                found.add("lookahead")
-            elif rest in ("<=", "<!"):
-                found.add("lookbehind")
-            elif rest == "P=":
-                found.add("backreferences")
-        i += 1
-    return frozenset(found)
-
-
-def _escaped_at(pattern: str, index: int) -> bool:
-    """The character at ``index`` is escaped (an odd run of backslashes before it)."""
-    count = 0
-    while index - 1 - count >= 0 and pattern[index - 1 - count] == "\\":
-        count += 1
-    return count % 2 == 1
-
-
-def _rewrite_shorthands(pattern: str, names: frozenset[str]) -> str:
-    """``pattern`` with the shorthand escapes in ``names`` (``d``, ``w``) as ASCII classes."""
-    out: list[str] = []
-    i, n, in_class = 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            d = pattern[i + 1]
-            if d in names:
-                out.append(_CLASS_OF[d] if in_class else f"[{_CLASS_OF[d]}]")
-            else:
-                out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class and c == "]":
-            in_class = False
-        elif not in_class and c == "[":
-            in_class = True
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            out.append(pattern[i:j])
-            i = j
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _optional_groups_counted(pattern: str) -> str:
-    """``pattern`` with every ``(...)?`` spelled ``(...){0,1}`` (the same language)."""
-    out: list[str] = []
-    i, n, in_class = 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            out.append(pattern[i:j])
-            i = j
-            continue
-        elif c == ")" and pattern.startswith("?", i + 1):
-            out.append("){0,1}")
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-@attrs.frozen(kw_only=True)
-class Dialect:
-    """How an engine reads a ``pattern``.
-
-    Attributes:
-        matching: ``"search"`` (JSON Schema's reading: the pattern may match anywhere)
-            or ``"full"`` (the engine matches the whole string, so an unanchored
-            pattern refuses valid values).
-        refused: The features of ``pattern_features`` the engine does not read as
-            JSON Schema means them (it ignores them, errs, or accepts any string); a
-            pattern using one goes into the description.
-        escapes: The escapes other than metacharacters the engine reads (None: all).
-        rewritten: Shorthand escapes rewritten to their exact ASCII class before
-            sending (``\\d`` as ``[0-9]``), for engines that do not read them.
-        counted_optional_groups: ``(...)?`` is sent as ``(...){0,1}``, for an engine
-            that misreads an optional group after an alternation.
-
-    .. versionadded:: 0.3.0
-    """
-
-    matching: str
-    refused: frozenset[str]
-    escapes: frozenset[str] | None = None
-    rewritten: frozenset[str] = frozenset()
-    counted_optional_groups: bool = False
-
-    def fit(self, pattern: str) -> tuple[str | None, str]:
-        """The pattern to send (None: say it in the description instead) and why not."""
-        if self.counted_optional_groups:
-            pattern = _optional_groups_counted(pattern)
-        features = pattern_features(pattern)
-        if self.rewritten and any("\\" + d in features for d in self.rewritten):
-            pattern = _rewrite_shorthands(pattern, self.rewritten)
-            features = pattern_features(pattern)
-        bad = sorted(f for f in features if f in self.refused or (
-            f.startswith("\\") and self.escapes is not None and f not in self.escapes
-        ))
-        if bad:
-            return None, ", ".join(bad)
-        return pattern, ""
 
 
 # -- engines -----------------------------------------------------------------------------
