@@ -165,10 +165,15 @@ TIME_PATTERN = "^" + _TIME + "$"
 DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
 _FORMAT_PATTERNS = (("date-time", DATE_TIME_PATTERN), ("time", TIME_PATTERN))
 
+# The keyword sets the engines below share, so each engine's entry says how it differs.
+_ITEM_COUNTS = frozenset({"minItems", "maxItems"})
+_PROPERTY_COUNTS = frozenset({"minProperties", "maxProperties"})
+_STRING_KEYWORDS = _LENGTHS | {"pattern"}
+#: What all four engines enforce.
 _COMMON = frozenset({
     "type", "enum", "const", "anyOf", "$ref", "$defs", "properties", "required",
-    "additionalProperties", "items", "prefixItems", "minItems", "maxItems",
-})
+    "additionalProperties", "items", "prefixItems", "format",
+}) | _ITEM_COUNTS | _STRING_KEYWORDS
 _UNSATISFIABLE = frozenset({"not", "if", "then", "else", "dependentRequired",
                             "dependentSchemas", "uniqueItems", "contains", "minContains",
                             "maxContains"})
@@ -178,6 +183,11 @@ _UNSATISFIABLE = frozenset({"not", "if", "then", "else", "dependentRequired",
 # read them as ASCII, checked with "၆२" and "é").
 _ASCII_SHORTHANDS = frozenset({"d", "w"})
 
+# Pattern features no engine reads as JSON Schema means them, and the two that an
+# engine matching the whole string (matching="full") cannot read either.
+_REFUSED_BY_ALL = frozenset({"lookahead", "lookbehind", "backreferences"})
+_FULL_MATCH = frozenset({"unanchored", "inner anchors"})
+
 _NUMBER_BOUNDS_OVER_STRICT = tuple(
     (f"number {k}", f"refuses exponents (5e0) in a number with {k}") for k in sorted(_BOUNDS)
 )
@@ -186,9 +196,7 @@ XGRAMMAR = Engine(
     name="xgrammar",
     version="0.2.9",
     source="https://github.com/mlc-ai/xgrammar/blob/main/docs/xgrammar_features/json_schema.md",
-    enforces=_COMMON | {"minProperties", "maxProperties", "propertyNames", "minimum",
-                        "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf",
-                        "minLength", "maxLength", "pattern", "format", "patternProperties"},
+    enforces=_COMMON | _NUMERIC | _PROPERTY_COUNTS | {"propertyNames", "patternProperties"},
     ignores=_UNSATISFIABLE | {"oneOf", "allOf"},
     rejects=frozenset(),
     # xgrammar holds multipleOf on a bare integer, but vLLM's and SGLang's checks refuse
@@ -196,7 +204,7 @@ XGRAMMAR = Engine(
     integer_keywords=_BOUNDS,
     number_keywords=frozenset(),
     string_keywords=frozenset({"pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=False,
     multiple_of_beside_bounds=False,
     formats=frozenset({"date", "time", "date-time", "duration", "email", "hostname", "ipv4",
@@ -205,9 +213,9 @@ XGRAMMAR = Engine(
     # Its regex converter misreads an optional group after an alternation:
     # ^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$ takes "07", ^(?:0|9)(?:\.[0-9]+)?$ takes "99";
     # spelled {0,1}, the same group is read right.
-    dialect=Dialect(matching="full", refused=frozenset({
-        "unanchored", "inner anchors", "lookahead", "lookbehind", "backreferences",
-        "word boundaries", "unicode classes"}), counted_optional_groups=True),
+    dialect=Dialect(matching="full",
+                    refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
+                    counted_optional_groups=True),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
         ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
@@ -237,21 +245,18 @@ LLGUIDANCE = Engine(
     name="llguidance",
     version="1.9.1",
     source="https://github.com/guidance-ai/llguidance/blob/main/docs/json_schema.md",
-    enforces=_COMMON | {"minProperties", "maxProperties", "patternProperties", "minimum",
-                        "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf",
-                        "minLength", "maxLength", "pattern", "format", "allOf"},
+    enforces=_COMMON | _NUMERIC | _PROPERTY_COUNTS | {"patternProperties", "allOf"},
     ignores=frozenset(),
     rejects=_UNSATISFIABLE | {"propertyNames", "oneOf"},
     integer_keywords=_NUMERIC,
     number_keywords=frozenset(),
-    string_keywords=frozenset({"minLength", "maxLength", "pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    string_keywords=_STRING_KEYWORDS,
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=True,
     multiple_of_beside_bounds=True,
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                        "ipv6", "uuid", "uri"}),
-    dialect=Dialect(matching="search", refused=frozenset({
-        "lookahead", "lookbehind", "backreferences"})),
+    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL),
     over_strict=_NUMBER_BOUNDS_OVER_STRICT,
     open_objects=True,
     siblings_of_ref=True,
@@ -273,22 +278,20 @@ OUTLINES_CORE = Engine(
     name="outlines-core",
     version="0.2.14",
     source="https://github.com/dottxt-ai/outlines-core/blob/main/src/json_schema/mod.rs",
-    enforces=_COMMON | {"minLength", "maxLength", "pattern", "format", "minProperties"},
-    ignores=_UNSATISFIABLE | {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-                              "multipleOf", "maxProperties", "propertyNames", "oneOf"},
+    enforces=_COMMON | {"minProperties"},
+    ignores=_UNSATISFIABLE | _NUMERIC | {"maxProperties", "propertyNames", "oneOf"},
     rejects=frozenset({"allOf", "patternProperties"}),
     integer_keywords=frozenset(),
     number_keywords=frozenset(),
-    string_keywords=frozenset({"minLength", "maxLength", "pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    string_keywords=_STRING_KEYWORDS,
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=False,
     multiple_of_beside_bounds=False,
     formats=frozenset({"email", "uuid"}),
     # Its date regex reads \d as any Unicode digit ("၆２۱๔-06-12" passes).
     format_patterns=(("date", DATE_PATTERN), *_FORMAT_PATTERNS),
-    dialect=Dialect(matching="full", refused=frozenset({
-        "unanchored", "inner anchors", "lookahead", "lookbehind", "backreferences",
-        "word boundaries"}), rewritten=_ASCII_SHORTHANDS),
+    dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries"},
+                    rewritten=_ASCII_SHORTHANDS),
     recursion=False,
     # {} compiles to a grammar that takes no value at all.
     any_value=False,
@@ -330,23 +333,21 @@ LLAMA_CPP = Engine(
     name="llama.cpp",
     version="0c1e57098bba (2026-10-01)",
     source="https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md",
-    enforces=_COMMON | {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-                        "minLength", "maxLength", "pattern", "format", "allOf"},
-    ignores=_UNSATISFIABLE | {"multipleOf", "minProperties", "maxProperties",
-                              "propertyNames", "patternProperties", "oneOf"},
+    enforces=_COMMON | _BOUNDS | {"allOf"},
+    ignores=_UNSATISFIABLE | _PROPERTY_COUNTS | {"multipleOf", "propertyNames",
+                                                 "patternProperties", "oneOf"},
     rejects=frozenset(),
     integer_keywords=_BOUNDS,
     number_keywords=frozenset(),
-    string_keywords=frozenset({"minLength", "maxLength", "pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    string_keywords=_STRING_KEYWORDS,
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=False,
     multiple_of_beside_bounds=False,
     formats=frozenset({"date", "uuid"}),
     format_patterns=_FORMAT_PATTERNS,
     dialect=Dialect(
         matching="full",
-        refused=frozenset({"unanchored", "inner anchors", "lookahead", "lookbehind",
-                           "backreferences", "word boundaries", "unicode classes"}),
+        refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
         escapes=frozenset({"\\-"}),
         rewritten=_ASCII_SHORTHANDS,
     ),
