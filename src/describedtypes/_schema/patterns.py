@@ -124,13 +124,13 @@ def features(pattern: str) -> Iterator[Feature]:
 
 
 def _escape_feature(d: str, in_class: bool) -> str:
-    """The feature name of the escape ``\\d`` (``""`` for a literal metacharacter)."""
+    """The feature name of a backslash followed by ``d`` (``""``: a literal metacharacter)."""
     if d in "pP":
         return "unicode classes"
     if d in "bB" and not in_class:
         return "word boundaries"
-    # \1 in a class is reported too: ECMA-262 reads it as an octal escape there (Annex B)
-    # or refuses it (u mode), and an engine may read it as either.
+    # \1 in a class counts here too, though ECMA-262 reads it there as a legacy octal
+    # escape (Annex B): a caller that means only true backreferences drops those.
     if (d.isdigit() and d != "0") or d == "k":
         return "backreferences"
     return "" if d in _LITERAL_ESCAPES else "\\" + d
