@@ -58,9 +58,9 @@ from describedtypes._schema.engines import (
     LLGUIDANCE,
     OUTLINES_CORE,
     TIME_PATTERN,
-    pattern_features,
 )
 from describedtypes._schema.engines import XGRAMMAR as XGRAMMAR_ENGINE
+from describedtypes._schema.patterns import pattern_features
 
 from .engine_support import WALK_BUGS, Unspellable, allowed_errors, harness, xgrammar_precheck
 from .strategies import TypeAndValues, classes

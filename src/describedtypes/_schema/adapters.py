@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import attrs
 
@@ -26,9 +26,9 @@ from .engines import (
     LLGUIDANCE,
     OUTLINES_CORE,
     XGRAMMAR,
-    Dialect,
     Engine,
 )
+from .patterns import Dialect
 from .problem import Problem
 from .rules import (
     ANTHROPIC_RULES,
@@ -37,6 +37,19 @@ from .rules import (
     OPENAI_RULES,
     request_budgets,
     run_rules,
+)
+from .wrappers import (
+    Wrapper,
+    anthropic_output_format,
+    anthropic_tool,
+    bare_body,
+    chat_tool_without_strict,
+    display_title,
+    gemini_function,
+    mcp_tool,
+    openai_chat_tool,
+    openai_response_format,
+    openai_responses_tool,
 )
 
 __all__ = [
@@ -87,8 +100,6 @@ __all__ = [
     "ANTHROPIC_LIMITS",
 ]
 
-Body = dict[str, Any]
-
 #: Every optional keyword the builder can emit. An adapter's ``keywords`` names the ones
 #: its provider accepts; the builder expresses the others another way (a bound as text in
 #: the description, ``const`` as a one-value ``enum``).
@@ -108,112 +119,6 @@ ALL_KEYWORDS = frozenset(
         "const",
     }
 )
-
-
-class Wrapper(Protocol):
-    """Builds the provider's request object around a schema body."""
-
-    def __call__(self, name: str, description: str | None, body: Body, strict: bool) -> Body:
-        """Return the wrapped object; ``description`` None means leave the key out."""
-        ...
-
-
-def bare_body(name: str, description: str | None, body: Body, strict: bool) -> Body:
-    """The body alone (plain JSON Schema)."""
-    return body
-
-
-def openai_response_format(
-    name: str, description: str | None, body: Body, strict: bool
-) -> Body:
-    """The ``json_schema`` object of a Chat Completions ``response_format``."""
-    out: Body = {"name": name}
-    if description is not None:
-        out["description"] = description
-    out["strict"] = strict
-    out["schema"] = body
-    return out
-
-
-def openai_responses_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
-    """A Responses API function tool (flat)."""
-    out: Body = {"type": "function", "name": name}
-    if description is not None:
-        out["description"] = description
-    out["strict"] = strict
-    out["parameters"] = body
-    return out
-
-
-def openai_chat_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
-    """A Chat Completions tool: the function nested under ``"function"``."""
-    function: Body = {"name": name}
-    if description is not None:
-        function["description"] = description
-    function["strict"] = strict
-    function["parameters"] = body
-    return {"type": "function", "function": function}
-
-
-def chat_tool_without_strict(
-    name: str, description: str | None, body: Body, strict: bool
-) -> Body:
-    """A Chat Completions tool with no ``strict`` flag (servers that have none).
-
-    .. versionadded:: 0.3.0
-    """
-    tool = openai_chat_tool(name, description, body, strict)
-    del tool["function"]["strict"]
-    return tool
-
-
-def anthropic_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
-    """A Messages API tool."""
-    out: Body = {"name": name}
-    if description is not None:
-        out["description"] = description
-    out["strict"] = strict
-    out["input_schema"] = body
-    return out
-
-
-def anthropic_output_format(
-    name: str, description: str | None, body: Body, strict: bool
-) -> Body:
-    """The ``output_config.format`` object; it has no name or description field."""
-    return {"type": "json_schema", "schema": body}
-
-
-def gemini_function(name: str, description: str | None, body: Body, strict: bool) -> Body:
-    """A function declaration on Gemini's JSON Schema path."""
-    out: Body = {"name": name}
-    if description is not None:
-        out["description"] = description
-    out["parameters_json_schema"] = body
-    return out
-
-
-def mcp_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
-    """An MCP tool definition.
-
-    ``title`` is the human display name MCP clients show: the name spelled as words
-    (``get_weather`` and ``GetWeather`` become ``Get weather``).
-    """
-    out: Body = {"name": name, "title": display_title(name)}
-    if description is not None:
-        out["description"] = description
-    out["inputSchema"] = body
-    return out
-
-
-def display_title(name: str) -> str:
-    """``name`` as words for people: ``get_weather`` -> ``Get weather``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+", " ", name)
-    words = spaced.split()
-    if not words:
-        return name
-    text = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
-    return text[:1].upper() + text[1:]
 
 
 # What each strict-dependent choice is under strict mode; non-strict is the opposite.

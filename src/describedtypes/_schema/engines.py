@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .document import MISSING, Document, Rule, escape, is_map, types_of
+from .patterns import Dialect
 from .problem import Problem
 from .rules import REF_TARGET, ROOT_OBJECT, cyclic_refs
 
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from .adapters import Adapter
 
 __all__ = [
-    "Dialect",
     "Engine",
     "LLAMA_CPP",
     "LLAMA_CPP_OLLAMA",
@@ -35,191 +35,11 @@ __all__ = [
     "XGRAMMAR",
     "ENGINE_RULES",
     "ENGINE_TOOL_RULES",
-    "pattern_features",
 ]
 
 _BOUNDS = frozenset({"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"})
 _NUMERIC = _BOUNDS | {"multipleOf"}
 _LENGTHS = frozenset({"minLength", "maxLength"})
-
-
-# -- patterns ----------------------------------------------------------------------------
-
-#: Shorthand escapes with an exact ASCII class under ECMA-262 (the dialect of JSON
-#: Schema's ``pattern``), for engines that do not read the shorthand.
-_CLASS_OF = {"d": "0-9", "w": "A-Za-z0-9_"}
-
-#: Escapes of a metacharacter standing for itself: every engine reads them.
-_LITERAL_ESCAPES = frozenset(r"\.^$|?*+()[]{}/")
-
-
-def pattern_features(pattern: str) -> frozenset[str]:
-    """The regex features in ``pattern`` that grammar engines read differently.
-
-    ``unanchored`` (the pattern is not ``^...$``: JSON Schema searches anywhere in the
-    string), ``inner anchors`` (``^``/``$`` other than at the two ends), ``lookahead``,
-    ``lookbehind``, ``backreferences``, ``word boundaries``, ``unicode classes``
-    (``\\p{...}``), and ``\\X`` for every other escape that is not a metacharacter
-    standing for itself (``\\d``, ``\\s``, ``\\-``, ...).
-
-    .. versionadded:: 0.3.0
-    """
-    found: set[str] = set()
-    i, n, in_class = 0, len(pattern), False
-    anchored_start = pattern.startswith("^")
-    anchored_end = pattern.endswith("$") and not _escaped_at(pattern, n - 1)
-    if not (anchored_start and anchored_end):
-        found.add("unanchored")
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            d = pattern[i + 1]
-            if d in "pP":
-                found.add("unicode classes")
-            elif d in "bB" and not in_class:
-                found.add("word boundaries")
-            elif (d.isdigit() and d != "0") or d == "k":
-                found.add("backreferences")
-            elif d not in _LITERAL_ESCAPES:
-                found.add("\\" + d)
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            i = j
-            continue
-        elif c in "^$" and not ((c == "^" and i == 0) or (c == "$" and i == n - 1)):
-            found.add("inner anchors")
-        elif pattern.startswith("(?", i):
-            rest = pattern[i + 2:i + 4]
-            if rest[:1] in ("=", "!"):
-                found.add("lookahead")
-            elif rest in ("<=", "<!"):
-                found.add("lookbehind")
-            elif rest == "P=":
-                found.add("backreferences")
-        i += 1
-    return frozenset(found)
-
-
-def _escaped_at(pattern: str, index: int) -> bool:
-    """The character at ``index`` is escaped (an odd run of backslashes before it)."""
-    count = 0
-    while index - 1 - count >= 0 and pattern[index - 1 - count] == "\\":
-        count += 1
-    return count % 2 == 1
-
-
-def _rewrite_shorthands(pattern: str, names: frozenset[str]) -> str:
-    """``pattern`` with the shorthand escapes in ``names`` (``d``, ``w``) as ASCII classes."""
-    out: list[str] = []
-    i, n, in_class = 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            d = pattern[i + 1]
-            if d in names:
-                out.append(_CLASS_OF[d] if in_class else f"[{_CLASS_OF[d]}]")
-            else:
-                out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class and c == "]":
-            in_class = False
-        elif not in_class and c == "[":
-            in_class = True
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            out.append(pattern[i:j])
-            i = j
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _optional_groups_counted(pattern: str) -> str:
-    """``pattern`` with every ``(...)?`` spelled ``(...){0,1}`` (the same language)."""
-    out: list[str] = []
-    i, n, in_class = 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            out.append(pattern[i:j])
-            i = j
-            continue
-        elif c == ")" and pattern.startswith("?", i + 1):
-            out.append("){0,1}")
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-@attrs.frozen(kw_only=True)
-class Dialect:
-    """How an engine reads a ``pattern``.
-
-    Attributes:
-        matching: ``"search"`` (JSON Schema's reading: the pattern may match anywhere)
-            or ``"full"`` (the engine matches the whole string, so an unanchored
-            pattern refuses valid values).
-        refused: The features of ``pattern_features`` the engine does not read as
-            JSON Schema means them (it ignores them, errs, or accepts any string); a
-            pattern using one goes into the description.
-        escapes: The escapes other than metacharacters the engine reads (None: all).
-        rewritten: Shorthand escapes rewritten to their exact ASCII class before
-            sending (``\\d`` as ``[0-9]``), for engines that do not read them.
-        counted_optional_groups: ``(...)?`` is sent as ``(...){0,1}``, for an engine
-            that misreads an optional group after an alternation.
-
-    .. versionadded:: 0.3.0
-    """
-
-    matching: str
-    refused: frozenset[str]
-    escapes: frozenset[str] | None = None
-    rewritten: frozenset[str] = frozenset()
-    counted_optional_groups: bool = False
-
-    def fit(self, pattern: str) -> tuple[str | None, str]:
-        """The pattern to send (None: say it in the description instead) and why not."""
-        if self.counted_optional_groups:
-            pattern = _optional_groups_counted(pattern)
-        features = pattern_features(pattern)
-        if self.rewritten and any("\\" + d in features for d in self.rewritten):
-            pattern = _rewrite_shorthands(pattern, self.rewritten)
-            features = pattern_features(pattern)
-        bad = sorted(f for f in features if f in self.refused or (
-            f.startswith("\\") and self.escapes is not None and f not in self.escapes
-        ))
-        if bad:
-            return None, ", ".join(bad)
-        return pattern, ""
 
 
 # -- engines -----------------------------------------------------------------------------
@@ -345,10 +165,15 @@ TIME_PATTERN = "^" + _TIME + "$"
 DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
 _FORMAT_PATTERNS = (("date-time", DATE_TIME_PATTERN), ("time", TIME_PATTERN))
 
+# The keyword sets the engines below share, so each engine's entry says how it differs.
+_ITEM_COUNTS = frozenset({"minItems", "maxItems"})
+_PROPERTY_COUNTS = frozenset({"minProperties", "maxProperties"})
+_STRING_KEYWORDS = _LENGTHS | {"pattern"}
+#: What all four engines enforce.
 _COMMON = frozenset({
     "type", "enum", "const", "anyOf", "$ref", "$defs", "properties", "required",
-    "additionalProperties", "items", "prefixItems", "minItems", "maxItems",
-})
+    "additionalProperties", "items", "prefixItems", "format",
+}) | _ITEM_COUNTS | _STRING_KEYWORDS
 _UNSATISFIABLE = frozenset({"not", "if", "then", "else", "dependentRequired",
                             "dependentSchemas", "uniqueItems", "contains", "minContains",
                             "maxContains"})
@@ -358,6 +183,11 @@ _UNSATISFIABLE = frozenset({"not", "if", "then", "else", "dependentRequired",
 # read them as ASCII, checked with "၆२" and "é").
 _ASCII_SHORTHANDS = frozenset({"d", "w"})
 
+# Pattern features no engine reads as JSON Schema means them, and the two that an
+# engine matching the whole string (matching="full") cannot read either.
+_REFUSED_BY_ALL = frozenset({"lookahead", "lookbehind", "backreferences"})
+_FULL_MATCH = frozenset({"unanchored", "inner anchors"})
+
 _NUMBER_BOUNDS_OVER_STRICT = tuple(
     (f"number {k}", f"refuses exponents (5e0) in a number with {k}") for k in sorted(_BOUNDS)
 )
@@ -366,9 +196,7 @@ XGRAMMAR = Engine(
     name="xgrammar",
     version="0.2.9",
     source="https://github.com/mlc-ai/xgrammar/blob/main/docs/xgrammar_features/json_schema.md",
-    enforces=_COMMON | {"minProperties", "maxProperties", "propertyNames", "minimum",
-                        "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf",
-                        "minLength", "maxLength", "pattern", "format", "patternProperties"},
+    enforces=_COMMON | _NUMERIC | _PROPERTY_COUNTS | {"propertyNames", "patternProperties"},
     ignores=_UNSATISFIABLE | {"oneOf", "allOf"},
     rejects=frozenset(),
     # xgrammar holds multipleOf on a bare integer, but vLLM's and SGLang's checks refuse
@@ -376,7 +204,7 @@ XGRAMMAR = Engine(
     integer_keywords=_BOUNDS,
     number_keywords=frozenset(),
     string_keywords=frozenset({"pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=False,
     multiple_of_beside_bounds=False,
     formats=frozenset({"date", "time", "date-time", "duration", "email", "hostname", "ipv4",
@@ -385,9 +213,9 @@ XGRAMMAR = Engine(
     # Its regex converter misreads an optional group after an alternation:
     # ^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$ takes "07", ^(?:0|9)(?:\.[0-9]+)?$ takes "99";
     # spelled {0,1}, the same group is read right.
-    dialect=Dialect(matching="full", refused=frozenset({
-        "unanchored", "inner anchors", "lookahead", "lookbehind", "backreferences",
-        "word boundaries", "unicode classes"}), counted_optional_groups=True),
+    dialect=Dialect(matching="full",
+                    refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
+                    counted_optional_groups=True),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
         ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
@@ -417,21 +245,18 @@ LLGUIDANCE = Engine(
     name="llguidance",
     version="1.9.1",
     source="https://github.com/guidance-ai/llguidance/blob/main/docs/json_schema.md",
-    enforces=_COMMON | {"minProperties", "maxProperties", "patternProperties", "minimum",
-                        "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf",
-                        "minLength", "maxLength", "pattern", "format", "allOf"},
+    enforces=_COMMON | _NUMERIC | _PROPERTY_COUNTS | {"patternProperties", "allOf"},
     ignores=frozenset(),
     rejects=_UNSATISFIABLE | {"propertyNames", "oneOf"},
     integer_keywords=_NUMERIC,
     number_keywords=frozenset(),
-    string_keywords=frozenset({"minLength", "maxLength", "pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    string_keywords=_STRING_KEYWORDS,
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=True,
     multiple_of_beside_bounds=True,
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                        "ipv6", "uuid", "uri"}),
-    dialect=Dialect(matching="search", refused=frozenset({
-        "lookahead", "lookbehind", "backreferences"})),
+    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL),
     over_strict=_NUMBER_BOUNDS_OVER_STRICT,
     open_objects=True,
     siblings_of_ref=True,
@@ -453,22 +278,20 @@ OUTLINES_CORE = Engine(
     name="outlines-core",
     version="0.2.14",
     source="https://github.com/dottxt-ai/outlines-core/blob/main/src/json_schema/mod.rs",
-    enforces=_COMMON | {"minLength", "maxLength", "pattern", "format", "minProperties"},
-    ignores=_UNSATISFIABLE | {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-                              "multipleOf", "maxProperties", "propertyNames", "oneOf"},
+    enforces=_COMMON | {"minProperties"},
+    ignores=_UNSATISFIABLE | _NUMERIC | {"maxProperties", "propertyNames", "oneOf"},
     rejects=frozenset({"allOf", "patternProperties"}),
     integer_keywords=frozenset(),
     number_keywords=frozenset(),
-    string_keywords=frozenset({"minLength", "maxLength", "pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    string_keywords=_STRING_KEYWORDS,
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=False,
     multiple_of_beside_bounds=False,
     formats=frozenset({"email", "uuid"}),
     # Its date regex reads \d as any Unicode digit ("၆２۱๔-06-12" passes).
     format_patterns=(("date", DATE_PATTERN), *_FORMAT_PATTERNS),
-    dialect=Dialect(matching="full", refused=frozenset({
-        "unanchored", "inner anchors", "lookahead", "lookbehind", "backreferences",
-        "word boundaries"}), rewritten=_ASCII_SHORTHANDS),
+    dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries"},
+                    rewritten=_ASCII_SHORTHANDS),
     recursion=False,
     # {} compiles to a grammar that takes no value at all.
     any_value=False,
@@ -510,23 +333,21 @@ LLAMA_CPP = Engine(
     name="llama.cpp",
     version="0c1e57098bba (2026-10-01)",
     source="https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md",
-    enforces=_COMMON | {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-                        "minLength", "maxLength", "pattern", "format", "allOf"},
-    ignores=_UNSATISFIABLE | {"multipleOf", "minProperties", "maxProperties",
-                              "propertyNames", "patternProperties", "oneOf"},
+    enforces=_COMMON | _BOUNDS | {"allOf"},
+    ignores=_UNSATISFIABLE | _PROPERTY_COUNTS | {"multipleOf", "propertyNames",
+                                                 "patternProperties", "oneOf"},
     rejects=frozenset(),
     integer_keywords=_BOUNDS,
     number_keywords=frozenset(),
-    string_keywords=frozenset({"minLength", "maxLength", "pattern"}),
-    array_keywords=frozenset({"minItems", "maxItems"}),
+    string_keywords=_STRING_KEYWORDS,
+    array_keywords=_ITEM_COUNTS,
     lengths_beside_pattern=False,
     multiple_of_beside_bounds=False,
     formats=frozenset({"date", "uuid"}),
     format_patterns=_FORMAT_PATTERNS,
     dialect=Dialect(
         matching="full",
-        refused=frozenset({"unanchored", "inner anchors", "lookahead", "lookbehind",
-                           "backreferences", "word boundaries", "unicode classes"}),
+        refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
         escapes=frozenset({"\\-"}),
         rewritten=_ASCII_SHORTHANDS,
     ),

@@ -27,6 +27,7 @@ from .document import (
     max_depth,
     types_of,
 )
+from .patterns import features
 from .problem import Problem
 from .wellformed import ANTHROPIC_SDK_SHAPES, BOOLEAN_SCHEMAS, PRIMITIVE_LITERALS, WELL_FORMED
 
@@ -415,52 +416,25 @@ MIN_ITEMS = Rule("minItems", _min_items, strict_only=True,
                  summary="minItems is within the provider's bound (Anthropic: 0 or 1).")
 
 
+#: The features of ``patterns.features`` that Anthropic's strict grammar lacks.
+_STRICT_GRAMMAR_LACKS = frozenset({"word boundaries", "backreferences", "lookahead",
+                                   "lookbehind"})
+
+
 def regex_features(pattern: str) -> list[str]:
     """The regex features in ``pattern`` that Anthropic's strict grammar lacks.
 
-    Finds backreferences, lookahead, lookbehind and word boundaries (``\\b``, ``\\B``).
+    Finds backreferences, lookahead, lookbehind and word boundaries (``\\b``, ``\\B``),
+    each once, in the order they first occur.
 
     .. versionadded:: 0.1.0
     """
     found: list[str] = []
-
-    def add(feature: str) -> None:
-        if feature not in found:
-            found.append(feature)
-
-    i, n, in_class = 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            d = pattern[i + 1]
-            if not in_class:
-                if d in "bB":
-                    add("word boundaries")
-                elif (d.isdigit() and d != "0") or d == "k":
-                    add("backreferences")
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            i = j
-            continue
-        elif pattern.startswith("(?", i):
-            rest = pattern[i + 2:i + 4]
-            if rest[:1] in ("=", "!"):
-                add("lookahead")
-            elif rest in ("<=", "<!"):
-                add("lookbehind")
-            elif rest == "P=":
-                add("backreferences")
-        i += 1
+    for feature in features(pattern):
+        # In a class, \1 is no backreference (ECMA-262 reads an octal escape there).
+        if (feature.name in _STRICT_GRAMMAR_LACKS and not feature.in_class
+                and feature.name not in found):
+            found.append(feature.name)
     return found
 
 
@@ -469,10 +443,10 @@ def _pattern_syntax(doc: Document, adapter: Adapter) -> Iterator[Problem]:
         pattern = v.schema.get("pattern")
         if not isinstance(pattern, str):
             continue
-        features = regex_features(pattern)
-        if features:
+        lacking = regex_features(pattern)
+        if lacking:
             yield doc.problem(v.pointer + "/pattern", "pattern",
-                              f"the pattern uses {', '.join(features)}, which {adapter.name} "
+                              f"the pattern uses {', '.join(lacking)}, which {adapter.name} "
                               "does not support (no backreferences, lookaround or \\b); "
                               "simplify the pattern or say it in the description")
 

@@ -1,0 +1,238 @@
+"""The one pattern scanner (``_schema/patterns.py``) answers as the four it replaced did.
+
+``pattern_features`` and the two rewrites used to live in ``_schema/engines.py`` and
+``regex_features`` in ``_schema/rules.py``, each with its own copy of the same loop over
+escapes and character classes. The copies below are those functions as they were (their
+docstrings left out), kept only so a property can compare them with the new scanner on
+generated patterns: the engines' and Anthropic's answers must not move.
+"""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from describedtypes._schema.patterns import (
+    Piece,
+    optional_groups_counted,
+    pattern_features,
+    pieces,
+    rewrite_shorthands,
+)
+from describedtypes._schema.rules import regex_features
+
+# -- the functions as they were ------------------------------------------------------------
+
+OLD_CLASS_OF = {"d": "0-9", "w": "A-Za-z0-9_"}
+
+OLD_LITERAL_ESCAPES = frozenset(r"\.^$|?*+()[]{}/")
+
+
+def old_pattern_features(pattern: str) -> frozenset[str]:
+    found: set[str] = set()
+    i, n, in_class = 0, len(pattern), False
+    anchored_start = pattern.startswith("^")
+    anchored_end = pattern.endswith("$") and not old_escaped_at(pattern, n - 1)
+    if not (anchored_start and anchored_end):
+        found.add("unanchored")
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            d = pattern[i + 1]
+            if d in "pP":
+                found.add("unicode classes")
+            elif d in "bB" and not in_class:
+                found.add("word boundaries")
+            elif (d.isdigit() and d != "0") or d == "k":
+                found.add("backreferences")
+            elif d not in OLD_LITERAL_ESCAPES:
+                found.add("\\" + d)
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            i = j
+            continue
+        elif c in "^$" and not ((c == "^" and i == 0) or (c == "$" and i == n - 1)):
+            found.add("inner anchors")
+        elif pattern.startswith("(?", i):
+            rest = pattern[i + 2:i + 4]
+            if rest[:1] in ("=", "!"):
+                found.add("lookahead")
+            elif rest in ("<=", "<!"):
+                found.add("lookbehind")
+            elif rest == "P=":
+                found.add("backreferences")
+        i += 1
+    return frozenset(found)
+
+
+def old_escaped_at(pattern: str, index: int) -> bool:
+    count = 0
+    while index - 1 - count >= 0 and pattern[index - 1 - count] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def old_rewrite_shorthands(pattern: str, names: frozenset[str]) -> str:
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            d = pattern[i + 1]
+            if d in names:
+                out.append(OLD_CLASS_OF[d] if in_class else f"[{OLD_CLASS_OF[d]}]")
+            else:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class and c == "]":
+            in_class = False
+        elif not in_class and c == "[":
+            in_class = True
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            out.append(pattern[i:j])
+            i = j
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def old_optional_groups_counted(pattern: str) -> str:
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            out.append(pattern[i:j])
+            i = j
+            continue
+        elif c == ")" and pattern.startswith("?", i + 1):
+            out.append("){0,1}")
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def old_regex_features(pattern: str) -> list[str]:
+    found: list[str] = []
+
+    def add(feature: str) -> None:
+        if feature not in found:
+            found.append(feature)
+
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            d = pattern[i + 1]
+            if not in_class:
+                if d in "bB":
+                    add("word boundaries")
+                elif (d.isdigit() and d != "0") or d == "k":
+                    add("backreferences")
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            i = j
+            continue
+        elif pattern.startswith("(?", i):
+            rest = pattern[i + 2:i + 4]
+            if rest[:1] in ("=", "!"):
+                add("lookahead")
+            elif rest in ("<=", "<!"):
+                add("lookbehind")
+            elif rest == "P=":
+                add("backreferences")
+        i += 1
+    return found
+
+
+# -- generated patterns ------------------------------------------------------------------
+
+#: The characters and fragments the scanners treat specially, and a few plain ones.
+_FRAGMENTS = [
+    "\\", "[", "]", "[^", "[]", "^", "$", "(", ")", "?", "(?=", "(?!", "(?<=", "(?<!",
+    "(?P=", "(?P<n>", "(?:", "\\b", "\\B", "\\d", "\\w", "\\s", "\\p{L}", "\\P{L}",
+    "\\1", "\\0", "\\k<n>", "\\-", "\\.", "\\\\", "|", "*", "+", "{0,1}", "a", "9", "-",
+]
+PATTERNS = st.one_of(
+    st.lists(st.sampled_from(_FRAGMENTS), max_size=12).map("".join),
+    st.text(alphabet="\\[]^$()?=!<>P:kbBdwpsLn019-.|*+{},a", max_size=24),
+)
+SHORTHANDS = st.frozensets(st.sampled_from("dw"))
+
+
+@settings(max_examples=600)
+@given(PATTERNS)
+@example("[$")
+@example("a\\")
+@example("[\\1]\\1")
+@example("[]\\b]\\b[\\b]")
+@example("^(a)?$")
+def test_features_as_before(pattern: str) -> None:
+    """Both feature readers give, for any pattern, exactly what their old scanners gave."""
+    assert pattern_features(pattern) == old_pattern_features(pattern)
+    assert regex_features(pattern) == old_regex_features(pattern)
+
+
+@settings(max_examples=400)
+@given(PATTERNS, SHORTHANDS)
+@example("[\\d.]\\d\\w[^\\w]", frozenset("dw"))
+def test_rewrites_as_before(pattern: str, names: frozenset[str]) -> None:
+    """The two rewrites an engine dialect applies write the same pattern as before."""
+    assert rewrite_shorthands(pattern, names) == old_rewrite_shorthands(pattern, names)
+    assert optional_groups_counted(pattern) == old_optional_groups_counted(pattern)
+
+
+@given(PATTERNS)
+def test_pieces_spell_the_pattern(pattern: str) -> None:
+    """The pieces, joined, are the pattern again, each one at the index it says."""
+    found = list(pieces(pattern))
+    assert "".join(p.text for p in found) == pattern
+    assert all(pattern.startswith(p.text, p.at) for p in found)
+
+
+def test_pieces_read_classes() -> None:
+    """A class opening takes a leading literal "]", and the class ends at the next "]"."""
+    assert list(pieces("[]a]\\d")) == [
+        Piece("[]", 0, True), Piece("a", 2, True), Piece("]", 3, True),
+        Piece("\\d", 4, False),
+    ]
