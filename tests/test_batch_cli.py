@@ -222,7 +222,7 @@ def _as_read(lines: list[Any], limit: int) -> list[Any]:
     """Lines as ``decode_line`` sees them: any line over ``limit`` is its size alone."""
     shown = []
     for line in lines:
-        size = line.size if isinstance(line, _batch_cli._TooLong) else len(line)
+        size = line.size if isinstance(line, _batch_cli.TooLong) else len(line)
         shown.append(("over the limit", size) if size > limit else line)
     return shown
 
@@ -254,7 +254,7 @@ def test_stream_blocks_do_not_hold_a_line_over_the_limit() -> None:
     data = b"{}\n" + b"x" * 100 + b"\n{}\n" + b"y" * 50
     with patch.object(_batch_cli, "RANGE_BYTES", 8):
         tasks = list(_batch_cli._blocks(io.BytesIO(data), 20))
-    shown = [(first, block.size if isinstance(block, _batch_cli._TooLong) else block)
+    shown = [(first, block.size if isinstance(block, _batch_cli.TooLong) else block)
              for first, block in tasks]
     assert shown == [(1, b"{}\n"), (2, 101), (3, b"{}\n"), (4, 50)]
     assert list(_batch_cli._blocks(io.BytesIO(b""))) == []

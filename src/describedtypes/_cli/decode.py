@@ -44,7 +44,7 @@ from .._batch.lines import (
     OUTCOMES,
     SHAPES,
     BatchResult,
-    _TooLong,
+    TooLong,
     check_type,
     decode_line,
     read_lines,
@@ -504,7 +504,7 @@ def decode_chunk(
 
 
 def _size(raw: Any) -> int:
-    return raw.size if isinstance(raw, _TooLong) else len(raw)
+    return raw.size if isinstance(raw, TooLong) else len(raw)
 
 
 def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[Any]]]:
@@ -554,16 +554,16 @@ def _init_worker(
         _WORKER["fd"] = fd
 
 
-def _worker_chunk(chunk: tuple[int, bytes | _TooLong]) -> _Chunk:
+def _worker_chunk(chunk: tuple[int, bytes | TooLong]) -> _Chunk:
     """Decode a block of whole lines (or one line over the limit) numbered from ``start``."""
     start, block = chunk
     lines = block_lines(block)
     return decode_chunk(_WORKER["tp"], _WORKER["shape"], start, lines, _WORKER["together"])
 
 
-def block_lines(block: bytes | _TooLong, limit: int = MAX_LINE_BYTES) -> list[Any]:
+def block_lines(block: bytes | TooLong, limit: int = MAX_LINE_BYTES) -> list[Any]:
     """The lines of a ``_blocks`` task, as ``read_lines`` gives them."""
-    return [block] if isinstance(block, _TooLong) else list(read_lines(io.BytesIO(block), limit))
+    return [block] if isinstance(block, TooLong) else list(read_lines(io.BytesIO(block), limit))
 
 
 def _worker_range(task: tuple[int, int, int]) -> _Chunk:
@@ -650,7 +650,7 @@ def _ranges(handle: IO[bytes]) -> Iterator[tuple[int, int, int]]:
 
 def _blocks(
     source: IO[bytes], limit: int = MAX_LINE_BYTES
-) -> Iterator[tuple[int, bytes | _TooLong]]:
+) -> Iterator[tuple[int, bytes | TooLong]]:
     """``(first line, block)`` tasks from a stream: about 512 KB of whole lines each.
 
     A line over ``limit`` is read past and sent as its size alone, as ``read_lines``
@@ -684,9 +684,9 @@ def _blocks(
                     break
                 size += len(block)
             if not block:
-                yield line, _TooLong(size)
+                yield line, TooLong(size)
                 return
-            yield line, _TooLong(size + end + 1)
+            yield line, TooLong(size + end + 1)
             line += 1
             pending = block[end + 1:]
     if rest:
