@@ -15,8 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes._cli import decode as _batch_cli
+from describedtypes._batch.lines import TooLong, read_lines
+from describedtypes._cli import parallel
 from describedtypes._cli.main import main
+from describedtypes._cli.report import progress_bar
 
 from .batch_lines import anthropic_line, mixed_openai_file
 
@@ -165,16 +167,16 @@ class FakeTerminal(io.StringIO):
 
 def test_a_bar_on_a_terminal_only() -> None:
     pytest.importorskip("tqdm", reason="the bar needs the optional tqdm (a test dependency)")
-    bar = _batch_cli._progress(1000, FakeTerminal())
+    bar = progress_bar(1000, FakeTerminal())
     assert bar is not None
     bar.update(1000)
     bar.close()
-    assert _batch_cli._progress(1000, io.StringIO()) is None
+    assert progress_bar(1000, io.StringIO()) is None
 
 
 def test_no_bar_without_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm raises ImportError
-    assert _batch_cli._progress(1000, FakeTerminal()) is None
+    assert progress_bar(1000, FakeTerminal()) is None
 
 
 def test_the_run_shows_a_bar_on_a_terminal(
@@ -198,12 +200,12 @@ def test_worker_ranges_cover_the_file_with_the_right_line_numbers(
 ) -> None:
     """The tasks of --jobs N tile the file at line ends and number their lines right."""
     data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
-    with patch.object(_batch_cli, "RANGE_BYTES", block):
-        tasks = list(_batch_cli._ranges(io.BytesIO(data)))
+    with patch.object(parallel, "RANGE_BYTES", block):
+        tasks = list(parallel._ranges(io.BytesIO(data)))
     assert b"".join(data[o:o + n] for o, n, _ in tasks) == data
     numbered = []
     for offset, length, first in tasks:
-        chunk = list(_batch_cli._lines_within(io.BytesIO(data[offset:]), length))
+        chunk = list(parallel._lines_within(io.BytesIO(data[offset:]), length))
         numbered += [(first + i, line) for i, line in enumerate(chunk)]
     expected = io.BytesIO(data).readlines()
     assert numbered == list(enumerate(expected, 1))
@@ -222,7 +224,7 @@ def _as_read(lines: list[Any], limit: int) -> list[Any]:
     """Lines as ``decode_line`` sees them: any line over ``limit`` is its size alone."""
     shown = []
     for line in lines:
-        size = line.size if isinstance(line, _batch_cli._TooLong) else len(line)
+        size = line.size if isinstance(line, TooLong) else len(line)
         shown.append(("over the limit", size) if size > limit else line)
     return shown
 
@@ -237,27 +239,27 @@ def test_stream_blocks_cut_at_line_ends_with_the_right_line_numbers(
     them right, and give the workers the lines ``read_lines`` gives (CRLF, blank lines, a
     last line without a newline, lines over the limit)."""
     data = text + tail.replace(b"\n", b"")
-    with patch.object(_batch_cli, "RANGE_BYTES", block):
-        tasks = list(_batch_cli._blocks(io.BytesIO(data), limit))
+    with patch.object(parallel, "RANGE_BYTES", block):
+        tasks = list(parallel._blocks(io.BytesIO(data), limit))
     numbered = []
     for first, payload in tasks:
-        lines = _batch_cli.block_lines(payload, limit)
+        lines = parallel.block_lines(payload, limit)
         assert lines, "no empty tasks"
         assert first == len(numbered) + 1
         numbered += lines
-    expected = list(_batch_cli.read_lines(io.BytesIO(data), limit))
+    expected = list(read_lines(io.BytesIO(data), limit))
     assert _as_read(numbered, limit) == _as_read(expected, limit)
 
 
 def test_stream_blocks_do_not_hold_a_line_over_the_limit() -> None:
     """A huge line on standard input is read past in blocks and sent as its size."""
     data = b"{}\n" + b"x" * 100 + b"\n{}\n" + b"y" * 50
-    with patch.object(_batch_cli, "RANGE_BYTES", 8):
-        tasks = list(_batch_cli._blocks(io.BytesIO(data), 20))
-    shown = [(first, block.size if isinstance(block, _batch_cli._TooLong) else block)
+    with patch.object(parallel, "RANGE_BYTES", 8):
+        tasks = list(parallel._blocks(io.BytesIO(data), 20))
+    shown = [(first, block.size if isinstance(block, TooLong) else block)
              for first, block in tasks]
     assert shown == [(1, b"{}\n"), (2, 101), (3, b"{}\n"), (4, 50)]
-    assert list(_batch_cli._blocks(io.BytesIO(b""))) == []
+    assert list(parallel._blocks(io.BytesIO(b""))) == []
 
 
 def test_jobs_and_standard_input_give_the_same_bytes_at_block_edges(tmp_path: Path) -> None:

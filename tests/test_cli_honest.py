@@ -418,14 +418,14 @@ def test_the_error_path_tally_is_bounded() -> None:
     past it the rarest go and the summary says the counts are lower bounds."""
     import collections
 
-    from describedtypes._cli import decode
+    from describedtypes._cli import report
 
-    tally = decode._Tally()
-    for i in range(3 * decode.MAX_PATHS):
+    tally = report.Tally()
+    for i in range(3 * report.MAX_PATHS):
         tally.add_paths(collections.Counter({"$.unit": 2, f"$.key{i}": 1}))
-        assert len(tally.paths) <= decode.MAX_PATHS
-    assert tally.paths["$.unit"] == 6 * decode.MAX_PATHS  # a frequent path keeps its count
-    text = decode.summary(collections.Counter(invalid=5), tally.paths, 5, tally.trimmed)
+        assert len(tally.paths) <= report.MAX_PATHS
+    assert tally.paths["$.unit"] == 6 * report.MAX_PATHS  # a frequent path keeps its count
+    text = report.summary(collections.Counter(invalid=5), tally.paths, 5, tally.trimmed)
     assert "the rarest were dropped" in text
     assert "lower bounds" in text
 
@@ -438,8 +438,8 @@ def test_workers_started_afresh_load_target_by_name_and_check_the_file(tmp_path:
 
     wrapper = tmp_path / "spawned.py"
     wrapper.write_text(
-        "import sys\nfrom describedtypes._cli import decode\n"
-        "decode._start_method = lambda: 'spawn'\n"
+        "import sys\nfrom describedtypes._cli import parallel\n"
+        "parallel._start_method = lambda: 'spawn'\n"
         "from describedtypes._cli.main import main\n"
         "if __name__ == '__main__':\n    sys.exit(main(sys.argv[1:]))\n"
     )

@@ -174,7 +174,7 @@ def test_a_diagram_without_boxes_is_empty(tp: object) -> None:
 
 def test_a_batch_summary_is_the_clis_table_and_an_html_one(tmp_path: object) -> None:
     from describedtypes import BatchSummary, decode_batch
-    from describedtypes._cli.decode import summary
+    from describedtypes._cli.report import summary
 
     from .batch_lines import Weather, mixed_openai_file
 

@@ -21,7 +21,7 @@ from describedtypes._base.text import ESCAPES, LINE_BREAKS, escape, one_line
 from describedtypes._codec.codegen import ctor_errors
 from describedtypes._codec.jsontext import json_problem
 from describedtypes._codec.problems import quote
-from describedtypes._tools.running import describe_exception
+from describedtypes._tools.model_text import describe_exception
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "describedtypes"
 
@@ -118,7 +118,7 @@ def test_every_module_that_escapes_uses_the_one_table() -> None:
         for spelled in ("\\u2028", "\\x85", "\\x1c"):
             assert spelled not in source, f"{path.relative_to(SRC)} spells {spelled}"
     for module in ("_codec/problems.py", "_codec/codegen.py", "_codec/jsontext.py",
-                   "_tools/running.py"):
+                   "_tools/model_text.py"):
         assert "from .._base.text import" in (SRC / module).read_text(encoding="utf-8")
 
 

@@ -195,7 +195,7 @@ def _from_file(
         yield from _decode_lines(tp, read_lines(handle, limit), shape, opts, limit, 1)
 
 
-class _TooLong:
+class TooLong:
     """A line over the limit, read past rather than kept."""
 
     __slots__ = ("size",)
@@ -220,7 +220,7 @@ def read_lines(
             while line and not line.endswith(newline):
                 line = handle.readline(1 << 20)
                 size += len(line)
-            yield _TooLong(size)
+            yield TooLong(size)
             continue
         yield line
 
@@ -252,7 +252,7 @@ def decode_line(
             if not raw.strip():
                 return _malformed(number, "the line is blank; expected one JSON object")
             return _malformed(number, _not_json(raw, exc), _find_custom_id(raw))
-    elif kind is _TooLong:
+    elif kind is TooLong:
         return _malformed(number, f"the line is {raw.size} bytes, over the {limit}-byte limit")
     elif _is_map(raw):
         data = raw

@@ -17,7 +17,7 @@ import attrs
 
 from .._base.records import ToolCall, ToolResult, failure
 from .._codec.problems import brief
-from .running import original_length
+from .model_text import original_length
 
 logger = logging.getLogger("describedtypes")
 

@@ -34,12 +34,12 @@ from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.declared import unwrap_callable
 from .._types.inspector import ObjectNode
 from ..errors import ArgumentError, SchemaError
+from .gate import Gate
+from .model_text import MAX_MESSAGE_CHARS, cut_result, describe_exception, exception_text, type_name
 from .plan import Plan, plan_for
 from .running import (
     DEFAULTS,
     HAS_CANCELLING,
-    MAX_MESSAGE_CHARS,
-    Gate,
     NotStarted,
     Settings,
     TimedOut,
@@ -47,9 +47,6 @@ from .running import (
     call_within,
     cancelled_from_outside,
     check_timeout,
-    cut_result,
-    describe_exception,
-    exception_text,
     in_task,
     in_thread,
     log_outcome,
@@ -57,7 +54,6 @@ from .running import (
     on_loop,
     own_words,
     run_coroutine,
-    type_name,
 )
 
 if TYPE_CHECKING:

@@ -17,6 +17,7 @@ from .._schema import adapters as _adapters
 from .._schema.adapters import request_problems
 from .._types.annotate import Registry, annotate, check_registry
 from ..errors import SchemaError
+from .eager import start_eagerly
 from .limits import (
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_RESULT_CHARS_PER_TURN,
@@ -24,16 +25,9 @@ from .limits import (
     fit,
     refused,
 )
-from .running import (
-    DEFAULT_MAX_RESULT_CHARS,
-    DEFAULT_MAX_WORKERS,
-    ErrorDetail,
-    Settings,
-    check_error_detail,
-    check_timeout,
-    logger,
-    start_eagerly,
-)
+from .model_text import DEFAULT_MAX_RESULT_CHARS, ErrorDetail, check_error_detail
+from .running import Settings, check_timeout, logger
+from .threads import DEFAULT_MAX_WORKERS
 
 if TYPE_CHECKING:
     import asyncio
