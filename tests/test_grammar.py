@@ -581,7 +581,12 @@ def test_standard_accepts_encode_output(
     assert only_unique_items(compiled), compiled.messages
     encoded = encode(instance)
     _, reply = shaped_reply(instance, schema_body)
-    assert orjson.dumps(reply) == encoded, "encode() writes keys out of the schema's order"
+    if type(instance) is dict:
+        # A TypedDict's value is a plain dict: encode() has no type to order its nested
+        # keys by, and writes the dict's own order (the same value).
+        assert orjson.loads(encoded) == reply
+    else:
+        assert orjson.dumps(reply) == encoded, "encode() writes keys out of the schema's order"
     text = reply_text(reply)
     verdict = match(compiled, text)
     assert verdict.accepted, f"STANDARD grammar refused {text!r}: {verdict.reason}"
