@@ -15,7 +15,7 @@ import logging
 import time
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import attrs
 import orjson
@@ -30,6 +30,7 @@ from .._codec.problems import ABSENT, Invalid, decode_error, problem_lines
 from .._codec.values import exact_beyond_float, exact_loads
 from .._schema import adapters as _adapters
 from .._schema.adapters import check_adapter
+from .._schema.schema import references
 from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.declared import unwrap_callable
 from .._types.inspector import ObjectNode
@@ -227,13 +228,25 @@ class Tool:
         """
         return _return_hint(unwrap_callable(self.func)[0])
 
-    def definition(self, llm_adapter: _adapters.Adapter) -> Any:
+    def definition(
+        self, llm_adapter: _adapters.Adapter, *, use_references: bool | Literal["auto"] = False
+    ) -> Any:
         """This tool's definition in ``llm_adapter``'s shape (e.g. ``OPENAI_TOOLS``).
+
+        Args:
+            llm_adapter: The provider's tool form.
+            use_references: As for ``schema()``: ``False`` (the default) writes nested
+                classes inline, ``True`` puts them under ``$defs``, ``"auto"`` picks per
+                class whichever gives the smaller definition.
 
         Raises:
             SchemaError: The tool cannot be described for that provider (its name, a
                 parameter type), with the fix.
+            TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
+
+        .. versionchanged:: 0.3.0 ``use_references`` (new).
         """
+        refs = references(use_references)
         check_adapter(llm_adapter)
         if not llm_adapter.valid_name(self.name):
             msg = (
@@ -241,7 +254,9 @@ class Tool:
                 f"match {llm_adapter.name_pattern}); register the tool with name=..."
             )
             raise SchemaError(msg, path=self.name, type_=self.func)
-        return self._current().definition(self.func, llm_adapter, self.name, self._description)
+        return self._current().definition(
+            self.func, llm_adapter, self.name, self._description, refs
+        )
 
     # -- running -----------------------------------------------------------------------
 
@@ -264,7 +279,7 @@ class Tool:
                     raw = None
                 elif plan.exact and raw:
                     # A Decimal parameter reads its digits from the text, not a parsed float.
-                    raw = exact_loads(arguments, raw)
+                    raw = exact_loads(arguments, raw)  # type: ignore[arg-type]
         if raw is None:
             # Past the float range (1e400) only where the built-in checking reads the
             # numbers: a Decimal takes it exactly, an int or float says it is too large.
