@@ -106,7 +106,6 @@ def count_tokens(
         SchemaError: as ``schema()`` (or ``Toolbox.definitions()``).
 
     .. versionadded:: 0.3.0
-    .. versionchanged:: 0.3.0 ``use_references`` applies to a ``Toolbox`` too.
     """
     refs = references(use_references)
     _check_encoding(encoding)
