@@ -11,8 +11,8 @@ list. Counted in one run, with the same tokenizer, for
 
 - describedtypes: ``schema(tp, OPENAI)`` (the default, every class inline) and
   ``use_references="auto"`` (per class, the smaller of inline and ``$defs``); the tools
-  as ``Toolbox.definitions(OPENAI_CHAT_TOOLS)`` and as ``schema(f, OPENAI_CHAT_TOOLS,
-  use_references="auto")`` per function;
+  as ``Toolbox.definitions(OPENAI_CHAT_TOOLS)`` and ``Toolbox.definitions(OPENAI_CHAT_TOOLS,
+  use_references="auto")``;
 - the openai SDK: ``type_to_response_format_param`` (``to_strict_json_schema``) and
   ``pydantic_function_tool``;
 - pydantic-ai: its output object definition and ``Tool(..., strict=True).tool_def``
@@ -131,8 +131,8 @@ def describedtypes_sent() -> dict[str, dict[str, Any]]:
         sent["dt inline"][name] = schema(tp, OPENAI)
         sent["dt auto"][name] = schema(tp, OPENAI, use_references="auto")
     sent["dt inline"]["toolbox"] = Toolbox(T.TOOLS).definitions(OPENAI_CHAT_TOOLS)
-    sent["dt auto"]["toolbox"] = [schema(f, OPENAI_CHAT_TOOLS, use_references="auto")
-                                  for f in T.TOOLS]
+    sent["dt auto"]["toolbox"] = Toolbox(T.TOOLS).definitions(OPENAI_CHAT_TOOLS,
+                                                              use_references="auto")
     return sent
 
 
@@ -165,6 +165,8 @@ def sizes() -> tuple[dict[str, dict[str, int]], dict[str, str], str]:
                                                            use_references="auto")
         assert table["toolbox"]["dt inline"] == count_tokens(Toolbox(T.TOOLS),
                                                              OPENAI_CHAT_TOOLS)
+        assert table["toolbox"]["dt auto"] == count_tokens(Toolbox(T.TOOLS), OPENAI_CHAT_TOOLS,
+                                                           use_references="auto")
     return table, missing, unit
 
 

@@ -439,6 +439,20 @@ def ship(sender: Address, recipient: Address) -> str:
     return sender.city + recipient.city
 
 
+def relocate(home: Address, work: Address, school: Address, gym: Address,
+             club: Address) -> str:
+    """Relocate a family.
+
+    Args:
+        home: Where they live.
+        work: Where they work.
+        school: Where the children go.
+        gym: Where they train.
+        club: Where they meet.
+    """
+    return home.city + work.city + school.city + gym.city + club.city
+
+
 class TestCountTokens:
     @needs_bpe
     def test_counts_the_compact_json_of_what_schema_sends(self) -> None:
@@ -460,8 +474,31 @@ class TestCountTokens:
             enc.encode_ordinary(text))
         assert count_tokens(box, OPENAI_CHAT_TOOLS) > count_tokens(get_weather,
                                                                    OPENAI_CHAT_TOOLS)
-        with pytest.raises(TypeError, match="a Toolbox is counted as its definitions"):
-            count_tokens(box, OPENAI_CHAT_TOOLS, use_references="auto")
+
+    @needs_bpe
+    @pytest.mark.parametrize("refs", [False, True, "auto"], ids=str)
+    def test_a_toolbox_counts_the_definitions_it_would_send(self, refs: Any) -> None:
+        """count_tokens(toolbox, adapter, use_references=v) counts exactly
+        toolbox.definitions(adapter, use_references=v), for every value."""
+        box = Toolbox([get_weather, ship, relocate])
+        enc = tokens_module._encoding("o200k_base")
+        for adapter in (OPENAI_CHAT_TOOLS, OPENAI_TOOLS, ANTHROPIC_TOOLS):
+            sent = box.definitions(adapter, use_references=refs)
+            text = json.dumps(sent, separators=(",", ":"), ensure_ascii=False)
+            assert count_tokens(box, adapter, use_references=refs) == len(
+                enc.encode_ordinary(text))
+
+    @needs_bpe
+    def test_auto_counts_fewer_tokens_for_a_toolbox_that_repeats_a_class(self) -> None:
+        """A tool using one class five times costs fewer tokens with "auto", as sent."""
+        box = Toolbox([relocate])
+        assert count_tokens(box, OPENAI_CHAT_TOOLS, use_references="auto") < count_tokens(
+            box, OPENAI_CHAT_TOOLS)
+
+    def test_a_bad_use_references_for_a_toolbox_is_a_type_error(self) -> None:
+        """A toolbox takes the values schema() takes; anything else names them."""
+        with pytest.raises(TypeError, match="use_references must be True, False or 'auto'"):
+            count_tokens(Toolbox([ship]), OPENAI_CHAT_TOOLS, use_references=1)  # type: ignore[arg-type]
 
     @needs_bpe
     def test_the_counts_are_tiktoken_s(self) -> None:

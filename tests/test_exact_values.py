@@ -361,3 +361,33 @@ def test_a_float_past_the_double_range_says_so_beside_a_decimal() -> None:
         ("$.f0[0]", "the number is too large for JSON (beyond about 1.8e308); send a smaller "
                     "number"),
     ]
+
+
+@attrs.define
+class Counted:
+    n: list[int]
+    total: decimal.Decimal
+
+
+def test_an_int_past_the_double_range_says_so_beside_a_decimal() -> None:
+    """An int field beside a Decimal given 1e400 is told the number is too large (the
+    parser's words), not 'expected integer, got Infinity'."""
+    from describedtypes import DecodeError, decode
+
+    with pytest.raises(DecodeError) as info:
+        decode(Counted, '{"n": [1, 1e400], "total": 2}')
+    assert info.value.errors == [
+        ("$.n[1]", "the number is too large for JSON (beyond about 1.8e308); send a smaller "
+                   "number"),
+    ]
+
+
+def test_minus_zero_keeps_its_sign_in_a_decimal() -> None:
+    """JSON's -0 (an integer to its grammar) reaches a Decimal as Decimal("-0"), every digit
+    and the sign as written; an int beside it is still 0."""
+    from describedtypes import decode
+
+    value = decode(Counted, '{"n": [-0], "total": -0}')
+    assert value.total.as_tuple() == decimal.Decimal("-0").as_tuple()
+    assert value.n == [0]
+    assert type(value.n[0]) is int

@@ -68,6 +68,10 @@ def get_weather(city: str, ctx: Context[dict[str, str]]) -> Weather:
     return Weather(location=city, temperature=21.5)
 
 
+smaller_tools: list[object] = toolbox.definitions(OPENAI_TOOLS, use_references="auto")
+tools_size: int = count_tokens(toolbox, OPENAI_TOOLS, use_references=True)
+toolbox.definitions(OPENAI_TOOLS, use_references="yes")  # type: ignore[arg-type]
+
 result: ToolResult = toolbox.call("get_weather", {"city": "Paris"}, context={})
 text: str = result.content
 failed: bool = result.is_error

@@ -62,7 +62,7 @@ from ..errors import DecodeError, SchemaError
 from .codegen import HookSource, baseline_of, hook_identity
 from .compiler import Compiler
 from .fast import FALLBACK, fast_decoder_for
-from .jsontext import json_error, parse_fenced
+from .jsontext import BEYOND_FLOAT, json_error, parse_fenced
 from .problems import ABSENT, Invalid, Structure, decode_error, show
 from .values import exact_beyond_float, exact_loads, has_newer_types, needs_exact
 
@@ -246,7 +246,7 @@ def _loaded(
     else:
         error = json_error(failure, data)
     del failure
-    if exact and "infinity when parsed as double" in str(error):
+    if exact and BEYOND_FLOAT in str(error):
         beyond = exact_beyond_float(data)
         if beyond is not ABSENT:
             return beyond, None

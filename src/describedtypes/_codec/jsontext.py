@@ -61,12 +61,15 @@ NUMBER_TOO_LARGE = (
     "the number is too large for JSON (beyond about 1.8e308); send a smaller number"
 )
 
+#: orjson's message for a number past the float range (``1e400``), which a Decimal reads.
+BEYOND_FLOAT = "number is infinity when parsed as double"
+
 _MESSAGE_FIXES = {
     "trailing comma is not allowed": "remove the comma after the last item",
     "UTF-8 byte order mark (BOM) is not supported": (
         "remove the byte order mark (U+FEFF) before the JSON"
     ),
-    "number is infinity when parsed as double": NUMBER_TOO_LARGE,
+    BEYOND_FLOAT: NUMBER_TOO_LARGE,
     "depth limit exceeded": "the value is nested more than 1024 levels deep; send a flatter value",
     "unexpected control character in string": (
         "write line breaks, tabs and other control characters inside strings as escapes "

@@ -92,6 +92,8 @@ def compile_scalar(node: ni.ScalarNode, name: Namer) -> Compiled:
                 fail(expected + show(v))
             if isinstance(v, float):
                 if not v.is_integer():
+                    if isinstance(v, ExactNumber) and v - v != 0.0:  # JSON text 1e400
+                        fail(NUMBER_TOO_LARGE)
                     fail(expected + show(v))
                 if not -EXACT_FLOAT <= v <= EXACT_FLOAT:
                     fail(expected + show(v) + INEXACT)

@@ -106,13 +106,26 @@ class ExactNumber(float):
         return made
 
 
+def _exact_int(text: str) -> Any:
+    # -0 is an integer to JSON's grammar and 0 to int(): a Decimal keeps its sign.
+    return ExactNumber(text) if text == "-0" else int(text)
+
+
+def _exact_parse(text: str, **options: Any) -> Any:
+    """``text`` parsed with exact numbers (the int hook only where a ``-0`` may be, since
+    it costs a call per integer)."""
+    if "-0" in text:
+        options["parse_int"] = _exact_int
+    return json.loads(text, parse_float=ExactNumber, **options)
+
+
 def exact_loads(data: str | bytes | bytearray | memoryview, parsed: Any) -> Any:
     """``data`` (already parsed by orjson as ``parsed``, maybe inside a fence) with exact
     numbers; ``parsed`` itself where the standard parser refuses what orjson took (an
     integer of more than 4300 digits, nesting past the recursion limit)."""
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-        return json.loads(unfenced(text), parse_float=ExactNumber)
+        return _exact_parse(unfenced(text))
     except (ValueError, RecursionError):
         return parsed
 
@@ -128,7 +141,7 @@ def exact_beyond_float(data: str | bytes | bytearray | memoryview) -> Any:
     way (NaN and Infinity stay refused)."""
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-        return json.loads(unfenced(text), parse_float=ExactNumber, parse_constant=_no_constant)
+        return _exact_parse(unfenced(text), parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return ABSENT
 

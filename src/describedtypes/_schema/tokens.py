@@ -77,10 +77,11 @@ def count_tokens(
 
     The count is of the compact JSON text (``separators=(",", ":")``) of what
     ``schema(obj, llm_adapter)`` returns, or, for a ``Toolbox``, of its
-    ``definitions(llm_adapter)`` list, so two ways of writing a type can be compared
-    before anything is sent. It is the size the schema itself adds: providers turn tools
-    and response formats into prompt text of their own, so the billed input tokens of a
-    request differ from it (read them from the response's usage).
+    ``definitions(llm_adapter)`` list (with the same ``use_references``), so two ways
+    of writing a type can be compared before anything is sent. It is the size the
+    schema itself adds: providers turn tools and response formats into prompt text of
+    their own, so the billed input tokens of a request differ from it (read them from the
+    response's usage).
 
     Counted offline with the ``bpe-openai`` tokenizer (``pip install
     'describedtypes[tokens]'``), which bundles OpenAI's encodings; other providers'
@@ -91,8 +92,8 @@ def count_tokens(
         llm_adapter: The adapter the schema is built for (``OPENAI``, ``OPENAI_TOOLS``,
             ``ANTHROPIC_TOOLS``, ...).
         encoding: ``"o200k_base"`` (GPT-4o and later) or ``"cl100k_base"`` (GPT-4).
-        use_references: As for ``schema()`` (a ``Toolbox`` builds its definitions the
-            way it sends them, so it takes only the default).
+        use_references: As for ``schema()``; for a ``Toolbox``, as for its
+            ``definitions(llm_adapter, use_references=...)``.
         registry: As for ``schema()``.
 
     Returns:
@@ -101,8 +102,7 @@ def count_tokens(
     Raises:
         ModuleNotFoundError: ``bpe-openai`` is not installed; the message names the extra.
         ValueError: ``encoding`` is not one of the encodings above.
-        TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``, or is
-            given for a ``Toolbox``.
+        TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
         SchemaError: as ``schema()`` (or ``Toolbox.definitions()``).
 
     .. versionadded:: 0.3.0
@@ -111,13 +111,7 @@ def count_tokens(
     _check_encoding(encoding)
     definitions = None if isinstance(obj, type) else getattr(obj, "definitions", None)
     if callable(definitions):
-        if refs is not False:
-            msg = (
-                f"use_references={refs!r} applies to a type or function; a Toolbox is "
-                "counted as its definitions(llm_adapter) are sent, so leave it out"
-            )
-            raise TypeError(msg)
-        sent: Any = definitions(llm_adapter)
+        sent: Any = definitions(llm_adapter, use_references=refs)
     else:
         sent = schema(obj, llm_adapter, use_references=refs, registry=registry)
     # encode_ordinary: text such as "<|endoftext|>" in a description is counted as text.

@@ -26,7 +26,7 @@ from typing import Any
 from .._codec.compiler import Compiler
 from .._codec.values import needs_exact
 from .._schema import adapters as _adapters
-from .._schema.schema import build_definition, freeze, thaw
+from .._schema.schema import References, build_definition, freeze, thaw
 from .._types.annotate import Registry, current_stamp
 from .._types.inspector import Field, ObjectNode, type_info
 
@@ -63,7 +63,8 @@ class Plan:
         self.decode: Callable[[Any], dict[str, Any]] = Compiler().arguments(self.node(None))
         # A Decimal among the parameters: JSON text is read with exact numbers.
         self.exact: bool = needs_exact(node)
-        self.bodies: dict[tuple[_adapters.Adapter, str, str | None], Any] = {}
+        # Keyed by plain values only (no user object): the plan outlives no function.
+        self.bodies: dict[tuple[_adapters.Adapter, str, str | None, References], Any] = {}
 
     def node(self, func: Any) -> ObjectNode:
         return ObjectNode(
@@ -76,18 +77,25 @@ class Plan:
         )
 
     def definition(
-        self, func: Any, adapter: _adapters.Adapter, name: str, description: str | None
+        self,
+        func: Any,
+        adapter: _adapters.Adapter,
+        name: str,
+        description: str | None,
+        use_references: References = False,
     ) -> Any:
         """The tool's definition for ``adapter`` (a fresh, mutable copy).
 
-        Built and checked once per adapter, name and description, by the same path as
-        ``schema()``.
+        Built and checked once per adapter, name, description and ``use_references``
+        (already checked: ``True``, ``False`` or ``"auto"``, never ``1``, which would
+        share ``True``'s entry), by the same path as ``schema()``.
         """
-        key = (adapter, name, description)
+        key = (adapter, name, description, use_references)
         frozen = self.bodies.get(key)
         if frozen is None:
             wrapped, _ = build_definition(
-                self.node(func), func, adapter, name=name, description=description
+                self.node(func), func, adapter, use_references, name=name,
+                description=description,
             )
             frozen = self.bodies[key] = freeze(wrapped)
         return thaw(frozen, dict)

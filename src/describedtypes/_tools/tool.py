@@ -15,7 +15,7 @@ import logging
 import time
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import attrs
 import orjson
@@ -25,11 +25,12 @@ from .._base.lazy import LazyModule as _LazyModule
 from .._base.records import Arguments, ToolCall, ToolResult, failure, new_result
 from .._base.text import one_line
 from .._codec.encode import encode
-from .._codec.jsontext import json_problem
-from .._codec.problems import Invalid, decode_error, problem_lines
-from .._codec.values import exact_loads
+from .._codec.jsontext import BEYOND_FLOAT, json_problem
+from .._codec.problems import ABSENT, Invalid, decode_error, problem_lines
+from .._codec.values import exact_beyond_float, exact_loads
 from .._schema import adapters as _adapters
 from .._schema.adapters import check_adapter
+from .._schema.schema import references
 from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.declared import unwrap_callable
 from .._types.inspector import ObjectNode
@@ -223,13 +224,25 @@ class Tool:
         """
         return _return_hint(unwrap_callable(self.func)[0])
 
-    def definition(self, llm_adapter: _adapters.Adapter) -> Any:
+    def definition(
+        self, llm_adapter: _adapters.Adapter, *, use_references: bool | Literal["auto"] = False
+    ) -> Any:
         """This tool's definition in ``llm_adapter``'s shape (e.g. ``OPENAI_TOOLS``).
+
+        Args:
+            llm_adapter: The provider's tool form.
+            use_references: As for ``schema()``: ``False`` (the default) writes nested
+                classes inline, ``True`` puts them under ``$defs``, ``"auto"`` picks per
+                class whichever gives the smaller definition.
 
         Raises:
             SchemaError: The tool cannot be described for that provider (its name, a
                 parameter type), with the fix.
+            TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
+
+        .. versionchanged:: 0.3.0 ``use_references`` (new).
         """
+        refs = references(use_references)
         check_adapter(llm_adapter)
         if not llm_adapter.valid_name(self.name):
             msg = (
@@ -237,7 +250,9 @@ class Tool:
                 f"match {llm_adapter.name_pattern}); register the tool with name=..."
             )
             raise SchemaError(msg, path=self.name, type_=self.func)
-        return self._current().definition(self.func, llm_adapter, self.name, self._description)
+        return self._current().definition(
+            self.func, llm_adapter, self.name, self._description, refs
+        )
 
     # -- running -----------------------------------------------------------------------
 
@@ -258,13 +273,15 @@ class Tool:
             else:
                 if type(raw) is not dict:
                     raw = None
+                elif plan.exact and raw:
+                    # A Decimal parameter reads its digits from the text, not a parsed float.
+                    raw = exact_loads(arguments, raw)  # type: ignore[arg-type]
         if raw is None:
-            raw = _parse_raw(arguments)
+            # Past the float range (1e400) only where the built-in checking reads the
+            # numbers: a Decimal takes it exactly, an int or float says it is too large.
+            raw = _parse_raw(arguments, plan.exact, beyond_float=self.parse_args is None)
             if isinstance(raw, str):
                 return failure(self._argument_message(plan, [("$", raw)]), call_id, name)
-        if plan.exact and isinstance(arguments, (str, bytes, bytearray)) and raw:
-            # A Decimal parameter reads its digits from the text, not a parsed float.
-            raw = exact_loads(arguments, raw)
         if self.parse_args is None:
             try:
                 kwargs = plan.decode(raw)
@@ -525,8 +542,15 @@ def _check_not_unbound(func: Any) -> None:
         raise SchemaError(msg, path=func.__name__, type_=func)
 
 
-def _parse_raw(arguments: Any) -> dict[str, Any] | str:
-    """The arguments as a new dict, or the problem with them as text."""
+def _parse_raw(
+    arguments: Any, exact: bool = False, *, beyond_float: bool = False
+) -> dict[str, Any] | str:
+    """The arguments as a new dict, or the problem with them as text.
+
+    With ``exact`` (a Decimal parameter), JSON text is read with exact numbers; with
+    ``beyond_float`` too, a number past the float range is read rather than refused, as
+    ``decode`` reads it for a type holding a Decimal.
+    """
     if arguments is None:
         return {}
     if isinstance(arguments, (str, bytes, bytearray)):
@@ -535,7 +559,14 @@ def _parse_raw(arguments: Any) -> dict[str, Any] | str:
         except orjson.JSONDecodeError as exc:
             if not arguments.strip():  # some providers send "" for a call without arguments
                 return {}
-            return f"the arguments are not valid JSON: {json_problem(exc, arguments)}"
+            raw = ABSENT
+            if exact and beyond_float and exc.msg == BEYOND_FLOAT:
+                raw = exact_beyond_float(arguments)  # NaN and Infinity stay refused
+            if raw is ABSENT:
+                return f"the arguments are not valid JSON: {json_problem(exc, arguments)}"
+        else:
+            if exact and type(raw) is dict and raw:
+                raw = exact_loads(arguments, raw)
         if type(raw) is dict:  # parsed JSON: a fresh dict with str keys
             return raw
     elif isinstance(arguments, Mapping):

@@ -15,6 +15,7 @@ from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
 from .._schema.adapters import request_problems
+from .._schema.schema import references
 from .._types.annotate import Registry, annotate, check_registry
 from ..errors import SchemaError
 from .eager import start_eagerly
@@ -309,17 +310,31 @@ class Toolbox:
 
         return decorator
 
-    def definitions(self, llm_adapter: _adapters.Adapter) -> list[Any]:
+    def definitions(
+        self, llm_adapter: _adapters.Adapter, *, use_references: bool | Literal["auto"] = False
+    ) -> list[Any]:
         """Every tool's definition in ``llm_adapter``'s shape, in registration order.
 
         For example ``OPENAI_TOOLS`` (Responses API ``tools=``), ``OPENAI_CHAT_TOOLS``,
         ``ANTHROPIC_TOOLS``, ``GEMINI`` or ``MCP_TOOLS``.
 
+        Args:
+            llm_adapter: The provider's tool form.
+            use_references: As for ``schema()``, per tool: ``False`` (the default)
+                writes every nested class out where it is used, ``True`` puts every
+                nested class under ``$defs``, ``"auto"`` picks per class whichever gives
+                the smaller definition (each tool's is then ``schema(f, llm_adapter,
+                use_references="auto")``).
+
         Raises:
             SchemaError: A tool cannot be described for that provider, or the tools
                 together break one of its per-request limits.
+            TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
+
+        .. versionchanged:: 0.3.0 ``use_references`` (new).
         """
-        found = [tool.definition(llm_adapter) for tool in self]
+        refs = references(use_references)  # checked once, before any tool is built
+        found = [tool.definition(llm_adapter, use_references=refs) for tool in self]
         # Each definition was checked as it was built: only the request-wide budgets
         # and the unique names remain.
         problems = request_problems(found, llm_adapter)
