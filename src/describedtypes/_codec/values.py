@@ -157,8 +157,9 @@ def allows_null(node: ni.Node) -> bool:
     return isinstance(node, ni.NullNode) or (isinstance(node, ni.UnionNode) and node.nullable)
 
 
-def has_newer_types(node: ni.Node) -> bool:
-    """A Decimal, Flag, TypedDict, NamedTuple, dataclass InitVar or multipleOf in the tree."""
+def any_node(node: ni.Node, found: Callable[[ni.Node], bool]) -> bool:
+    """Whether ``found`` holds for any node of the tree (dict keys included), each node
+    visited once (a recursive class ends the walk where it comes back)."""
     seen: set[int] = set()
     stack = [node]
     while stack:
@@ -166,38 +167,36 @@ def has_newer_types(node: ni.Node) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if is_number_text(current) or current.constraints.multiple_of is not None:
+        if found(current):
             return True
-        if isinstance(current, ni.ArrayNode) and issubclass(current.container, enum.Flag):
-            return True
-        if isinstance(current, ni.ObjectNode) and not current.is_function:
-            cls = constructor_of(current.python_type)
-            if mt.is_typeddict(cls) or mt.is_namedtuple(cls):
-                return True
-            own = getattr(cls, "__dataclass_fields__", {})
-            if any(f._field_type is dataclasses._FIELD_INITVAR for f in own.values()):  # type: ignore[attr-defined]
-                return True
         if isinstance(current, ni.DictNode):
             stack.append(current.keys)
         stack.extend(children_of(current))
     return False
+
+
+def _newer(node: ni.Node) -> bool:
+    if is_number_text(node) or node.constraints.multiple_of is not None:
+        return True
+    if isinstance(node, ni.ArrayNode) and issubclass(node.container, enum.Flag):
+        return True
+    if isinstance(node, ni.ObjectNode) and not node.is_function:
+        cls = constructor_of(node.python_type)
+        if mt.is_typeddict(cls) or mt.is_namedtuple(cls):
+            return True
+        own = getattr(cls, "__dataclass_fields__", {})
+        return any(f._field_type is dataclasses._FIELD_INITVAR for f in own.values())  # type: ignore[attr-defined]
+    return False
+
+
+def has_newer_types(node: ni.Node) -> bool:
+    """A Decimal, Flag, TypedDict, NamedTuple, dataclass InitVar or multipleOf in the tree."""
+    return any_node(node, _newer)
 
 
 def needs_exact(node: ni.Node) -> bool:
     """Whether a Decimal is anywhere in the tree (then numbers are read exactly)."""
-    seen: set[int] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if is_number_text(current):
-            return True
-        if isinstance(current, ni.DictNode):
-            stack.append(current.keys)
-        stack.extend(children_of(current))
-    return False
+    return any_node(node, is_number_text)
 
 
 def length_checks(c: ni.Constraints, unit: str) -> list[Callable[[Any], str | None]]:
