@@ -391,3 +391,50 @@ def test_minus_zero_keeps_its_sign_in_a_decimal() -> None:
     assert value.total.as_tuple() == decimal.Decimal("-0").as_tuple()
     assert value.n == [0]
     assert type(value.n[0]) is int
+
+
+@attrs.define
+class WithAny:
+    price: decimal.Decimal
+    extra: Any
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with every scalar paired with its exact class, to compare types too."""
+    if isinstance(value, list):
+        return [_typed(x) for x in value]
+    if isinstance(value, dict):
+        return {k: _typed(x) for k, x in value.items()}
+    return (type(value), value)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=4),
+    max_leaves=12,
+)
+
+
+@given(json_values)
+def test_a_value_under_any_beside_a_decimal_is_plain_json(value: Any) -> None:
+    """Beside a Decimal (which reads the reply with exact numbers), a field typed Any gets
+    the plain JSON value, of the same classes as without the Decimal: floats, ints, never
+    the parser's exact numbers."""
+    import json
+
+    text = json.dumps(value)
+    got = decode(WithAny, f'{{"price": "1.5", "extra": {text}}}').extra
+    assert _typed(got) == _typed(decode(Any, text))
+
+
+def test_a_number_past_the_float_range_under_any_is_refused_as_without_a_decimal() -> None:
+    """1e400 under Any is too large for JSON, with a Decimal beside it or not; -0 is 0."""
+    with pytest.raises(DecodeError, match=r"\$\.extra\b.*too large for JSON"):
+        decode(WithAny, '{"price": "1", "extra": {"a": [1e400]}}')
+    with pytest.raises(DecodeError, match="too large for JSON"):
+        decode(Any, '{"a": [1e400]}')
+    zero = decode(WithAny, '{"price": "1", "extra": -0}').extra
+    assert zero == 0
+    assert type(zero) is int

@@ -204,3 +204,22 @@ def test_any_finite_decimal_text_round_trips_exactly(text: str) -> None:
     result = Tool(make_pay(seen)).call(f'{{"amount": {text}}}')
     assert not result.is_error, result.content
     assert exactly(seen[0][0], text)
+
+
+def test_an_any_parameter_beside_a_decimal_gets_plain_json() -> None:
+    """A parameter typed Any next to a Decimal gets plain floats and ints (never the exact
+    parser's numbers), and 1e400 there is too large, as it is without the Decimal."""
+    seen: list[Any] = []
+
+    def note(amount: Decimal, extra: Any) -> str:
+        """Note an amount."""
+        seen.append(extra)
+        return "ok"
+
+    Tool(note).call('{"amount": 1, "extra": [2.5, -0, {"x": 1e2}]}')
+    assert seen == [[2.5, 0, {"x": 100.0}]]
+    assert [type(x) for x in seen[0][:2]] == [float, int]
+    assert type(seen[0][2]["x"]) is float
+    result = Toolbox([note]).call("note", '{"amount": 1, "extra": 1e400}', call_id="c1")
+    assert result.is_error
+    assert TOO_LARGE in result.content

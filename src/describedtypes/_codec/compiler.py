@@ -52,6 +52,7 @@ from .values import (
     as_object,
     enum_value_check,
     length_checks,
+    plain_json,
     wrapped_hint,
 )
 
@@ -59,7 +60,10 @@ from .values import (
 class Compiler:
     """Strictly private: turns one node tree into structure functions."""
 
-    def __init__(self, hooks: HookSource | None = None) -> None:
+    def __init__(self, hooks: HookSource | None = None, *, exact: bool = False) -> None:
+        #: The reply is parsed with exact numbers (a Decimal in the tree): values under
+        #: ``Any`` are given back as plain JSON values, never the parser's exact ones.
+        self.exact = exact
         self.ns: dict[str, Any] = {
             "Invalid": Invalid,
             "merge": merge,
@@ -156,12 +160,15 @@ class Compiler:
         return Compiled(fn, "{v} is None", frozenset({type(None)}))
 
     def anything(self, node: ni.AnyNode) -> Compiled:
-        if node.enum is None:
+        if node.enum is None and not self.exact:
             return Compiled(lambda v: v, "True", frozenset(JSON_CLASSES))
-        check = enum_value_check(node.enum)
+        check = enum_value_check(node.enum) if node.enum is not None else None
+        plain = plain_json if self.exact else None
 
         def fn(v: Any) -> Any:
-            found = check(v)
+            if plain is not None:
+                v = plain(v)
+            found = check(v) if check is not None else None
             if found is not None:
                 fail(found)
             return v

@@ -104,7 +104,7 @@ def decoder_for(tp: Any, converter: Any, registry: Registry = annotate) -> _Deco
         # The msgspec mirror predates the Decimal/Flag/TypedDict/NamedTuple/InitVar
         # rules: trees holding them take the normal path.
         fast = None if has_newer_types(node) else fast_decoder_for(tp, node)
-        found = _Decoder(_compile(node, tp), fast=fast, exact=exact)
+        found = _Decoder(_compile(node, tp, exact), fast=fast, exact=exact)
         entry = _cache.put(tp, key, _cache.Entry(found, registry, stamp, node=node))
         _remember(tp, key, entry)
         return found
@@ -153,18 +153,19 @@ def _remember(tp: Any, key: Any, entry: _cache.Entry) -> None:
         type.__setattr__(tp, _SLOT, (tp, entry))
 
 
-def _compile(node: ni.Node, tp: Any) -> Structure:
+def _compile(node: ni.Node, tp: Any, exact: bool) -> Structure:
     try:
-        return Compiler().compile(node).fn
+        return Compiler(exact=exact).compile(node).fn
     except RecursionError:
         raise ni.too_deep_error(tp, "compile a decoder for") from None
 
 
 def _hooked_decoder(node: ni.Node, converter: Any) -> _Decoder:
-    compiler = Compiler(HookSource(converter))
+    exact = needs_exact(node)
+    compiler = Compiler(HookSource(converter), exact=exact)
     fn = compiler.compile(node).fn
     seen = tuple((t, _current_hook(converter, t)) for t in compiler.hooked_types)
-    return _Decoder(fn, seen, exact=needs_exact(node))
+    return _Decoder(fn, seen, exact=exact)
 
 
 def _current_hook(converter: Any, tp: Any) -> Any:
@@ -386,7 +387,8 @@ def _arguments_decoder(node: ni.ObjectNode) -> _Decoder:
         # Stored with the function (or partial) the node describes, keyed by the node:
         # a new node (after a registration) compiles anew.
         try:
-            decoder = _Decoder(Compiler().arguments(node), exact=needs_exact(node))
+            exact = needs_exact(node)
+            decoder = _Decoder(Compiler(exact=exact).arguments(node), exact=exact)
         except RecursionError:
             raise ni.too_deep_error(owner, "compile a decoder for") from None
         entry = _cache.put(owner, ("arguments", node), _cache.Entry(decoder, annotate, 0))

@@ -14,7 +14,7 @@ from .._types import inspector as ni
 from .._types import kinds as mt
 from .._types.nodes import children_of, is_number_text
 from .._types.scalars import DECIMAL_PATTERN
-from .jsontext import unfenced
+from .jsontext import NUMBER_TOO_LARGE, unfenced
 from .problems import ABSENT, Invalid, Members, brief, not_one_of, show
 
 
@@ -104,6 +104,26 @@ class ExactNumber(float):
         made = super().__new__(cls, text)
         made.text = text
         return made
+
+
+def plain_json(value: Any) -> Any:
+    """``value`` (parsed with exact numbers) as the plain JSON value orjson would give.
+
+    What a field typed ``Any`` receives: a float for a number with a fraction or
+    exponent, an int for ``-0``, never the parser's ``ExactNumber``; a number beyond the
+    float range is refused, as it is where no Decimal asks for exact numbers.
+    """
+    if value.__class__ is ExactNumber:
+        if value.text == "-0":
+            return 0
+        if value - value != 0.0:
+            raise Invalid([[NUMBER_TOO_LARGE]])
+        return float(value)
+    if isinstance(value, list):
+        return [plain_json(x) for x in value]
+    if isinstance(value, dict):
+        return {k: plain_json(x) for k, x in value.items()}
+    return value
 
 
 def _exact_int(text: str) -> Any:

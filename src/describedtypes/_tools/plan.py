@@ -60,9 +60,11 @@ class Plan:
         self.required = [f.key for f in node.fields if f.required and not f.nullable]
         self.accepted = [f.key for f in node.fields]
         # Compiled from a copy that does not name the function (see the module docstring).
-        self.decode: Callable[[Any], dict[str, Any]] = Compiler().arguments(self.node(None))
         # A Decimal among the parameters: JSON text is read with exact numbers.
         self.exact: bool = needs_exact(node)
+        self.decode: Callable[[Any], dict[str, Any]] = Compiler(exact=self.exact).arguments(
+            self.node(None)
+        )
         # Keyed by plain values only (no user object): the plan outlives no function.
         self.bodies: dict[tuple[_adapters.Adapter, str, str | None, References], Any] = {}
 
