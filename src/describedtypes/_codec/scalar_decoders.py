@@ -62,7 +62,7 @@ def compile_scalar(node: ni.ScalarNode, name: Namer) -> Compiled:
     if row.read is not None:
         return _formatted(node, row, checks, pattern, enum_check, name)
     str_type: Callable[[Any], Any] = node.python_type
-    expected = f"expected {kind}, got "
+    expected = f"expected {row.expected}, got "
 
     def finish(raw: Any, value: Any) -> Any:
         problems = [m for m in (check(raw) for check in checks) if m is not None]
