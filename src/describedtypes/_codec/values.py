@@ -111,19 +111,31 @@ def plain_json(value: Any) -> Any:
 
     What a field typed ``Any`` receives: a float for a number with a fraction or
     exponent, an int for ``-0``, never the parser's ``ExactNumber``; a number beyond the
-    float range is refused, as it is where no Decimal asks for exact numbers.
+    float range is refused, as it is where no Decimal asks for exact numbers. The walk
+    is a loop (values may nest as deep as a parser allows), and replaces the exact
+    numbers in place: only the decoder's own parse makes them, so a caller's containers
+    are never changed.
     """
     if value.__class__ is ExactNumber:
-        if value.text == "-0":
-            return 0
-        if value - value != 0.0:
-            raise Invalid([[NUMBER_TOO_LARGE]])
-        return float(value)
-    if isinstance(value, list):
-        return [plain_json(x) for x in value]
-    if isinstance(value, dict):
-        return {k: plain_json(x) for k, x in value.items()}
+        return _plain_number(value)
+    stack = [value] if isinstance(value, (list, dict)) else []
+    while stack:
+        current = stack.pop()
+        pairs = current.items() if isinstance(current, dict) else enumerate(current)
+        for key, item in pairs:
+            if item.__class__ is ExactNumber:
+                current[key] = _plain_number(item)
+            elif isinstance(item, (list, dict)):
+                stack.append(item)
     return value
+
+
+def _plain_number(number: ExactNumber) -> Any:
+    if number.text == "-0":
+        return 0
+    if number - number != 0.0:
+        raise Invalid([[NUMBER_TOO_LARGE]])
+    return float(number)
 
 
 def _exact_int(text: str) -> Any:
