@@ -565,3 +565,18 @@ def test_a_converter_that_is_not_a_cattrs_converter_is_named() -> None:
 
     with pytest.raises(TypeError, match="converter must be a cattrs Converter"):
         describedtypes.decode(One, '{"x": 1}', converter=5)
+
+
+def test_any_itself_is_any_json_value_on_every_python() -> None:
+    """``Any`` (typing's or typing_extensions') is described and decoded as any JSON value,
+    as the type itself too: before 3.11 it is a callable special form, never a function."""
+    import typing
+
+    import typing_extensions
+
+    from describedtypes import schema
+
+    for any_ in (typing.Any, typing_extensions.Any):
+        assert schema(any_) == {}
+        assert schema(list[any_]) == {"type": "array", "items": {}}  # type: ignore[valid-type]
+        assert decode(any_, '[1, {"a": null}]') == [1, {"a": None}]

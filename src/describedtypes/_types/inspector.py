@@ -325,7 +325,7 @@ class _Inspector:
             return self._enum_or_flag(tp, path, owner)
         if tp is None or tp is t.NoneType:
             return _NULL
-        if tp is Any or tp is object:
+        if t.is_any(tp) or tp is object:
             return AnyNode()
         if isinstance(tp, (str, typing.ForwardRef)):
             name = tp if isinstance(tp, str) else tp.__forward_arg__
@@ -669,7 +669,7 @@ def _annotation_for_alias(alias: Any, cls: type, inspector: _Inspector) -> Annot
 
 def is_function_like(obj: Any) -> bool:
     """True for functions, methods, partials and other non-class callables."""
-    if isinstance(obj, type) or t.get_origin(obj) is not None:
+    if isinstance(obj, type) or t.get_origin(obj) is not None or t.is_special_form(obj):
         return False
     return callable(obj) and not isinstance(obj, enum.Enum)
 

@@ -39,6 +39,20 @@ _ALIAS_TYPES: tuple[type, ...] = tuple(
 )
 
 
+#: The class of typing's special forms (``ClassVar``; ``Any`` too before Python 3.11):
+#: callable objects that stand for a type, never functions to describe.
+_SPECIAL_FORM = type(typing.ClassVar)
+
+
+def is_special_form(tp: Any) -> bool:
+    return isinstance(tp, _SPECIAL_FORM)
+
+
+def is_any(tp: Any) -> bool:
+    """``typing.Any`` (or ``typing_extensions.Any``, a class of its own before 3.11)."""
+    return tp is typing.Any or tp is typing_extensions.Any
+
+
 def is_union(tp: Any) -> bool:
     """``Union[...]``, ``Optional[...]`` or ``A | B``."""
     return get_origin(tp) in _UNION_TYPES or isinstance(tp, _UNION_TYPES[1:])
