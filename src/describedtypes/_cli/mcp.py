@@ -149,6 +149,27 @@ def _watchdog(code: int) -> None:
     timer.start()
 
 
+#: What CPython writes (as an "exception ignored") when a signal that was already
+#: pending finds its handler set to SIG_IGN by the time the interpreter runs it.
+_RACE = "ignored due to race condition"
+
+
+def quiet_signal_races() -> None:
+    """Stop the interpreter reporting a second Ctrl-C that arrived while the first was
+    being handled (its handler had just become SIG_IGN): the signal is ignored, as
+    meant, and its traceback on stderr would say otherwise. Other unraisable exceptions
+    still go to the previous hook."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        value = unraisable.exc_value
+        if isinstance(value, OSError) and _RACE in str(value):
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+
+
 class _Stopper:
     """The first SIGINT or SIGTERM cancels the server's task; later ones are ignored.
 
@@ -160,6 +181,7 @@ class _Stopper:
         self.signum: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
+        quiet_signal_races()
         signal.signal(signal.SIGINT, self._on_signal)
         signal.signal(signal.SIGTERM, self._on_signal)
 
