@@ -556,7 +556,8 @@ class TestCountTokens:
         monkeypatch.setattr(tokens_module, "_encodings", {})
         with pytest.raises(ModuleNotFoundError) as e:
             count_tokens(Company, OPENAI)
-        assert "pip install 'describedtypes[tokens]'" in str(e.value)
+        assert "pip install 'bpe-openai>=0.1.4'" in str(e.value)
+        assert "pip install -e '.[tokens]'" in str(e.value)
         assert e.value.name == "bpe_openai"
 
     def test_importing_the_package_does_not_import_the_tokenizer(self) -> None:
