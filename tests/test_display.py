@@ -161,6 +161,7 @@ def test_graph_is_a_str_that_jupyter_draws() -> None:
     assert pickle.loads(pickle.dumps(diagram)) == diagram
 
 
+@pytest.mark.slow  # IPython comes with the test-notebooks extra
 def test_ipython_shows_a_diagram_as_its_lines() -> None:
     """IPython's own formatter (which prints a str as its repr) shows the diagram's text."""
     formatters = pytest.importorskip("IPython.core.formatters",

@@ -52,3 +52,29 @@ def test_install_hints_name_what_can_be_installed() -> None:
         if pattern.search(line)
     ]
     assert found == []
+
+
+def _console_commands(text: str) -> list[str]:
+    blocks = re.findall(r"```console\n(.*?)```", text, re.S)
+    return [line for block in blocks for line in block.splitlines() if "pytest" in line]
+
+
+def test_ci_runs_the_readmes_test_commands() -> None:
+    """.ci/run runs the README's quick run and its slow run, with what they install."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    quick, slow = _console_commands(readme)
+    for line in (quick, slow):
+        _, _, test = line.partition(" && ")
+        assert test in ci.splitlines(), test
+    assert '".[test]"' in quick
+    assert "-m slow" in slow
+    assert '-e ".[ci]"' in ci
+
+
+def test_the_slow_modules_exist() -> None:
+    """Every module tests/conftest.py leaves out of the quick run is a real test module."""
+    from tests.conftest import SLOW_MODULES, XDIST_GROUPS
+
+    for name in (*SLOW_MODULES, *XDIST_GROUPS):
+        assert (ROOT / "tests" / name).is_file(), name
