@@ -116,7 +116,9 @@ def _match(match: Any) -> dict[str, tuple[str, ...]]:
         if not isinstance(path, str):
             msg = f"match: a path is a str such as '$.items[]', got {path!r}"
             raise TypeError(msg)
-        key_tuple = (keys,) if isinstance(keys, str) else tuple(keys)
+        key_tuple = (keys,) if isinstance(keys, str) else (
+            tuple(keys) if isinstance(keys, (tuple, list)) else ()
+        )
         if not key_tuple or not all(isinstance(k, str) for k in key_tuple):
             msg = f"match: {path} needs a key field name or a tuple of them, got {keys!r}"
             raise TypeError(msg)

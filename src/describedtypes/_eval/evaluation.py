@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 import attrs
 import orjson
 
-from .._base.display import html_cell, html_table, markdown_cell, markdown_table
+from .._base.display import MARKDOWN, html_cell, html_table, markdown_table, plain
 from ..errors import DecodeError, DescribedTypesError
 
 __all__ = ["Comparison", "Evaluation", "PathScore", "Score", "compare"]
@@ -251,25 +252,26 @@ class Evaluation:
                      _number(macro.f1), ""])
         return headers, rows
 
-    def _remarks(self) -> list[str]:
-        """Plain-text lines under the table: failures, unmatched records, notes."""
-        lines = []
+    def _remarks(self) -> list[tuple[str, list[str]]]:
+        """Plain-text lines under the table, each with its own list: failures,
+        unmatched records, notes."""
+        found: list[tuple[str, list[str]]] = []
         if self.failed:
             shown = list(self.failed.items())[:SHOWN]
-            lines.append(f"{len(self.failed):,} predictions failed (counted as misses):")
-            lines += [f"{_where(k)}: {type(e).__name__}: {_error_text(e)}" for k, e in shown]
+            lines = [f"{_where(k)}: {type(e).__name__}: {_error_text(e)}" for k, e in shown]
             if len(self.failed) > SHOWN:
                 lines.append(f"… and {len(self.failed) - SHOWN:,} more")
+            found.append((f"failed predictions, counted as misses: {len(self.failed):,}", lines))
         for ids, what in (
-            (self.unmatched_predictions, "predictions without gold (not scored)"),
-            (self.unmatched_gold, "gold records without a prediction (counted as misses)"),
+            (self.unmatched_predictions, "predictions without gold, not scored"),
+            (self.unmatched_gold, "gold records without a prediction, counted as misses"),
         ):
             if ids:
                 listed = ", ".join(_where(k) for k in ids[:SHOWN])
                 more = f" and {len(ids) - SHOWN:,} more" if len(ids) > SHOWN else ""
-                lines.append(f"{len(ids):,} {what}: {listed}{more}")
-        lines += [f"note: {note}" for note in self.notes]
-        return lines
+                found.append((f"{what}: {len(ids):,} ({listed}{more})", []))
+        found += [(f"note: {note}", []) for note in self.notes]
+        return found
 
     def to_markdown(self) -> str:
         """A Markdown table (a row per path, then micro and macro), with the failures,
@@ -278,7 +280,10 @@ class Evaluation:
         text = markdown_table(self._title(), headers, rows)
         remarks = self._remarks()
         if remarks:
-            text += "\n" + "".join(f"- {markdown_cell(line, 500)}\n" for line in remarks)
+            text += "\n"
+            for line, more in remarks:
+                text += f"- {_markdown_text(line)}\n"
+                text += "".join(f"  - {_markdown_text(sub)}\n" for sub in more)
         return text
 
     def _repr_markdown_(self) -> str:
@@ -290,7 +295,13 @@ class Evaluation:
         text = html_table(self._title(), headers, rows)
         remarks = self._remarks()
         if remarks:
-            text += "<ul>" + "".join(f"<li>{html_cell(line, 500)}</li>" for line in remarks)
+            text += "<ul>"
+            for line, more in remarks:
+                text += f"<li>{html_cell(line, 500)}"
+                if more:
+                    text += "<ul>" + "".join(f"<li>{html_cell(m, 500)}</li>" for m in more)
+                    text += "</ul>"
+                text += "</li>"
             text += "</ul>"
         return text
 
@@ -301,6 +312,12 @@ class Evaluation:
             f"{micro.f1:.3f} (P {micro.precision:.3f}, R {micro.recall:.3f}), "
             f"{len(self.failed)} failed, fabricated {self.fabricated:.3f}>"
         )
+
+
+def _markdown_text(text: str) -> str:
+    """A line of a Markdown list: one line, Markdown and HTML syntax escaped (quotes, which
+    mean nothing in Markdown text, are left as they are)."""
+    return html.escape(MARKDOWN.sub(r"\\\1", plain(text, 500)), quote=False)
 
 
 def _failure(key: Any, error: DescribedTypesError) -> dict[str, Any]:

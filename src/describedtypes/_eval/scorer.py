@@ -106,7 +106,8 @@ def item_paths(node: ni.Node, path: str = "$") -> dict[str, ni.Node]:
                 walk(f.node, join(path, f.key))
             seen.discard(node)
         elif isinstance(node, ni.ArrayNode) and not _leafy(node):
-            found[path + "[]"] = node.items
+            if not _leafy(node.items):
+                found[path + "[]"] = node.items
             walk(node.items, path + "[]")
         elif isinstance(node, ni.TupleNode):
             for i, item in enumerate(node.items):
