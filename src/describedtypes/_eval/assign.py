@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 __all__ = ["MAX_ASSIGNED", "best_pairs"]
 
-#: The most items either side of a list may have for an optimal assignment (128 × 128
+#: The most items either side of a list may have for an optimal assignment (128 x 128
 #: is about two million steps; longer lists are paired by position, and said so).
 MAX_ASSIGNED = 128
 

@@ -78,12 +78,13 @@ def evaluate(
     if obj is not None and obj.is_function:
         msg = f"evaluate() takes a type, not the function {getattr(tp, '__qualname__', tp)!r}"
         raise TypeError(msg)
-    if normalize is None:
-        normalize = EXACT
-    elif not isinstance(normalize, Normalize):
-        msg = f"normalize must be a Normalize(...) or None, got {type(normalize).__name__}"
+    given: Any = normalize  # checked at run time, whatever the annotation says
+    if given is None:
+        given = EXACT
+    elif not isinstance(given, Normalize):
+        msg = f"normalize must be a Normalize(...) or None, got {type(given).__name__}"
         raise TypeError(msg)
-    scorer = Scorer(node, normalize, _match(match))
+    scorer = Scorer(node, given, _match(match))
     predicted = read_records(tp, node, predictions, "predictions")
     truth = read_records(tp, node, gold, "gold")
     run = _Run(scorer, _name(tp), _is_file(predictions), _is_file(gold))
@@ -187,27 +188,36 @@ class _Run:
         self.by_position(predicted, truth)
 
     def by_position(self, predicted: Iterator[Record], truth: Iterator[Record]) -> None:
-        missing = object()
-        for n, (p, g) in enumerate(itertools.zip_longest(predicted, truth, fillvalue=missing)):
+        missing: Any = object()
+        pairs: Iterator[tuple[Any, Any]] = itertools.zip_longest(
+            predicted, truth, fillvalue=missing
+        )
+        for n, (p, g) in enumerate(pairs):
             if g is missing:
                 self.unmatched_predictions.append(n)
                 continue
-            gold = self.gold_value(g, self._where("gold", n))  # type: ignore[arg-type]
+            gold = self.gold_value(g, self._where("gold", n))
             if p is missing:
                 self.unmatched_gold.append(n)
                 self.judge(n, gold, None)
             else:
-                self.judge(n, gold, (p[1], p[2]))  # type: ignore[index]
+                self.judge(n, gold, (p[1], p[2]))
 
     def by_id(self, predicted: Iterator[Record], truth: Iterator[Record]) -> None:
         waiting_p: dict[Any, tuple[Any, Any]] = {}
         waiting_g: dict[Any, tuple[Any, Any]] = {}
         seen_p: set[Any] = set()
         seen_g: set[Any] = set()
-        missing = object()
-        for n, (p, g) in enumerate(itertools.zip_longest(predicted, truth, fillvalue=missing)):
+        missing: Any = object()
+        pairs: Iterator[tuple[Any, Any]] = itertools.zip_longest(
+            predicted, truth, fillvalue=missing
+        )
+        key: Any
+        value: Any
+        error: Any
+        for n, (p, g) in enumerate(pairs):
             if p is not missing:
-                key, value, error = p  # type: ignore[misc]
+                key, value, error = p
                 if key is None:  # a line that could not be read: no id to pair it by
                     self.unmatched_predictions.append(n)
                     if error is not None:
@@ -222,7 +232,7 @@ class _Run:
                     else:
                         waiting_p[key] = (value, error)
             if g is not missing:
-                key = g[0]  # type: ignore[index]
+                key = g[0]
                 where = self._where("gold", n)
                 if key is None:
                     msg = (
@@ -230,7 +240,7 @@ class _Run:
                         "record by custom_id (or mapping key), or none"
                     )
                     raise ValueError(msg)
-                gold = self.gold_value(g, f"{where} (custom_id {key!r})")  # type: ignore[arg-type]
+                gold = self.gold_value(g, f"{where} (custom_id {key!r})")
                 self._once(seen_g, key, "gold", n)
                 if key in waiting_p:
                     self.judge(key, gold, waiting_p.pop(key))
@@ -254,8 +264,8 @@ class _Run:
         counts = self.scorer.counts
         rows = tuple(
             PathScore(
-                path, kind, counts.tp[i], counts.fp[i], counts.fn[i], counts.empty[i],
-                counts.filled[i],
+                path, "items" if kind == "items" else "value", counts.tp[i], counts.fp[i],
+                counts.fn[i], counts.empty[i], counts.filled[i],
             )
             for i, (path, kind) in enumerate(zip(counts.paths, counts.kinds, strict=True))
         )

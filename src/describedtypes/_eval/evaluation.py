@@ -236,7 +236,7 @@ class Evaluation:
         rows: list[list[object]] = [
             [r.path, r.kind, r.tp, r.fp, r.fn, _number(r.precision), _number(r.recall),
              _number(r.f1), f"{_number(r.fabricated)} ({r.filled}/{r.empty})" if r.empty
-             else "–"]
+             else "-"]
             for r in self.rows
         ]
         values = self._values()
@@ -246,7 +246,7 @@ class Evaluation:
         rows.append([
             "micro", "", sum(r.tp for r in values), sum(r.fp for r in values),
             sum(r.fn for r in values), _number(micro.precision), _number(micro.recall),
-            _number(micro.f1), f"{_number(self.fabricated)} ({filled}/{empty})" if empty else "–",
+            _number(micro.f1), f"{_number(self.fabricated)} ({filled}/{empty})" if empty else "-",
         ])
         rows.append(["macro", "", "", "", "", _number(macro.precision), _number(macro.recall),
                      _number(macro.f1), ""])
@@ -382,7 +382,7 @@ class Comparison:
         names = list(self.runs)
         cells = [
             [row["path"]] + [
-                "–" if row[n] is None else (
+                "-" if row[n] is None else (
                     _number(row[n]) if isinstance(row[n], float) else row[n]
                 )
                 for n in names
@@ -430,13 +430,14 @@ def compare(evaluations: Mapping[str, Evaluation]) -> Comparison:
 
     .. versionadded:: 0.4.0
     """
-    if not isinstance(evaluations, Mapping) or not evaluations:
+    given: Any = evaluations  # checked at run time, whatever the annotation says
+    if not isinstance(given, Mapping) or not given:
         msg = (
             "compare() takes a non-empty mapping of names to evaluations, "
             f"{{'name': evaluate(...), ...}}; got {type(evaluations).__name__}"
         )
         raise TypeError(msg)
-    for name, evaluation in evaluations.items():
+    for name, evaluation in given.items():
         if not isinstance(name, str) or not isinstance(evaluation, Evaluation):
             msg = (
                 f"compare() takes names (str) and evaluations; got {name!r}: "

@@ -48,7 +48,7 @@ class Normalize:
         case: Compare strings without regard to case (``str.casefold``).
         whitespace: Strip strings and read every run of whitespace as one space.
         unicode: The Unicode normal form strings are put in first (``"NFKC"``: a
-            no-break space is a space, a full-width ``Ａ`` is ``A``, the ligature ``ﬁ`` is
+            no-break space is a space, a full-width ``\\uff21`` is ``A``, the ligature ``ﬁ`` is
             ``fi``), or None to leave them as they are.
         rel_tol: Floats closer than this share of the larger one are equal (an ``int``
             beside a float is compared the same way; two ``int`` values exactly).

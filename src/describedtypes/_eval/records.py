@@ -104,7 +104,8 @@ def read_records(tp: Any, node: ni.Node, source: Any, side: str) -> Iterator[Rec
     if isinstance(source, Mapping):
         return _from_mapping(tp, cls, source)
     if callable(getattr(source, "readline", None)):  # an open file
-        return _from_lines(tp, read_lines(source, MAX_LINE_BYTES))
+        handle: Any = source
+        return _from_lines(tp, read_lines(handle, MAX_LINE_BYTES))
     return (value_of(tp, cls, item) for item in source)
 
 

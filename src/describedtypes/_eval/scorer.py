@@ -27,6 +27,8 @@ from .normalize import EMPTY, Normalize, is_empty, leaf_key, same_value
 __all__ = ["Counts", "Scorer", "item_paths"]
 
 Fn = Callable[[Any, Any], int]
+#: What pairing two lists gives: the pairs, and the items of each side left alone.
+Paired = tuple[list[tuple[Any, Any]], list[Any], list[Any]]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -212,11 +214,7 @@ class Scorer:
             self.counts.filled,
         )
         same = self.same
-        if whole:
-            blank = is_empty
-        else:
-            def blank(v: Any) -> bool:
-                return v is None or v is EMPTY
+        blank: Callable[[Any], bool] = is_empty if whole else _absent
 
         def score(g: Any, p: Any) -> int:
             if g is None or g is EMPTY or (whole and blank(g)):
@@ -252,11 +250,9 @@ class Scorer:
         fields: list[tuple[Callable[[Any], Any], Fn, Fn]] = []
         for f in node.fields:
             score_f, agree_f = self.compile(f.node, join(path, f.key))
-            get: Callable[[Any], Any]
-            if typed_dict:
-                get = _item_getter(f.name)
-            else:
-                get = operator.attrgetter(f.name)
+            get: Callable[[Any], Any] = (
+                _item_getter(f.name) if typed_dict else operator.attrgetter(f.name)
+            )
             fields.append((get, score_f, agree_f))
         del self._open[node]
         parts = tuple(fields)
@@ -398,10 +394,10 @@ class Scorer:
 
     def _pairing(
         self, item: ni.Node, path: str, agree: Fn, keys: tuple[str, ...] | None
-    ) -> Callable[[list[Any], list[Any]], tuple[list[tuple[Any, Any]], list[Any], list[Any]]]:
+    ) -> Callable[[list[Any], list[Any]], Paired]:
         notes = self.notes
 
-        def best(gl: list[Any], pl: list[Any]) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
+        def best(gl: list[Any], pl: list[Any]) -> Paired:
             if not gl or not pl:
                 return [], gl, pl
             pairs: list[tuple[Any, Any]] = []
@@ -440,7 +436,7 @@ class Scorer:
             return best
         key_of = self._item_key(item, keys)
 
-        def by_key(gl: list[Any], pl: list[Any]) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
+        def by_key(gl: list[Any], pl: list[Any]) -> Paired:
             groups: dict[Any, tuple[list[Any], list[Any]]] = {}
             lone_g: list[Any] = []
             lone_p: list[Any] = []
@@ -592,6 +588,10 @@ def _deeper(holder: list[tuple[Fn, Fn]]) -> tuple[Fn, Fn]:
         return holder[0][1](g, p)
 
     return score, agree
+
+
+def _absent(value: Any) -> bool:
+    return value is None or value is EMPTY
 
 
 def _item_getter(name: str) -> Callable[[Any], Any]:
