@@ -84,7 +84,7 @@ def gold_record(i: int, rnd: random.Random) -> Order:
         # Items of one order agree on no field with each other (distinct quantities too),
         # so the hand-written loop's greedy pairing finds the best assignment's pairs.
         LineItem(f"SKU-{i}-{k}", f"{rnd.choice(WORDS)} {rnd.choice(WORDS)} {k}", k + 1,
-                 round(rnd.uniform(1, 100), 2))
+                 round(rnd.uniform(1, 100), 2) + 1000 * k)
         for k in range(rnd.randint(1, 5))
     ]
     return Order(
@@ -261,7 +261,7 @@ def timed(fn: Any, *args: Any) -> float:
 
 def measure(n: int, repeat: int) -> tuple[float, float]:
     preds, gold = make_records(n)
-    check_equal(preds[:5000], gold[:5000])
+    check_equal(preds, gold)
     best_ours = best_plain = float("inf")
     for _ in range(repeat):  # taking turns: a busy machine slows both alike
         best_ours = min(best_ours, timed(ours, preds, gold))

@@ -482,6 +482,25 @@ class TestBounds:
         ev = evaluate(Invoice, [Invoice("N", tags=tags[::-1])], [Invoice("N", tags=tags)])
         assert rows(ev)["$.tags[]"] == (200_000, 0, 0)
 
+    def test_files_are_read_in_flat_memory(self, tmp_path: Path) -> None:
+        """Ten times the records from files costs no more memory at its peak."""
+        import tracemalloc
+
+        def peak(n: int) -> int:
+            lines = b"".join(_json(Invoice(str(i), tags=["a"], items=[Item("A", i)])) + b"\n"
+                             for i in range(n))
+            (tmp_path / "p.jsonl").write_bytes(lines)
+            (tmp_path / "g.jsonl").write_bytes(lines)
+            tracemalloc.start()
+            try:
+                evaluate(Invoice, tmp_path / "p.jsonl", tmp_path / "g.jsonl")
+                return tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+
+        small, large = peak(1_000), peak(10_000)
+        assert large < 2 * small + 100_000, (small, large)
+
     def test_model_text_is_escaped_in_every_display(self) -> None:
         """A reply's markup shows as text in HTML and Markdown, never as markup."""
         hostile = '{"number": 1, "<script>alert(1)</script>|x": "*b*"}'

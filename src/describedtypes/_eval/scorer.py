@@ -351,6 +351,8 @@ class Scorer:
         notes = self.notes
 
         def matched(gl: list[Any], pl: list[Any]) -> int:
+            if gl == pl:  # listed right, in the same order: nothing to match
+                return len(gl)
             try:
                 left = Counter(map(key, gl))
                 right = Counter(map(key, pl))
