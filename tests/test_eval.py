@@ -501,6 +501,14 @@ class TestBounds:
         small, large = peak(1_000), peak(10_000)
         assert large < 2 * small + 100_000, (small, large)
 
+    def test_values_nested_past_the_stack_are_an_error(self) -> None:
+        """An instance nested thousands deep is a clear error, not a RecursionError."""
+        deep = Part("leaf")
+        for _ in range(20_000):
+            deep = Part("x", [deep])
+        with pytest.raises(ValueError, match="record #0 is nested too deeply to score"):
+            evaluate(Part, [deep], [deep])
+
     def test_model_text_is_escaped_in_every_display(self) -> None:
         """A reply's markup shows as text in HTML and Markdown, never as markup."""
         hostile = '{"number": 1, "<script>alert(1)</script>|x": "*b*"}'

@@ -149,15 +149,22 @@ class _Run:
     def judge(self, key: Any, gold: tuple[Any, Any], prediction: tuple[Any, Any] | None) -> None:
         self.records += 1
         value = gold[0]
-        if prediction is None:
-            self.score(value, EMPTY)
-            return
-        predicted, error = prediction
-        if error is not None:
-            self.failed[key] = error
-            self.score(value, EMPTY)
-        else:
+        predicted: Any = EMPTY
+        if prediction is not None:
+            predicted, error = prediction
+            if error is not None:
+                self.failed[key] = error
+                predicted = EMPTY
+        try:
             self.score(value, predicted)
+        except RecursionError:
+            # Decoded records are bounded in depth; instances made by hand may not be.
+            where = f"{key!r}" if isinstance(key, str) else f"#{key}"
+            msg = (
+                f"record {where} is nested too deeply to score (a recursive value "
+                "thousands of levels deep); decode the records to have them checked"
+            )
+            raise ValueError(msg) from None
 
     def gold_value(self, record: Record, where: str) -> tuple[Any, Any]:
         _, value, error = record
