@@ -37,9 +37,9 @@ import attrs
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import TIMER, Row  # noqa: E402
+from _common import TIMER, Row
 
-from describedtypes import encode, evaluate  # noqa: E402
+from describedtypes import encode, evaluate
 
 
 class Currency(enum.Enum):

@@ -17,8 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._codec.union_options import deep_matcher, matcher, shared_containers
 from .._base.generated import run_source
+from .._codec.union_options import deep_matcher, matcher, shared_containers
 from .._codec.values import constructor_of
 from .._types import inspector as ni
 from .._types import kinds as mt
