@@ -651,6 +651,30 @@ def test_reports_agree() -> None:
     assert "Evaluation of Invoice: 2 records, 1 failed" in ev._repr_html_()
 
 
+def test_evaluations_pickle() -> None:
+    """An evaluation (failures included) pickles, for process pools and Dask."""
+    import pickle
+
+    ev = evaluate(Invoice, ['{"number": 7}', GOLD], [GOLD, GOLD])
+    back = pickle.loads(pickle.dumps(ev))
+    assert back.table() == ev.table()
+    assert str(back.failed[0]) == str(ev.failed[0])
+
+
+def test_any_values_compare_whole_with_strings_normalised() -> None:
+    """An Any field is one value: its strings normalised, its lists in order."""
+
+    @attrs.define
+    class Loose:
+        data: Any
+
+    gold = [Loose({"a": ["X  y", 1.0]}), Loose({"a": [1, 2]}), Loose([])]
+    pred = [Loose({"a": ["x y", 1]}), Loose({"a": [2, 1]}), Loose({})]
+    assert rows(evaluate(Loose, pred, gold)) == {"$.data": (1, 1, 1)}
+    # the empty list and the empty dict are both empty: nothing counted but "empty"
+    assert evaluate(Loose, pred, gold)["$.data"].empty == 1
+
+
 def test_compare_puts_runs_side_by_side() -> None:
     """compare() has a column per run and the totals below the paths."""
     good = evaluate(Invoice, [GOLD], [GOLD])
