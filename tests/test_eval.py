@@ -713,6 +713,34 @@ class TestCommandLine:
         assert done.returncode == 0, done.stderr
         assert orjson.loads(done.stdout)["micro"]["f1"] == 1.0
 
+    def test_match_pairs_by_key_and_standard_input_is_read(self, tmp_path: Path) -> None:
+        """--match pairs the days of a forecast by date; - reads the gold from stdin."""
+        gold = {"location": {"city": "Bern"}, "days": [
+            {"date": "2025-01-01", "high": 3.0, "low": -2.0},
+            {"date": "2025-01-02", "high": 5.0, "low": 0.0},
+        ]}
+        pred = {"location": {"city": "bern"}, "days": [
+            {"date": "2025-01-02", "high": 3.0, "low": -2.0},  # the first day's figures
+            {"date": "2025-01-01", "high": 5.0, "low": 0.0},  # on the wrong dates
+        ]}
+        (tmp_path / "pred.jsonl").write_bytes(orjson.dumps(pred) + b"\n")
+        line = orjson.dumps(gold).decode() + "\n"
+        target = str(EXAMPLES / "forecast.py") + ":Forecast"
+        by_date = run("eval", target, str(tmp_path / "pred.jsonl"), "-", "--format", "json",
+                      "--match", "$.days[]=date", input=line)
+        assert by_date.returncode == 0, by_date.stderr
+        paths = {r["path"]: r for r in orjson.loads(by_date.stdout)["paths"]}
+        assert (paths["$.days[].high"]["tp"], paths["$.days[].high"]["fn"]) == (0, 2)
+        assert paths["$.location.city"]["tp"] == 1
+        best = run("eval", target, str(tmp_path / "pred.jsonl"), "-", "--format", "json",
+                   input=line)
+        paths = {r["path"]: r for r in orjson.loads(best.stdout)["paths"]}
+        assert paths["$.days[].high"]["tp"] == 2  # paired by content: the dates are wrong
+        assert paths["$.days[].date"]["fn"] == 2
+        both = run("eval", target, "-", "-", input=line)
+        assert both.returncode == 2
+        assert "cannot both be standard input" in both.stderr
+
     @pytest.mark.parametrize(
         ("args", "message"),
         [

@@ -1,6 +1,6 @@
 """``describedtypes eval TARGET PREDICTIONS GOLD``: field-level scores from the command line.
 
-PREDICTIONS and GOLD are JSON lines files: batch results (OpenAI, Anthropic, Gemini),
+PREDICTIONS and GOLD are JSON lines files (one of them may be ``-``, standard input): batch results (OpenAI, Anthropic, Gemini),
 bare replies, or ``{"custom_id", "value"}`` lines; aligned by ``custom_id`` when both
 carry one, else line by line. The report (Markdown or JSON) goes to standard output.
 
@@ -14,6 +14,7 @@ on one side); 130 when interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from .._eval.evaluate import evaluate
@@ -42,8 +43,9 @@ def add_eval_command(commands: Any) -> None:
         "eval", help="score predictions against gold, field by field", description=_HELP
     )
     cmd.add_argument("target", metavar="TARGET", help="package.module:Name or path/to/file.py:Name")
-    cmd.add_argument("predictions", metavar="PREDICTIONS", help="the predictions (JSONL)")
-    cmd.add_argument("gold", metavar="GOLD", help="the gold records (JSONL)")
+    cmd.add_argument("predictions", metavar="PREDICTIONS",
+                     help="the predictions (JSONL), or - for standard input")
+    cmd.add_argument("gold", metavar="GOLD", help="the gold records (JSONL), or - for standard input")
     cmd.add_argument(
         "--match", metavar="PATH=KEY", action="append", default=[],
         help="pair the items of the list at PATH by the field KEY (KEY,KEY2 for several), "
@@ -69,9 +71,13 @@ def _parse_match(parser: argparse.ArgumentParser, given: list[str]) -> dict[str,
 def run_eval(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``eval``; returns the exit status."""
     match = _parse_match(parser, args.match)
+    if args.predictions == "-" and args.gold == "-":
+        parser.exit(2, "error: PREDICTIONS and GOLD cannot both be standard input (-)\n")
+    predictions: Any = sys.stdin.buffer if args.predictions == "-" else args.predictions
+    gold: Any = sys.stdin.buffer if args.gold == "-" else args.gold
     try:
         target = load_target(args.target)
-        evaluation = evaluate(target, args.predictions, args.gold, match=match)
+        evaluation = evaluate(target, predictions, gold, match=match)
     except UsageError as exc:
         parser.exit(2, f"error: {exc}\n")
     except OSError as exc:
