@@ -1,8 +1,9 @@
 """``describedtypes eval TARGET PREDICTIONS GOLD``: field-level scores from the command line.
 
-PREDICTIONS and GOLD are JSON lines files (one of them may be ``-``, standard input): batch results (OpenAI, Anthropic, Gemini),
-bare replies, or ``{"custom_id", "value"}`` lines; aligned by ``custom_id`` when both
-carry one, else line by line. The report (Markdown or JSON) goes to standard output.
+PREDICTIONS and GOLD are JSON lines files (one of them may be ``-``, standard input):
+batch results (OpenAI, Anthropic, Gemini), bare replies, or ``{"custom_id", "value"}``
+lines; aligned by ``custom_id`` when both carry one, else line by line. The report
+(Markdown or JSON) goes to standard output.
 
 Exit status: 0 when every prediction decoded and every record found its partner; 1 when
 a prediction failed or a record was left unmatched (the report says which); 2 for a
@@ -45,7 +46,8 @@ def add_eval_command(commands: Any) -> None:
     cmd.add_argument("target", metavar="TARGET", help="package.module:Name or path/to/file.py:Name")
     cmd.add_argument("predictions", metavar="PREDICTIONS",
                      help="the predictions (JSONL), or - for standard input")
-    cmd.add_argument("gold", metavar="GOLD", help="the gold records (JSONL), or - for standard input")
+    cmd.add_argument("gold", metavar="GOLD",
+                     help="the gold records (JSONL), or - for standard input")
     cmd.add_argument(
         "--match", metavar="PATH=KEY", action="append", default=[],
         help="pair the items of the list at PATH by the field KEY (KEY,KEY2 for several), "
