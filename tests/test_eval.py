@@ -9,7 +9,7 @@ import itertools
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import attrs
 import orjson
@@ -68,6 +68,23 @@ class Invoice:
 class Part:
     name: str
     parts: list[Part] = attrs.Factory(list)
+
+
+@attrs.define
+class Circle:
+    kind: Literal["circle"]
+    radius: float
+
+
+@attrs.define
+class Square:
+    kind: Literal["square"]
+    side: float
+
+
+@attrs.define
+class Drawing:
+    shape: Optional[Circle | Square] = None  # noqa: UP045
 
 
 def rows(ev: Evaluation) -> dict[str, tuple[int, int, int]]:
@@ -288,6 +305,24 @@ class TestByHand:
         # a = a and b = b (tp 2), c missed (fn), x invented (fp); the parts: b paired
         # with b (agreeing on the name), c and x agree on nothing, so stay unpaired
         assert rows(ev) == {"$.name": (2, 1, 1), "$.parts[]": (1, 1, 1)}
+
+    def test_unions_of_classes_compare_the_fields_they_share(self) -> None:
+        """A Circle predicted as a Square: their shared tag is one wrong value (fp and fn,
+        not fabricated); each class's own fields are that side's alone."""
+        gold = [Drawing(Circle("circle", 1.0)), Drawing()]
+        pred = [Drawing(Square("square", 1.0)), Drawing(Circle("circle", 5.0))]
+        ev = evaluate(Drawing, pred, gold)
+        assert rows(ev) == {
+            # record 1: "circle" vs "square" (fp, fn); record 2: invented (fp)
+            "$.shape.kind": (0, 2, 1),
+            # record 1: the gold radius has no partner (fn); record 2: invented (fp)
+            "$.shape.radius": (0, 1, 1),
+            # record 1: a side the gold does not have (fp)
+            "$.shape.side": (0, 1, 0),
+        }
+        # empty in the gold and filled: kind once (record 2), radius once (record 2),
+        # side once (record 1: the gold shape has no side)
+        assert [(r.empty, r.filled) for r in ev.rows] == [(1, 1), (1, 1), (1, 1)]
 
     def test_list_root(self) -> None:
         """A list type is scored as a list at $[]."""

@@ -147,6 +147,7 @@ class Scorer:
         self.match = dict(match)
         self.notes: Counter[str] = Counter()
         self._open: dict[ni.ObjectNode, list[tuple[Fn, Fn]]] = {}
+        self._fields_of: dict[Fn, dict[str, tuple[Callable[[Any], Any], Fn, bool]]] = {}
         self._items = item_paths(node)
         self._check_match()
         self.score, self.agree = self.compile(node, "$")
@@ -309,6 +310,12 @@ class Scorer:
         del self._open[node]
         score, agree = _object_functions(parts, typed_dict, node.name)
         holder.append((score, agree))
+        # For a union of classes: each field's reader and scorer, by JSON key.
+        self._fields_of[score] = {
+            f.key: (_item_getter(f.name) if typed_dict else operator.attrgetter(f.name),
+                    part[1], _leafy(_without_null(f.node)))
+            for f, part in zip(node.fields, parts, strict=True)
+        }
         return score, agree
 
     def values(self, path: str) -> tuple[Fn, Fn]:
@@ -581,6 +588,25 @@ class Scorer:
                     return n
             return len(parts) - 1
 
+        fields = [self._fields_of.get(s) for _, s, _ in parts]
+
+        def across(g: Any, og: int, p: Any, op: int) -> None:
+            """Two classes of one union (``Circle | Square``): a plain field both have
+            (``kind``) is one value at its path, compared; the others are each side's."""
+            left, right = fields[og], fields[op]
+            assert left is not None
+            assert right is not None
+            for key, (get, s, plain) in left.items():
+                other = right.get(key)
+                if plain and other is not None and other[2]:
+                    s(get(g), other[0](p))
+                else:
+                    s(get(g), EMPTY)
+            for key, (get, s, plain) in right.items():
+                mine = left.get(key)
+                if not (plain and mine is not None and mine[2]):
+                    s(EMPTY, get(p))
+
         def score(g: Any, p: Any) -> int:
             ge = g is None or g is EMPTY
             pe = p is None or p is EMPTY
@@ -592,6 +618,9 @@ class Scorer:
             op = -1 if pe else which(p)
             if og == op:
                 return parts[og][1](g, p)
+            if og >= 0 and op >= 0 and fields[og] is not None and fields[op] is not None:
+                across(g, og, p, op)
+                return 0
             if og >= 0:
                 parts[og][1](g, EMPTY)
             if op >= 0:
