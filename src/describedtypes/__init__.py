@@ -16,6 +16,9 @@ from ._codec.converter import make_converter, register_hooks
 from ._codec.decode import decode, decode_arguments
 from ._codec.encode import encode
 from ._codec.partial import Partial
+from ._eval.evaluate import evaluate
+from ._eval.evaluation import Comparison, Evaluation, PathScore, Score, compare
+from ._eval.normalize import Normalize
 from ._schema.adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
@@ -81,10 +84,12 @@ __all__ = [
     "BatchRequests",
     "BatchResult",
     "BatchSummary",
+    "Comparison",
     "Context",
     "DecodeError",
     "DescribedTypesError",
     "Diagram",
+    "Evaluation",
     "ExtractStream",
     "Extraction",
     "FrozenDict",
@@ -97,6 +102,7 @@ __all__ = [
     "MCP_TOOLS",
     "MalformedLineError",
     "MaxTurnsError",
+    "Normalize",
     "OLLAMA",
     "OLLAMA_TOOLS",
     "OPENAI",
@@ -104,6 +110,7 @@ __all__ = [
     "OPENAI_TOOLS",
     "ParseArgs",
     "Partial",
+    "PathScore",
     "Problem",
     "RefusalError",
     "Registry",
@@ -113,6 +120,7 @@ __all__ = [
     "SGLANG_TOOLS",
     "STANDARD",
     "SchemaError",
+    "Score",
     "Tool",
     "ToolCall",
     "ToolResult",
@@ -128,6 +136,7 @@ __all__ = [
     "annotate",
     "check",
     "check_request",
+    "compare",
     "count_tokens",
     "decode",
     "decode_arguments",
@@ -135,6 +144,7 @@ __all__ = [
     "decode_response",
     "decode_stream",
     "encode",
+    "evaluate",
     "explain",
     "extract",
     "extract_stream",
