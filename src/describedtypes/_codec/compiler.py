@@ -14,6 +14,7 @@ from .codegen import (
     Compiled,
     HookSource,
     ctor_errors,
+    model_errors,
     dict_entry,
     expected_kinds,
     hook_errors,
@@ -73,6 +74,7 @@ class Compiler:
             "as_array": as_array,
             "unknown": unknown,
             "ctor_errors": ctor_errors,
+            "model_errors": model_errors,
             "is_model_mistake": is_model_mistake,
             "list_problems": list_problems,
         }

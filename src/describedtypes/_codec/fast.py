@@ -3,8 +3,8 @@
 With msgspec installed (``pip install "describedtypes[fast]"``), ``decode(cls, text)``
 first decodes the text with msgspec into generated mirror ``Struct`` types, one per
 class in the tree, with ``forbid_unknown_fields=True``; then the user's classes are
-built from them through their own constructors, so validators, converters and
-``__attrs_post_init__`` run exactly as on the normal path. When msgspec rejects the
+built from them through their own constructors (a pydantic model's ``model_validate``),
+so validators, converters and ``__attrs_post_init__`` run exactly as on the normal path. When msgspec rejects the
 reply, or a constructor raises, the normal decoder runs on the same text and produces
 the full ``DecodeError`` (or, where msgspec was only stricter, the value).
 
@@ -30,6 +30,7 @@ import attrs
 from .._base.generated import run_source
 from .._types import declared
 from .._types import inspector as ni
+from .._types import pydantic_models as pyd
 
 __all__ = ["FALLBACK", "fast_decoder_for"]
 
@@ -314,6 +315,12 @@ class _Mirror:
     ) -> str:
         """The constructor call sending ``values`` (by constructor keyword), then ``rest``."""
         constructor = self.constructor(node.python_type)
+        build = pyd.model_builder(constructor)
+        if build is not None:  # a pydantic model: model_validate, so its validators run
+            entries = [f"{key!r}: {value}" for key, value in values.items()]
+            if rest is not None:
+                entries.append(rest)
+            return f"{self.name('_cls', build)}({{{', '.join(entries)}}})"
         args = self.call_arguments(constructor, values)
         name = self.name("_cls", constructor)
         if rest is None and args and args == [f"{var}.f{i}" for i in range(len(node.fields))]:
