@@ -430,6 +430,13 @@ class _Inspector:
             hint = _SUGGESTIONS.get(tp)
         except TypeError:  # an unhashable object where a type should be
             hint = None
+        if hint is None and isinstance(tp, type) and hasattr(tp, "__fields__") and hasattr(
+            tp, "parse_obj"
+        ):
+            hint = (
+                "it is a pydantic v1 model (pydantic.v1.BaseModel); describedtypes reads "
+                "pydantic v2 models: derive it from pydantic.BaseModel"
+            )
         if hint is None and isinstance(tp, type) and issubclass(tp, str):
             return ScalarNode(type="string", python_type=tp)
         reason = f"cannot describe {t.type_repr(tp)} to a model"
