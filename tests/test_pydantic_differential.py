@@ -153,7 +153,8 @@ def attrs_type(spec: Spec, made: dict[str, Any]) -> Any:
         return made[spec.name]
     tp = _common_type(spec, lambda s: attrs_type(s, made))
     metadata = _at_bounds(spec.bounds)
-    return Annotated[tuple([tp, *metadata])] if metadata else tp
+    params = (tp, *metadata)
+    return Annotated[params] if metadata else tp
 
 
 def _common_type(spec: Spec, inner_of: Any) -> Any:
@@ -307,7 +308,8 @@ def test_pydantic_model_and_attrs_twin_agree(pair: tuple[Any, Any, list[str]]) -
 def test_the_adapters_are_all_there() -> None:
     """The differential runs under every adapter the library has (a guard for the list)."""
     assert len(ADAPTERS) >= 15
-    assert dta.OPENAI in ADAPTERS and dta.MCP_ELICITATION in ADAPTERS
+    assert dta.OPENAI in ADAPTERS
+    assert dta.MCP_ELICITATION in ADAPTERS
 
 
 @pytest.mark.parametrize("default", [[], attrs.NOTHING])

@@ -17,8 +17,8 @@ import orjson
 
 from .._types import cache as _cache
 from .._types import inspector as ni
-from .._types import pydantic_models as pyd
 from .._types import kinds as mt
+from .._types import pydantic_models as pyd
 from .._types.annotate import annotate, current_stamp
 from .._types.nodes import closed_keys_as_object, hook_type, scalar_of
 from .._types.scalars import scalar_of_value

@@ -4,9 +4,10 @@ With msgspec installed (``pip install "describedtypes[fast]"``), ``decode(cls, t
 first decodes the text with msgspec into generated mirror ``Struct`` types, one per
 class in the tree, with ``forbid_unknown_fields=True``; then the user's classes are
 built from them through their own constructors (a pydantic model's ``model_validate``),
-so validators, converters and ``__attrs_post_init__`` run exactly as on the normal path. When msgspec rejects the
-reply, or a constructor raises, the normal decoder runs on the same text and produces
-the full ``DecodeError`` (or, where msgspec was only stricter, the value).
+so validators, converters and ``__attrs_post_init__`` run exactly as on the normal
+path. When msgspec rejects the reply, or a constructor raises, the normal decoder runs
+on the same text and produces the full ``DecodeError`` (or, where msgspec was only
+stricter, the value).
 
 The mirror is exact or it is not built: a type is decoded on the fast path only when
 every part of it is something msgspec accepts no more of than the normal decoder does,

@@ -1,5 +1,6 @@
-"""Facts about the less common types: TypedDict, NamedTuple, Flag, InitVar and
-the ``annotated_types`` constraints (and pydantic's pattern), shared by inspection, decoding and encoding.
+"""Facts about the less common types: TypedDict, NamedTuple, Flag, InitVar and the
+``annotated_types`` constraints (and pydantic's pattern), shared by inspection, decoding
+and encoding.
 
 Flag
 ----

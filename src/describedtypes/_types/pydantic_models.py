@@ -128,7 +128,8 @@ def model_fields(cls: type, path: str) -> list[ModelField]:
         metadata = list(info.metadata)
         hint = info.annotation
         if metadata:
-            hint = typing.Annotated[tuple([hint, *metadata])]  # type: ignore[valid-type]
+            params = (hint, *metadata)
+            hint = typing.Annotated[params]
         default = info.default
         if _is_undefined(default):
             default = NOTHING
@@ -225,7 +226,7 @@ def validation_problems(exc: BaseException) -> list[tuple[tuple[Any, ...], str]]
     if error_class is None or not isinstance(exc, error_class):
         return None
     found: list[tuple[tuple[Any, ...], str]] = []
-    for error in exc.errors():  # type: ignore[attr-defined]
+    for error in exc.errors():
         message = error.get("msg", "")
         inner = (error.get("ctx") or {}).get("error")
         if error.get("type") == "value_error" and isinstance(inner, BaseException):
