@@ -470,8 +470,8 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
 
     label = registry._label()
     what = (
-        "an attrs class, dataclass, TypedDict, NamedTuple or Enum class (or a generic "
-        "alias such as Box[int]), or a Python function, method or functools.partial"
+        "an attrs class, dataclass, pydantic model, TypedDict, NamedTuple or Enum class (or a "
+        "generic alias such as Box[int]), or a Python function, method or functools.partial"
     )
     if not isinstance(tp, type) and typing.get_origin(tp) is None and not callable(tp):
         msg = (
@@ -518,7 +518,7 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
             )
         else:
             reason = f"{target.__qualname__} is not a class describedtypes can describe"
-            fix = "make it an attrs class or a dataclass"
+            fix = "make it an attrs class, a dataclass or a pydantic model"
         msg = f"{label}.register() needs {what}; {reason}: {fix}."
         raise TypeError(msg)
     func = tp
