@@ -90,6 +90,8 @@ class _Mirror:
         self.objects: dict[int, tuple[Any, str | None]] = {}
         self.active: set[int] = set()
         self.depth = 0
+        #: The fields being mirrored are a pydantic model's.
+        self.model_parent = False
 
     def name(self, prefix: str, value: Any) -> str:
         """The generated code's global for ``value`` (one per object)."""
@@ -231,7 +233,13 @@ class _Mirror:
         struct, fname = done
         if fname is not None:
             return struct, f"{fname}({var})"
-        return struct, self.call(node, var, self.field_values(node, var))
+        values = self.field_values(node, var)
+        if self.model_parent and pyd.is_model(self.constructor(node.python_type)):
+            # A model among a model's fields: its data, which the outermost model's one
+            # validation turns into the model (validators included), without a call per
+            # object. Should it fail, the normal path builds each one and says where.
+            return struct, "{" + ", ".join(f"{k!r}: {v}" for k, v in values.items()) + "}"
+        return struct, self.call(node, var, values)
 
     def struct(self, node: ni.ObjectNode) -> tuple[Any, str | None]:
         """The mirror Struct of a class, and the builder function's name if it needs one."""
@@ -305,10 +313,15 @@ class _Mirror:
     def field_values(self, node: ni.ObjectNode, var: str) -> dict[str, str]:
         """Each field's value read from mirror ``var``, by constructor keyword."""
         values: dict[str, str] = {}
-        for i, f in enumerate(node.fields):
-            raw = f"{var}.f{i}"
-            _, convert = self.of(f.node, raw)
-            values[f.init_name] = convert or raw
+        outer = self.model_parent
+        self.model_parent = pyd.is_model(self.constructor(node.python_type))
+        try:
+            for i, f in enumerate(node.fields):
+                raw = f"{var}.f{i}"
+                _, convert = self.of(f.node, raw)
+                values[f.init_name] = convert or raw
+        finally:
+            self.model_parent = outer
         return values
 
     def call(
