@@ -258,6 +258,17 @@ class TestSchema:
         }
         assert decode(Pet, '{"called": "Rex"}') == Pet(petName="Rex")
 
+    def test_annotated_annotation_on_a_field(self) -> None:
+        """Annotated[T, Annotation(name=, description=)] works on a model field too."""
+
+        class Note(BaseModel):
+            text: Annotated[str, Annotation(name="body", description="The words")]
+
+        assert schema(Note)["properties"] == {
+            "body": {"type": "string", "description": "The words"}
+        }
+        assert decode(Note, '{"body": "hi"}') == Note(text="hi")
+
     def test_register_on_a_generic_origin_applies_to_its_parametrizations(self) -> None:
         """annotate.register(Crate) names Crate[int] too."""
 
