@@ -12,10 +12,12 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Annotated, Any, Generic, Literal, Optional, TypeVar
 
 import annotated_types as at
 import pydantic
+import pydantic.dataclasses
 import pytest
 from pydantic import (
     AliasChoices,
@@ -40,8 +42,10 @@ from describedtypes import (
     decode_stream,
     encode,
     extract,
+    make_converter,
     schema,
 )
+from describedtypes._cli.main import main
 
 from .batch_lines import chat_completion, openai_line
 from .standin import StandIn
@@ -386,6 +390,28 @@ class TestDecode:
         assert message.startswith("invalid value: Decimal input should have no more than 4")
 
 
+    def test_pydantic_dataclass_validators_read_like_a_models(self) -> None:
+        """A pydantic dataclass is a dataclass; its ValidationError is read per field."""
+
+        @pydantic.dataclasses.dataclass
+        class Span:
+            start: int
+            end: int
+
+            @field_validator("end")
+            @classmethod
+            def after(cls, value: int) -> int:
+                if value < 0:
+                    msg = "end must not be negative"
+                    raise ValueError(msg)
+                return value
+
+        assert decode(Span, '{"start": 1, "end": 2}') == Span(1, 2)
+        with pytest.raises(DecodeError) as info:
+            decode(Span, '{"start": 1, "end": -2}')
+        assert info.value.errors == [("$.end", "invalid value: end must not be negative")]
+
+
 class TestEncode:
     def test_encode_round_trip(self) -> None:
         """encode(model) writes the aliases; decoding it gives an equal model."""
@@ -459,6 +485,41 @@ class TestRuntime:
         results = list(decode_batch(Weather, lines))
         assert [r.outcome for r in results] == ["ok", "invalid"]
         assert isinstance(results[0].value, Weather)
+
+    def test_cattrs_converter(self) -> None:
+        """make_converter() structures and unstructures models with the library's hooks."""
+        converter = make_converter()
+        value = converter.structure(WEATHER, Weather)
+        assert isinstance(value, Weather)
+        assert converter.unstructure(value)["sky"] == "sunny"
+        with pytest.raises(DecodeError, match=r"\$\.temperature: invalid value: 42"):
+            converter.structure({**WEATHER, "temperature": 42}, Weather)
+
+    def test_command_line_decode(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """describedtypes decode TARGET FILE takes a model as TARGET."""
+        target = tmp_path / "models.py"
+        target.write_text(textwrap.dedent("""
+            from pydantic import BaseModel, Field
+
+            class Reading(BaseModel):
+                city: str
+                degrees: float = Field(alias="temp", le=60)
+        """))
+        good = json.dumps({"city": "Oslo", "temp": -3})
+        bad = json.dumps({"city": "Oslo", "temp": 70})
+        batch = tmp_path / "batch.jsonl"
+        batch.write_bytes(b"\n".join([
+            openai_line("a", {"choices": [{"message": {"content": good}}]}),
+            openai_line("b", {"choices": [{"message": {"content": bad}}]}),
+        ]) + b"\n")
+        out = tmp_path / "out.jsonl"
+        assert main(["decode", f"{target}:Reading", str(batch), "--out", str(out)]) == 1
+        lines = [json.loads(line) for line in out.read_text().splitlines()]
+        assert [(line["custom_id"], line["outcome"]) for line in lines] == [
+            ("a", "ok"), ("b", "invalid")]
+        assert lines[0]["value"] == {"city": "Oslo", "temp": -3}
+        assert lines[1]["errors"] == [["$.temp", "must be at most 60, got 70"]]
+        capsys.readouterr()
 
     def test_mcp_server(self) -> None:
         """The MCP server lists a model-typed tool and answers with the model's JSON."""

@@ -531,6 +531,9 @@ def _exception_text(exc: BaseException) -> str:
 
 def ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
     """The problem a constructor (attrs validators, ``__post_init__``) reported."""
+    validated = model_errors(exc, fields)  # a pydantic dataclass's ValidationError
+    if validated is not None:
+        return validated
     text = _exception_text(exc)
     key: str | None = None
     for arg in exc.args[1:]:

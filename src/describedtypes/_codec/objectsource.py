@@ -159,7 +159,10 @@ def object_source(
         constructor = dict  # what calling the TypedDict makes, without the detour
     cls = name("_cls", constructor)
     fields = name("_fm", {f.name: f.key for f in node.fields})
-    call_args = call_arguments(constructor, always)
+    # A pydantic dataclass names a field by its position when it was passed by position:
+    # by name, its errors say which field.
+    by_name = pyd.is_pydantic_dataclass(constructor)
+    call_args = call_arguments(None if by_name else constructor, always)
     if uses_kw:
         call_args.append("**kw")
     lines += [

@@ -37,6 +37,7 @@ __all__ = [
     "ModelField",
     "generic_origin",
     "is_model",
+    "is_pydantic_dataclass",
     "is_model_instance",
     "model_builder",
     "model_fields",
@@ -60,6 +61,14 @@ def is_model_instance(value: Any) -> bool:
     """Whether ``value`` is an instance of a pydantic v2 model (never imports pydantic)."""
     base = _base_model()
     return base is not None and isinstance(value, base)
+
+
+def is_pydantic_dataclass(tp: Any) -> bool:
+    """Whether ``tp`` is a pydantic dataclass (described as a dataclass; its constructor
+    validates and raises pydantic's ValidationError)."""
+    return isinstance(tp, type) and "__pydantic_validator__" in tp.__dict__ and hasattr(
+        tp, "__dataclass_fields__"
+    )
 
 
 def generic_origin(cls: type) -> tuple[type, tuple[Any, ...]] | None:
