@@ -3,9 +3,9 @@
 ``make_converter()`` returns a ``cattrs.Converter`` and ``register_hooks()`` installs the
 same hooks on a user's converter. They are hook factories behind one predicate: the
 classes the schema describes (attrs classes, dataclasses, pydantic models, ``TypedDict``,
-``NamedTuple``, and their parametrizations) and type expressions built around them (``list[Weather]``,
-``Weather | None``, ``dict[str, Weather]``). Scalars, enums and the user's other types
-stay with cattrs.
+``NamedTuple``, and their parametrizations) and type expressions built around them
+(``list[Weather]``, ``Weather | None``, ``dict[str, Weather]``). Scalars, enums and the
+user's other types stay with cattrs.
 
 Structure hooks are the compiled decoders of ``decode()`` (``_decode.structure_value``), so
 ``converter.structure(value, Weather)`` follows the same rules and raises the same

@@ -636,12 +636,9 @@ def default_annotation(obj: Any) -> Annotation:
         summary, param_docs = parse_docstring(own_docstring(obj))
         target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
         descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
-    if pyd.is_model(obj):
-        # Field(description=..., alias=...), over the docstring. pydantic keeps the
-        # field's Annotated metadata in FieldInfo, which the inspector reads.
-        annotated = _model_parameters(obj)
-    else:
-        annotated = _annotated_parameters(obj)
+    # A pydantic model's Field(description=..., alias=...), over the docstring; pydantic
+    # keeps the field's Annotated metadata in FieldInfo, which the inspector reads.
+    annotated = _model_parameters(obj) if pyd.is_model(obj) else _annotated_parameters(obj)
     if not (descriptions or annotated):  # most classes: nothing said of any field
         return Annotation(name=object_name(obj), description=summary)
     parameters = {key: Annotation(description=value) for key, value in descriptions.items()}
