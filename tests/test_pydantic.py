@@ -139,6 +139,18 @@ class Checked(BaseModel):
         return value
 
 
+class Order(BaseModel):
+    line: Line  # defined below: pydantic leaves Order incomplete until then
+
+
+class Line(BaseModel):
+    sku: str
+
+
+class Broken(BaseModel):
+    part: Nowhere  # type: ignore[name-defined]  # noqa: F821 - never defined
+
+
 # -- the schema ------------------------------------------------------------------------
 
 
@@ -236,6 +248,13 @@ class TestSchema:
 
         with pytest.raises(SchemaError, match=r"RootModel.*list\[Item\]"):
             schema(Names)
+
+    def test_forward_references(self) -> None:
+        """A model pydantic left incomplete is completed on first use; an undefined name is
+        named."""
+        assert schema(Order)["properties"]["line"]["properties"] == {"sku": {"type": "string"}}
+        with pytest.raises(SchemaError, match=r"name 'Nowhere' is not defined; define"):
+            schema(Broken)
 
     def test_an_instance_is_not_a_type(self) -> None:
         """Passing a model instance is caught with the fix."""

@@ -164,7 +164,7 @@ def _is_undefined(value: Any) -> bool:
 
 
 def _takes_data(info: Any, factory: Callable[..., Any]) -> bool:
-    said = getattr(info, "default_factory_takes_data", None)
+    said = getattr(info, "default_factory_takes_validated_data", None)  # pydantic 2.10+
     if isinstance(said, bool):
         return said
     try:
