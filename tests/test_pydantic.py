@@ -349,6 +349,34 @@ class TestDecode:
             decode(list[Checked], '[{"low": 1, "high": 2}, {"low": 3, "high": 2}]')
         assert info.value.errors == [("$[1]", "invalid value: low must not exceed high")]
 
+    def test_nested_validator_errors_keep_their_path(self) -> None:
+        """A nested model's validator error is at its path (the one-call fast path falls
+        back to building each model, which says where)."""
+
+        class Pair(BaseModel):
+            pairs: list[Checked]
+            first: Checked
+
+        good = {"low": 1, "high": 2}
+        bad = {"low": 5, "high": 2}
+        with pytest.raises(DecodeError) as info:
+            decode(Pair, json.dumps({"pairs": [good, bad], "first": good}))
+        assert info.value.errors == [("$.pairs[1]", "invalid value: low must not exceed high")]
+        value = decode(Pair, json.dumps({"pairs": [good], "first": good}))
+        assert value == Pair(pairs=[Checked(low=1, high=2)], first=Checked(low=1, high=2))
+
+    def test_revalidated_instances(self) -> None:
+        """A model that revalidates instances decodes the same (its validators see each)."""
+
+        class Part(BaseModel):
+            model_config = ConfigDict(revalidate_instances="always")
+            n: int = Field(ge=0)
+
+        class Whole(BaseModel):
+            parts: list[Part]
+
+        assert decode(Whole, '{"parts": [{"n": 1}]}') == Whole(parts=[Part(n=1)])
+
     @pytest.mark.parametrize(("tag", "raised"), [("boom", ConnectionError), ("typo", TypeError)])
     def test_other_exceptions_propagate(self, tag: str, raised: type[Exception]) -> None:
         """Anything but a ValueError from a validator is not the model's doing: it propagates."""
