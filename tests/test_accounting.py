@@ -324,3 +324,34 @@ def test_extract_stream_gives_up_with_the_usage_attached() -> None:
         list(stream)
     assert info.value.usage == Usage(2, 20, 10)
     assert stream.attempt == 2
+
+
+@kinds
+def test_details_print_short_with_the_responses_a_field_away(kind: Kind) -> None:
+    """print(extract(..., details=True)) and print(run(..., details=True)) are one short
+    line each: the value, the counts and the usage, never the SDK's whole responses (which
+    stay in ``attempts[i].response`` / ``turns[i].response``)."""
+    extraction, _ = ask(kind, False, [kind.text(BAD), kind.text(GOOD)], details=True)
+    text = repr(extraction)
+    assert text.startswith(f"Extraction(value={WEATHER!r}, attempts=2, usage=")
+    assert len(text) < 400, text
+    assert "chatcmpl" not in text
+    assert "choices" not in text
+    assert "candidates" not in text
+    assert repr(extraction.attempts[0]).startswith("Attempt(ok=False, outcome=DecodeError(")
+    replies = [kind.calls([("c1", "get_weather", {"city": "Paris"})]),
+               kind.text("Sunny in Paris.")]
+    run, _ = run_loop(kind, False, replies, details=True)
+    text = repr(run)
+    assert text.startswith("ToolRun(output='Sunny in Paris.', turns=2, calls=1, usage=")
+    assert len(text) < 400, text
+    assert repr(run.turns[0]).startswith("Turn(calls=['get_weather'], usage=")
+
+
+def test_a_long_value_is_cut_in_the_short_repr() -> None:
+    """The value's own repr is cut at 200 characters, with an ellipsis."""
+    long = Extraction(value="x" * 1000, usage=Usage(), attempts=(), messages=(), seconds=0.0)
+    text = repr(long)
+    assert "x" * 190 in text
+    assert "x" * 300 not in text
+    assert "...," in text

@@ -125,8 +125,9 @@ def test_notebooks_are_rendered_with_their_outputs() -> None:
             f"{src} shows no outputs; run `python -m tests.update_notebooks` and commit"
         )
     refs = (site_dir() / "notebooks" / "references_and_recursion" / "index.html").read_text()
-    # graph() output (text/vnd.mermaid), as nbconvert writes it; mkdocs-material draws it.
-    assert re.search(r'<pre class="mermaid">\s*classDiagram', refs)
+    # graph() output: nbconvert prefers image/svg+xml to text/vnd.mermaid, so the page
+    # holds the drawing itself, with no script to load.
+    assert re.search(r'<svg xmlns="http://www.w3.org/2000/svg"[^>]*font-family="monospace"', refs)
     assert "<th>ANTHROPIC_TOOLS</th>" in refs  # the provider matrix, as a table
 
 

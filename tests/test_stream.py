@@ -797,9 +797,9 @@ def test_deep_nesting_ends_in_decodes_error() -> None:
 def test_without_jiter(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without jiter, the error names the extra to install."""
     monkeypatch.setitem(sys.modules, "jiter", None)
-    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'jiter>=0.5'.*\.\[stream\]"):
         decode_stream(Person, [PERSON])
-    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'jiter>=0.5'.*\.\[stream\]"):
         adecode_stream(Person, _agen([PERSON]))
     assert decode(Person, PERSON).name == "Ada"  # the rest of the library does not need it
 

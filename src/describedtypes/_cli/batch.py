@@ -36,7 +36,9 @@ __all__ = ["add_batch_command", "run_batch"]
 def add_batch_command(commands: Any) -> None:
     """Add ``batch retry`` to the command line's subparsers."""
     batch = commands.add_parser("batch", help="work with batch request and results files")
-    sub = batch.add_subparsers(dest="batch_command", required=True)
+    # Not ``required=True``: argparse would then name the internal ``dest`` in its error.
+    sub = batch.add_subparsers(dest="batch_command", metavar="SUBCOMMAND")
+    batch.set_defaults(batch_parser=batch)
     cmd = sub.add_parser(
         "retry",
         help="write the requests whose results failed or are missing, for a second round",
@@ -236,6 +238,10 @@ def _drop(temporary: str) -> None:
 
 def run_batch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``batch retry``; returns the exit status."""
+    if args.batch_command is None:
+        args.batch_parser.print_usage(sys.stderr)
+        parser.exit(2, "error: 'batch' needs a subcommand: retry (write the requests whose "
+                       "results failed or are missing, for a second round)\n")
     try:
         summary = retry(args)
     except (_Refused, UsageError) as exc:

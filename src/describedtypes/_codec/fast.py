@@ -1,6 +1,6 @@
 """An optional fast path for ``decode()``: msgspec checks the reply, attrs builds it.
 
-With msgspec installed (``pip install "describedtypes[fast]"``), ``decode(cls, text)``
+With msgspec installed (the ``fast`` extra), ``decode(cls, text)``
 first decodes the text with msgspec into generated mirror ``Struct`` types, one per
 class in the tree, with ``forbid_unknown_fields=True``; then the user's classes are
 built from them through their own constructors (a pydantic model's ``model_validate``),

@@ -25,6 +25,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
+from .._base.lazy import install_hint
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
 from .._codec.partial import Partial, PartialBuilder, PartialPlan
@@ -63,7 +64,7 @@ _TEXT = (str, bytes, bytearray, memoryview)
 
 _EXTRA = (
     "decode_stream() and adecode_stream() read partial JSON with the jiter package, "
-    "which is not installed; install it with: pip install 'describedtypes[stream]'"
+    f"which is not installed; install it with: {install_hint('jiter>=0.5', 'stream')}"
 )
 
 
