@@ -18,6 +18,7 @@ import orjson
 from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types import kinds as mt
+from .._types import pydantic_models as pyd
 from .._types.annotate import annotate, current_stamp
 from .._types.nodes import closed_keys_as_object, hook_type, scalar_of
 from .._types.scalars import scalar_of_value
@@ -335,7 +336,11 @@ def _encode_any(v: Any) -> Any:
     row = scalar_of_value(v)
     if row is not None:
         return v if row.write is None else row.write(v)
-    if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
+    if (
+        attrs.has(type(v))
+        or (dataclasses.is_dataclass(v) and not isinstance(v, type))
+        or pyd.is_model_instance(v)
+    ):
         return _encoder_for(_runtime_type(v))(v)
     if mt.is_namedtuple(type(v)):
         return _encoder_for(type(v))(v)
@@ -439,8 +444,8 @@ def encode(obj: Any) -> bytes:
     decodes back to an equal instance with ``decode(type(obj), ...)``.
 
     Args:
-        obj: An attrs or dataclass instance, or any value made of JSON types, enums,
-            date/time values, UUIDs and such instances.
+        obj: An attrs, dataclass or pydantic model instance, or any value made of JSON
+            types, enums, date/time values, UUIDs and such instances.
 
     Returns:
         UTF-8 JSON bytes.
