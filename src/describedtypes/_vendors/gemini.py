@@ -138,8 +138,10 @@ class GeminiFormat(WireFormat):
         )
 
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
+        # Gemini matches a function response to its call by name and order; the id is
+        # optional (the Gemini API leaves it out of most calls) and is echoed when given.
         parts = []
-        for r in checked_results(results):
+        for r in checked_results(results, ids=False):
             response = {"error": r.content} if r.is_error else {"output": r.content}
             answer: dict[str, Any] = {"name": r.name, "response": response}
             if r.call_id is not None:
