@@ -1152,3 +1152,45 @@ def test_a_converters_stream_plan_is_built_once_and_rebuilt_with_its_hooks() -> 
     assert _stream.StreamDecoder(Point, converter, annotate).plan is first
     converter.register_structure_hook(int, lambda v, _: int(v))
     assert _stream.StreamDecoder(Point, converter, annotate).plan is not first
+
+
+def _cut_chat_stream(text: str) -> list[dict[str, Any]]:
+    """A Chat Completions stream that stops after ``text`` with no finish reason."""
+    return chat_chunks([{"content": p} for p in pieces(text)])[:-1]
+
+
+@pytest.mark.parametrize("cut", [
+    pytest.param(_cut_chat_stream(ANSWER[:20]), id="openai-chat"),
+    pytest.param(anthropic_events([("text", pieces(ANSWER[:20]))], "end_turn")[:-2],
+                 id="anthropic"),
+    pytest.param([{"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}}]}
+                  for p in pieces(ANSWER[:20])], id="gemini"),
+])
+def test_a_stream_cut_without_a_finish_reason_is_incomplete_not_the_models_fault(
+    cut: list[dict[str, Any]],
+) -> None:
+    """A stream that ends before its reply is whole and without a finish reason was cut
+    (a dropped connection), not answered wrongly: IncompleteReplyError, which extract_stream
+    does not retry, so the model is never told that its JSON was invalid."""
+    from types import SimpleNamespace
+
+    from describedtypes import extract_stream
+
+    with pytest.raises(IncompleteReplyError, match="without a finish reason"):
+        list(decode_stream(Answer, cut))
+    # A whole reply decodes without a finish reason (a server that leaves it out).
+    assert list(decode_stream(Answer, _cut_chat_stream(ANSWER)))[-1] == Answer("the answer", 3)
+    streams = [_cut_chat_stream(ANSWER[:20]), chat_chunks([{"content": ANSWER}])]
+    sent: list[dict[str, Any]] = []
+
+    def create(**kwargs: Any) -> Any:
+        sent.append(kwargs)
+        return iter(streams.pop(0))
+
+    client = SimpleNamespace(
+        chat=SimpleNamespace(completions=SimpleNamespace(create=create)),
+        responses=SimpleNamespace(create=lambda **kwargs: None),
+    )
+    with pytest.raises(IncompleteReplyError, match="connection was cut"):
+        list(extract_stream(Answer, client, model="m", messages="Ask"))
+    assert len(sent) == 1

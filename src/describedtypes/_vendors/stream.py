@@ -31,7 +31,7 @@ from .._codec.partial import Partial, PartialBuilder, PartialPlan
 from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
-from ..errors import DecodeError
+from ..errors import DecodeError, IncompleteReplyError, RefusalError
 from .access import ShapeError, field_of
 from .detect import event_format
 from .replies import decode_reply
@@ -433,7 +433,21 @@ class _Stream(StreamState):
             ToolCall(t.name or "", t.value if t.value is not None else t.text())
             for t in self.tools.values()
         ]
-        return decode_reply(tp, self.wire.stream_reply(self, text, calls), **opts)
+        reply = self.wire.stream_reply(self, text, calls)
+        try:
+            return decode_reply(tp, reply, **opts)
+        except (RefusalError, IncompleteReplyError):
+            raise
+        except DecodeError:
+            if self.stop is not None or self.status is not None:
+                raise
+        # No finish reason and a reply that does not decode: the stream was cut (a
+        # dropped connection, a proxy's timeout), which is no mistake of the model's.
+        raise IncompleteReplyError(_CUT) from None
+
+
+#: The reason of a stream that ended with no finish reason before its reply was whole.
+_CUT = "the stream ended without a finish reason; the connection was cut"
 
 
 #: One stream's decoder (``feed`` each event, ``finish`` at the end; ``usage`` holds the
