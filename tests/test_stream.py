@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from describedtypes import (
     Annotation,
     DecodeError,
+    DescribedTypesError,
     IncompleteReplyError,
     Partial,
     RefusalError,
@@ -1194,3 +1195,67 @@ def test_a_stream_cut_without_a_finish_reason_is_incomplete_not_the_models_fault
     with pytest.raises(IncompleteReplyError, match="connection was cut"):
         list(extract_stream(Answer, client, model="m", messages="Ask"))
     assert len(sent) == 1
+
+
+class _RaisingAiter:
+    def __aiter__(self) -> Any:
+        raise RuntimeError("hostile __aiter__")
+
+
+class _RaisingAiterLookup:
+    @property
+    def __aiter__(self) -> Any:
+        raise RuntimeError("hostile lookup")
+
+
+class _RaisingIter:
+    def __iter__(self) -> Any:
+        raise RuntimeError("hostile __iter__")
+
+
+@pytest.mark.parametrize("source", [_RaisingAiterLookup(), _RaisingIter()],
+                         ids=["aiter-lookup", "iter"])
+def test_a_source_that_raises_when_asked_for_its_iterator_is_a_shape_error(
+    source: Any,
+) -> None:
+    """An object whose __iter__ or __aiter__ raises is no stream: a TypeError (ShapeError)
+    naming the method, never the object's own exception."""
+    with pytest.raises(TypeError, match=r"the stream's __a?iter__ raised RuntimeError") as info:
+        list(decode_stream(Answer, source))
+    assert isinstance(info.value, DescribedTypesError)
+
+
+@pytest.mark.parametrize("source", [_RaisingAiter(), _RaisingAiterLookup()],
+                         ids=["aiter", "aiter-lookup"])
+def test_an_async_source_whose_aiter_raises_is_a_shape_error(source: Any) -> None:
+    """adecode_stream over an object whose __aiter__ raises: a TypeError (ShapeError)."""
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Answer, source)]
+
+    with pytest.raises(TypeError, match=r"the stream's __aiter__ raised RuntimeError") as info:
+        asyncio.run(collect())
+    assert isinstance(info.value, DescribedTypesError)
+
+
+def test_the_errors_of_a_streams_items_are_its_own() -> None:
+    """An error raised while the stream runs (an SDK's network error) passes unchanged."""
+
+    class Dropped(Exception):
+        pass
+
+    def source() -> Iterator[str]:
+        yield '{"title": '
+        raise Dropped
+
+    async def asource() -> AsyncIterator[str]:
+        yield '{"title": '
+        raise Dropped
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Answer, asource())]
+
+    with pytest.raises(Dropped):
+        list(decode_stream(Answer, source()))
+    with pytest.raises(Dropped):
+        asyncio.run(collect())

@@ -462,6 +462,33 @@ def _describe(kind: str) -> str:
 # -- the entry points -----------------------------------------------------------------
 
 
+def _hostile(name: str, chunks: Any, method: str, exc: BaseException) -> ShapeError:
+    return ShapeError(
+        f"{name}(): the stream's {method} raised {type(exc).__name__}, so it cannot be "
+        f"read ({type(chunks).__name__}); pass the stream as the provider's SDK returns it"
+    )
+
+
+def _has(chunks: Any, method: str, name: str) -> bool:
+    """Whether ``chunks`` has ``method``; a lookup that raises is a ShapeError."""
+    try:
+        return hasattr(chunks, method)
+    except Exception as exc:
+        raise _hostile(name, chunks, method, exc) from None
+
+
+def _close(source: Any, *names: str) -> Any:
+    """The source's close method, if it has one (a lookup that raises: none)."""
+    for method in names:
+        try:
+            close = getattr(source, method, None)
+        except Exception:
+            continue
+        if callable(close):
+            return close
+    return None
+
+
 def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
     if isinstance(chunks, (*_TEXT, dict)):
         msg = (
@@ -469,7 +496,7 @@ def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
             "pass the stream itself (or [text]), or use decode() for a whole reply"
         )
         raise TypeError(msg)
-    if hasattr(chunks, "__aiter__") and not hasattr(chunks, "__iter__"):
+    if _has(chunks, "__aiter__", name) and not _has(chunks, "__iter__", name):
         msg = f"{name}() takes a sync iterable; for an async stream use adecode_stream()"
         raise TypeError(msg)
     try:
@@ -480,6 +507,8 @@ def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
             f"got {type(chunks).__name__}"
         )
         raise TypeError(msg) from None
+    except Exception as exc:
+        raise _hostile(name, chunks, "__iter__", exc) from None
 
 
 @overload
@@ -546,8 +575,8 @@ def _run(stream: _Stream, chunks: Iterator[Any], source: Any) -> Iterator[Any]:
         done = True
     finally:
         if not done:  # stopped early or failed: let an SDK stream release its connection
-            close = getattr(source, "close", None)
-            if callable(close):
+            close = _close(source, "close")
+            if close is not None:
                 close()
     yield stream.finish()
 
@@ -571,8 +600,9 @@ def adecode_stream(
 
     .. versionadded:: 0.2.0
     """
-    if not hasattr(chunks, "__aiter__"):
-        hint = "; for a sync iterable use decode_stream()" if hasattr(chunks, "__iter__") else ""
+    if not _has(chunks, "__aiter__", "adecode_stream"):
+        sync = _has(chunks, "__iter__", "adecode_stream")
+        hint = "; for a sync iterable use decode_stream()" if sync else ""
         msg = (
             f"adecode_stream() takes an async iterable of chunks (text, or a provider's "
             f"stream events), got {type(chunks).__name__}{hint}"
@@ -585,16 +615,27 @@ def adecode_stream(
 async def _arun(stream: _Stream, chunks: AsyncIterable[Any]) -> AsyncIterator[Any]:
     done = False
     try:
-        async for chunk in chunks:
+        try:
+            iterator = chunks.__aiter__()
+        except Exception as exc:
+            raise _hostile("adecode_stream", chunks, "__aiter__", exc) from None
+        while True:
+            # The errors of __anext__ are the source's own (a provider's network error
+            # among them): they pass unchanged.
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                break
             partial = stream.feed(chunk)
             if partial is not None:
                 yield partial
         done = True
     finally:
         if not done:  # stopped early or failed: let an SDK stream release its connection
-            close = getattr(chunks, "aclose", None) or getattr(chunks, "close", None)
-            if callable(close):
+            close = _close(chunks, "aclose", "close")
+            if close is not None:
                 closed = close()
                 if inspect.isawaitable(closed):
                     await closed
     yield stream.finish()
+
