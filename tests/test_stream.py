@@ -9,6 +9,7 @@ import gc
 import importlib
 import itertools
 import json
+import subprocess
 import sys
 import weakref
 from collections.abc import AsyncIterator, Iterator
@@ -1259,3 +1260,46 @@ def test_the_errors_of_a_streams_items_are_its_own() -> None:
         list(decode_stream(Answer, source()))
     with pytest.raises(Dropped):
         asyncio.run(collect())
+
+
+_ENDLESS = """
+import itertools, sys
+from types import SimpleNamespace
+import attrs
+from describedtypes import IncompleteReplyError, extract_stream
+
+@attrs.define
+class Answer:
+    title: str
+
+empty = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+         "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": None}]}
+made = []
+
+def create(**kwargs):
+    made.append(1)
+    first = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": '{"title": "a'},
+                          "finish_reason": None}]}
+    return itertools.chain([first], itertools.repeat(empty))
+
+client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)),
+                         responses=SimpleNamespace(create=lambda **kwargs: None))
+try:
+    for _ in extract_stream(Answer, client, model="m", messages="Ask"):
+        pass
+except IncompleteReplyError as exc:
+    print("incomplete", len(made), exc.reason)
+"""
+
+
+def test_a_stream_of_endless_empty_deltas_ends() -> None:
+    """extract_stream over a server that sends empty deltas forever stops after 100,000
+    events that add nothing (IncompleteReplyError, not retried), instead of running on
+    (run in a subprocess: without the bound it never ends)."""
+    done = subprocess.run([sys.executable, "-c", _ENDLESS], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("incomplete 1 the stream sent more than 100,000 events"), (
+        done.stdout
+    )

@@ -50,6 +50,10 @@ _MIN_STEP = 16
 _MAX_REPLY = 64 * 1024 * 1024
 #: The most tool calls one streamed reply may make.
 _MAX_CALLS = 1024
+#: The most events of one stream that add nothing to its reply (no text, no call, no
+#: refusal: pings, empty deltas, usage chunks); a real stream sends a handful, a broken
+#: server may send them forever.
+_MAX_IDLE = 100_000
 #: The most characters of refusal text kept (the rest is counted, not kept).
 _MAX_REFUSAL = 16 * 1024
 #: Pieces waiting for the next parse are joined once this many have arrived, so a
@@ -261,6 +265,7 @@ class _Stream(StreamState):
         self.kind: str | None = None  # "text", or the name of the events' wire format
         self.wire: WireFormat | None = None
         self.count = 0
+        self.idle = 0  # events that added nothing to the reply
         self.text = _Text(self.plan, self.from_json)  # the answer's text
         self.texts: dict[Any, _Text] = {None: self.text}  # every message's, by key
         self.answer: Any = None  # the key of the answer's message
@@ -290,6 +295,18 @@ class _Stream(StreamState):
 
     def feed(self, chunk: Any) -> Partial[Any] | None:
         self.count += 1
+        before = (self.size, len(self.tools), self.refusal_size)
+        partial = self._feed(chunk)
+        if (self.size, len(self.tools), self.refusal_size) == before:
+            self.idle += 1
+            if self.idle > _MAX_IDLE:
+                raise IncompleteReplyError(
+                    f"the stream sent more than {_MAX_IDLE:,} events that added nothing "
+                    "to the reply; the server is not answering"
+                )
+        return partial
+
+    def _feed(self, chunk: Any) -> Partial[Any] | None:
         if isinstance(chunk, _TEXT):
             if self.kind != "text":
                 self._kind("text", None)
