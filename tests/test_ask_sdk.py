@@ -639,7 +639,8 @@ def test_gemini_tool_loop_with_calls_that_carry_no_id(is_async: bool) -> None:
     results = kind.sent_results(second)
     assert json.loads(results[0][1])["temperature"] == 21.5
     assert results[1] == (None, "ada", False)
-    assert results[2][2] is True and "town" in results[2][1]
+    assert results[2][2] is True
+    assert "town" in results[2][1]
 
 
 # -- hostile input -----------------------------------------------------------------------

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gc
-import typing
 import tracemalloc
+import typing
 import weakref
 from typing import Any
 

@@ -32,7 +32,6 @@ from describedtypes import (
     register_hooks,
     schema,
 )
-
 from describedtypes._schema.document import document
 
 from .strategies import classes
@@ -217,7 +216,8 @@ def test_an_empty_dict_beside_an_array_option_round_trips(
     conv = make_converter(adapter)
     out = orjson.loads(orjson.dumps(conv.unstructure(x)))
     back = conv.structure(out, holder)
-    assert back == x and type(back.f) is type(value), (out, back)
+    assert back == x, (out, back)
+    assert type(back.f) is type(value), (out, back)
     assert decode(holder, orjson.dumps(out)) == x
     wrapped = schema(holder, adapter)
     body = document(wrapped, adapter).body
