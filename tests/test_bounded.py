@@ -15,7 +15,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes import OPENAI, DecodeError, SchemaError, Toolbox, decode, encode, schema
+from describedtypes import (
+    ANTHROPIC,
+    OPENAI,
+    DecodeError,
+    SchemaError,
+    Toolbox,
+    decode,
+    encode,
+    schema,
+)
 from describedtypes.inspect import type_info
 
 
@@ -388,3 +397,81 @@ class TestLiteralValues:
         values = tuple(f"w{i}" for i in range(50_000))
         assert len(type_info(Literal[values]).values) == 50_000  # type: ignore[valid-type]
         assert decode(Literal[values], '"w49999"') == "w49999"  # type: ignore[valid-type]
+
+
+_DAG = """
+import json, sys, attrs
+from describedtypes import SchemaError, schema
+
+def dag(levels, width):
+    prev = attrs.make_class("L0", {"v": attrs.field(type=int)})
+    for i in range(1, levels):
+        prev = attrs.make_class(f"L{i}", {f"f{k}": attrs.field(type=prev)
+                                          for k in range(width)})
+    return prev
+
+top = dag(40, 2)
+auto = schema(top, use_references="auto")
+refs = schema(top, use_references=True)
+print("auto", len(json.dumps(auto)), len(json.dumps(refs)), sorted(auto["$defs"]) == sorted(
+    refs["$defs"]))
+try:
+    schema(top)
+except SchemaError as exc:
+    print("inline", str(exc))
+"""
+
+
+class TestSharedClasses:
+    def test_a_deep_dag_of_shared_classes_is_built_in_linear_time(self) -> None:
+        """40 levels of a class used twice by the next: "auto" decides per class without
+        writing the 2**40 copies out (each class once under $defs, as with True), and
+        use_references=False is a SchemaError naming use_references=True instead of a
+        build that never ends (in a subprocess: without the bound it never ends)."""
+        import subprocess
+        import sys
+
+        done = subprocess.run([sys.executable, "-c", _DAG], capture_output=True, text=True,
+                              timeout=300, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        auto, inline = done.stdout.splitlines()
+        _, auto_size, refs_size, same_defs = auto.split()
+        assert int(auto_size) <= int(refs_size)
+        assert same_defs == "True"
+        assert "field copies" in inline
+        assert "pass use_references=True" in inline
+
+    @pytest.mark.parametrize("adapter", [OPENAI, ANTHROPIC])
+    def test_the_one_pass_choice_passes_the_adapters_rules_and_decodes(
+        self, adapter: Any
+    ) -> None:
+        """A wide DAG past the exact search: the body "auto" picks in one pass is accepted
+        by the adapter's own rules, no larger than every class under $defs, and a value
+        written for it decodes back."""
+        import json
+
+        from describedtypes import check
+
+        prev: Any = attrs.make_class("W0", {"v": attrs.field(type=int)})
+        for i in range(1, 8):
+            prev = attrs.make_class(f"W{i}", {k: attrs.field(type=prev) for k in "abcd"})
+        auto = schema(prev, adapter, use_references="auto")
+        assert check(auto, adapter) == []
+        assert len(json.dumps(auto)) <= len(json.dumps(
+            schema(prev, adapter, use_references=True)))
+        leaf: Any = attrs.fields(prev).a.type
+        while attrs.fields(leaf)[0].name != "v":
+            leaf = attrs.fields(leaf).a.type
+        value: Any = leaf(1)
+        cls: Any = leaf
+        while cls is not prev:
+            cls = next(c for c in _parents(prev) if attrs.fields(c)[0].type is cls)
+            value = cls(value, value, value, value)
+        assert decode(prev, encode(value)) == value
+
+
+def _parents(top: Any) -> list[Any]:
+    out = [top]
+    while attrs.fields(out[-1])[0].name != "v":
+        out.append(attrs.fields(out[-1])[0].type)
+    return out
