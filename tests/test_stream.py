@@ -1196,6 +1196,13 @@ def test_a_stream_cut_without_a_finish_reason_is_incomplete_not_the_models_fault
     with pytest.raises(IncompleteReplyError, match="connection was cut"):
         list(extract_stream(Answer, client, model="m", messages="Ask"))
     assert len(sent) == 1
+    # Whole JSON that does not match, without a finish reason: the model's mistake,
+    # told to it and asked again.
+    streams[:] = [_cut_chat_stream('{"title": 5, "count": 1}'), chat_chunks([{"content": ANSWER}])]
+    sent.clear()
+    assert list(extract_stream(Answer, client, model="m", messages="Ask"))[-1] == Answer(
+        "the answer", 3)
+    assert len(sent) == 2
 
 
 class _RaisingAiter:

@@ -25,6 +25,8 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
+import orjson
+
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
 from .._codec.partial import Partial, PartialBuilder, PartialPlan
@@ -456,15 +458,31 @@ class _Stream(StreamState):
         except (RefusalError, IncompleteReplyError):
             raise
         except DecodeError:
-            if self.stop is not None or self.status is not None:
+            if self.stop is not None or self.status is not None or _whole(reply):
                 raise
-        # No finish reason and a reply that does not decode: the stream was cut (a
-        # dropped connection, a proxy's timeout), which is no mistake of the model's.
-        raise IncompleteReplyError(_CUT) from None
+        # No finish reason and JSON that stops short: the stream was cut (a dropped
+        # connection, a proxy's timeout), which is no mistake of the model's.
+        cut = IncompleteReplyError(_CUT)
+        cut.args = (f"The reply stopped before it was complete ({_CUT}); ask again.",)
+        raise cut from None
 
 
 #: The reason of a stream that ended with no finish reason before its reply was whole.
 _CUT = "the stream ended without a finish reason; the connection was cut"
+
+
+def _whole(reply: Any) -> bool:
+    """Whether the reply's text, or else its one tool call's arguments, is whole JSON
+    (a mistake of the model's, not a stream cut short)."""
+    texts = [reply.text] if reply.text else [c.arguments for c in reply.calls]
+    for text in texts:
+        if not isinstance(text, str):
+            return True  # arguments given as an object arrived whole
+        try:
+            orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return False
+    return bool(texts)
 
 
 #: One stream's decoder (``feed`` each event, ``finish`` at the end; ``usage`` holds the
