@@ -166,6 +166,29 @@ def test_usage_adds_up_and_refuses_other_things() -> None:
     assert Usage(requests=-3, input_tokens="many") == Usage()  # type: ignore[arg-type]
 
 
+def test_a_count_no_provider_could_mean_is_no_count() -> None:
+    """A hostile server's 5,001-digit token count is read as 0 (not kept: Python cannot
+    even print it), so repr(), the notebook view and the details of a result still
+    work; a sum of real counts stops at 2**63 - 1 instead of growing without bound."""
+    from describedtypes import Extraction
+    from describedtypes._vendors import openai_chat
+
+    huge = 10**5000
+    usage = openai_chat.FORMAT.usage(
+        {"usage": {"prompt_tokens": huge, "completion_tokens": 5, "total_tokens": huge}}
+    )
+    assert usage == Usage(1, 0, 5)
+    assert Usage(1, huge, huge, huge, huge) == Usage(1)
+    assert "input_tokens=0" in repr(usage)
+    assert "<td>5</td>" in usage._repr_html_()
+    details = Extraction(1, usage, [], [], 0.5)
+    assert "Usage(" in repr(details)
+    assert details._repr_html_()
+    top = 2**63 - 1
+    assert (Usage(1, top) + Usage(1, top)).input_tokens == top
+    assert sum([Usage(1, top)] * 3).input_tokens == top
+
+
 # -- extract_stream ----------------------------------------------------------------------
 
 

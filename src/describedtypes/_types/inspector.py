@@ -483,9 +483,16 @@ class _Inspector:
 
     def _literal(self, tp: Any, path: str, owner: Any) -> Node:
         python_values: list[Any] = []
+        keys: set[Any] = set()
         for arg in _flatten_literal(tp):
-            # By type and value: 1 == True, yet Literal[1, True] allows both.
-            if not any(same_value(arg, seen) for seen in python_values):
+            # By type and value: 1 == True, yet Literal[1, True] allows both. A set of
+            # keys that mean what same_value means keeps this linear in the values.
+            key = _literal_key(arg)
+            if key is None:
+                if not any(same_value(arg, seen) for seen in python_values):
+                    python_values.append(arg)
+            elif key not in keys:
+                keys.add(key)
                 python_values.append(arg)
         values = []
         for v in python_values:
@@ -676,6 +683,21 @@ def _is_string_key(node: Node) -> bool:
     if isinstance(node, (EnumNode, LiteralNode)):
         return node.types == ("string",)
     return False
+
+
+def _literal_key(value: Any) -> Any:
+    """A hashable key that two Literal values share exactly when ``same_value`` says they
+    are the same (None for a value that cannot be hashed: compared one by one)."""
+    base = value
+    if isinstance(value, enum.Enum) and isinstance(value, (str, int, float)):
+        # A str or int enum member equals its value, but hashes by its name.
+        base = value._value_
+    key = (isinstance(value, bool), base)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _flatten_literal(tp: Any) -> Iterator[Any]:
