@@ -41,6 +41,7 @@ from describedtypes import (
     decode_batch,
     decode_stream,
     encode,
+    evaluate,
     extract,
     make_converter,
     schema,
@@ -488,6 +489,30 @@ def lookup(where: Location, unit: Unit = Unit.CELSIUS) -> Weather:
 
 
 class TestRuntime:
+    def test_evaluate_scores_models_by_their_json_names(self) -> None:
+        """evaluate() takes a model as the type, and model instances, dicts or JSON texts
+        as predictions and gold; paths are the JSON keys (the serialization alias)."""
+
+        class Line(BaseModel):
+            sku: str
+            qty: int = Field(serialization_alias="quantity")
+
+        class Order(BaseModel):
+            customer: str
+            lines: list[Line]
+
+        gold = [Order(customer="Ann", lines=[Line(sku="a", qty=1), Line(sku="b", qty=2)])]
+        # Lines in another order (paired order-free), one quantity wrong, case ignored.
+        predicted = ['{"customer": "ann", "lines": [{"sku": "b", "quantity": 2}, '
+                     '{"sku": "a", "quantity": 3}]}']
+        evaluation = evaluate(Order, predicted, gold)
+        scores = {row.path: (row.tp, row.fp, row.fn) for row in evaluation.rows}
+        assert scores["$.customer"] == (1, 0, 0)
+        assert scores["$.lines[].sku"] == (2, 0, 0)
+        # The wrong quantity is one false positive and one false negative.
+        assert scores["$.lines[].quantity"] == (1, 1, 1)
+        assert evaluation.failed == {}
+
     def test_tools_take_and_return_models(self) -> None:
         """A tool's model parameter is decoded; its model result is encoded."""
         box = Toolbox([lookup])
