@@ -405,15 +405,17 @@ class Tool:
     ) -> ToolResult:
         """``call`` under the settings ``rt`` of a Toolbox, the result named ``name``."""
         if not logger.isEnabledFor(logging.INFO):
-            return self._call(arguments, context, call_id, name, rt)
+            return self.run_call_unlogged(arguments, context, call_id, name, rt)
         started = time.perf_counter()
-        result = self._call(arguments, context, call_id, name, rt)
+        result = self.run_call_unlogged(arguments, context, call_id, name, rt)
         log_outcome(result, time.perf_counter() - started, arguments)
         return result
 
-    def _call(
+    def run_call_unlogged(
         self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
     ) -> ToolResult:
+        """``run_call`` without its INFO log line: ``Toolbox.call`` asks the logger (and
+        the tracer) once and comes here straight when neither wants the call."""
         kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
