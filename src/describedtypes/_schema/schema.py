@@ -375,8 +375,7 @@ def _built(obj: Any, adapter: Any, use_references: Any, registry: Any) -> Built:
     if registry is not annotate:  # another registry's entries: in a table of their own
         entry = _cache.fast_get(obj, ("schema", obj, adapter, use_references), registry)
         if entry is not None and entry.stamp == _annotate.stamp:
-            built = entry.value
-            return built
+            return cast(Built, entry.value)
     _check_arguments(adapter, registry)
     return cached_build(obj, adapter, use_references, registry)
 
