@@ -220,7 +220,8 @@ NORMAL = "describedtypes.decode, no msgspec"
 @contextlib.contextmanager
 def without_fast_path(active: bool) -> Iterator[None]:
     """decode() as it runs without msgspec installed: Order's decoder has no fast path."""
-    module = sys.modules.get("describedtypes._codec.decode") or sys.modules["describedtypes._decode"]
+    module = sys.modules.get("describedtypes._codec.decode")
+    module = module or sys.modules["describedtypes._decode"]  # the layout before 0.3
     if not active or not hasattr(module, "FALLBACK"):
         yield
         return

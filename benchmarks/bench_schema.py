@@ -7,7 +7,6 @@ Every number comes from the same run; ratios are what to compare across machines
 from __future__ import annotations
 
 import functools
-
 import statistics
 import sys
 import timeit
