@@ -64,38 +64,6 @@ def test_public_names_pickle_by_their_public_path() -> None:
     assert pickle.loads(pickle.dumps(result)) == result
 
 
-def test_import_loads_no_request_server_batch_or_cli_machinery() -> None:
-    """`import describedtypes` alone imports none of the request, MCP, batch or CLI modules,
-    nor OpenTelemetry or httpx (read from ``-X importtime``: which modules, not how long)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    src = str(Path(describedtypes.__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import describedtypes"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        env=env,
-    )
-    imported = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    assert "describedtypes" in imported, done.stderr
-    heavy = (
-        "describedtypes._ask", "describedtypes._serve", "describedtypes._batch",
-        "describedtypes._cli", "describedtypes._tools", "opentelemetry", "httpx", "mcp",
-    )
-    loaded = sorted(m for m in imported if m.startswith(heavy))
-    assert loaded == [], loaded
-
-
 def test_lazy_table_matches_the_type_checking_imports() -> None:
     """Each public name is read, on first use, from the module the type checkers are shown
     (the ``if TYPE_CHECKING:`` imports in __init__.py), and __all__ lists exactly those names."""
