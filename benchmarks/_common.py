@@ -24,7 +24,8 @@ class Row:
     ``peer`` is empty (and ``theirs`` ``None``) for a figure with nothing to compare to,
     such as the time of a cached call. A case with several peers is several rows.
     ``unit`` is ``"seconds"`` for a time; a size (``"tokens"``, ``"bytes"``) is shown as
-    a count.
+    a count. ``goal`` is the figure the row is held to, as shown (``"<= 0.5x"``, the
+    ratio; ``"< 1 µs"``, the time), for the rows that have one.
     """
 
     case: str
@@ -32,6 +33,7 @@ class Row:
     peer: str = ""
     theirs: float | None = None
     unit: str = "seconds"
+    goal: str = ""
 
     @property
     def ratio(self) -> float | None:

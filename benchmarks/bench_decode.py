@@ -22,7 +22,7 @@ import sys
 import timeit
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 import attrs
 import msgspec
@@ -217,15 +217,25 @@ def measure(
 NORMAL = "describedtypes.decode, no msgspec"
 
 
+def _decode_module() -> Any:
+    """The module of decode(), in this layout or the one before 0.3 (for --baseline)."""
+    module = sys.modules.get("describedtypes._codec.decode")
+    return module or sys.modules["describedtypes._decode"]
+
+
 @contextlib.contextmanager
 def without_fast_path(active: bool) -> Iterator[None]:
     """decode() as it runs without msgspec installed: Order's decoder has no fast path."""
-    module = sys.modules["describedtypes._codec.decode"]
+    module = _decode_module()
     if not active or not hasattr(module, "FALLBACK"):
         yield
         return
     from describedtypes import annotate
-    from describedtypes._types import cache as _cache
+
+    try:
+        from describedtypes._types import cache as _cache
+    except ImportError:  # the layout before 0.3
+        from describedtypes import _cache  # type: ignore[no-redef]
 
     entry = _cache.get(Order, ("decoder", Order, annotate))
     assert entry is not None, "decode(Order, ...) once first"
@@ -249,7 +259,10 @@ def run(quick: bool) -> list[Row]:
         "msgspec.json.decode": "msgspec",
         "orjson.loads (floor)": "orjson.loads",
     }
-    rows = [Row(case, ours, peers[name], seconds) for name, seconds in results.items()]
+    rows = [
+        Row(case, ours, peers[name], seconds, goal="<= 0.5x" if "pydantic" in name else "")
+        for name, seconds in results.items()
+    ]
     if normal is not None:  # this version has a msgspec fast path: without it, too
         pydantic_time = results["pydantic model_validate_json"]
         rows.append(Row(f"{case}, without msgspec", normal, "pydantic", pydantic_time))
@@ -269,7 +282,7 @@ def candidates(data: bytes, number: int, rounds: int) -> dict[str, float]:
         "msgspec.json.decode": lambda: msgspec.json.decode(data, type=MOrder),
         "orjson.loads (floor)": lambda: orjson.loads(data),
     }
-    if hasattr(sys.modules["describedtypes._codec.decode"], "FALLBACK"):  # it has a fast path
+    if hasattr(_decode_module(), "FALLBACK"):  # it has a fast path
         runs[NORMAL] = lambda: decode(Order, data)
     return measure(runs, number=number, rounds=rounds)
 

@@ -196,8 +196,7 @@ def main() -> None:
 def run(quick: bool) -> list:  # type: ignore[type-arg]
     """The rows for ``run_all.py`` (``benchmarks/README.md``): ``Toolbox.call`` vs the peers."""
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-    from _common import Row
-    from _common import per_call as cpu_per_call
+    from _common import Row, best_of_turns
 
     box = Toolbox([get_weather])
     validated = pydantic.validate_call(config={"strict": True, "extra": "forbid"})(get_weather)
@@ -207,15 +206,39 @@ def run(quick: bool) -> list:  # type: ignore[type-arg]
         return get_weather(city=a.city, days=a.days, metric=a.metric)
 
     number, repeat = (2_000, 3) if quick else (20_000, 9)
-    ours = cpu_per_call(lambda: box.call("get_weather", ARGUMENTS, call_id="c"), number, repeat)
-    direct = cpu_per_call(lambda: get_weather(city="Paris", days=3, metric=True), number, repeat)
+
+    def direct() -> str:
+        return get_weather(city="Paris", days=3, metric=True)
+
+    def with_pydantic() -> str:
+        return validated(**orjson.loads(ARGUMENTS))
+
+    # Taking turns, best round each: the overhead is a difference of two small times,
+    # so both must come from the same, least disturbed, stretch of the run.
+    best = best_of_turns(
+        {
+            "ours": lambda: box.call("get_weather", ARGUMENTS, call_id="c"),
+            "direct": direct,
+            "pydantic": with_pydantic,
+            "msgspec": with_msgspec,
+        },
+        number,
+        repeat,
+    )
+    ours, direct_time = best["ours"], best["direct"]
     case = "Toolbox.call, 3-argument tool"
     return [
-        Row(case, ours, "direct call", direct),
-        Row(case, ours, "pydantic validate_call",
-            cpu_per_call(lambda: validated(**orjson.loads(ARGUMENTS)), number, repeat)),
-        Row(case, ours, "msgspec", cpu_per_call(with_msgspec, number, repeat)),
-        Row("Toolbox.call overhead (minus direct call)", ours - direct),
+        Row(case, ours, "direct call", direct_time),
+        Row(case, ours, "pydantic validate_call", best["pydantic"]),
+        Row(case, ours, "msgspec", best["msgspec"]),
+        # The issue's figure: what the call path adds, against what pydantic's adds.
+        Row(
+            "Toolbox.call overhead over a direct call",
+            ours - direct_time,
+            "validate_call overhead",
+            best["pydantic"] - direct_time,
+            goal="<= 2 µs",
+        ),
     ]
 
 

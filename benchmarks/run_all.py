@@ -1,6 +1,7 @@
 """Run every benchmark in this folder and print all the ratios in one table.
 
-Run: python benchmarks/run_all.py [--quick] [--only NAME ...] [--baseline SRC] [--json FILE]
+Run: python benchmarks/run_all.py [--quick] [--runs N] [--only NAME ...] [--baseline SRC]
+[--json FILE]
 
 Every ``bench_*.py`` module next to this file that defines ``run(quick: bool) -> list[Row]``
 (``Row`` is in ``_common.py``) is run in a fresh interpreter of its own, so one benchmark's
@@ -9,6 +10,10 @@ time and a peer's time measured in the same process, and their ratio (below 1: a
 
 - ``--quick``: few repetitions; the figures are noisy and only show that everything runs
   (CI runs this; it never fails on timings).
+- ``--runs N``: run each module N times (3 by default, 1 with ``--quick``), each in a
+  fresh interpreter, and keep the best of the N: for each row, the smallest time of
+  describedtypes and of the peer (each measured beside the other in its run), their
+  ratio, and the range of the N same-run ratios, to show how noisy the machine was.
 - ``--only NAME``: just these modules (``bench_decode`` or ``decode``).
 - ``--baseline SRC``: also run each benchmark against another copy of the package
   (a ``src`` folder, e.g. from ``git archive``), interleaved with this one, and print
@@ -90,6 +95,38 @@ def run_module(name: str, quick: bool, src: Path) -> tuple[list[dict[str, Any]] 
     return rows, took
 
 
+def best_of(runs: list[list[dict[str, Any]] | str]) -> list[dict[str, Any]] | str:
+    """One set of rows from several runs of a module: per row, the best time of each side.
+
+    A run that failed or was skipped stands for all of them if no run gave rows.
+    """
+    good = [rows for rows in runs if not isinstance(rows, str)]
+    if not good:
+        return runs[0]
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for rows in good:
+        for row in rows:
+            key = (row["case"], row["peer"])
+            ratio = row["ours"] / row["theirs"] if row.get("theirs") else None
+            kept = merged.get(key)
+            if kept is None:
+                kept = merged[key] = dict(row, ratios=[])
+            else:
+                kept["ours"] = min(kept["ours"], row["ours"])
+                if row.get("theirs") is not None:
+                    kept["theirs"] = min(kept["theirs"], row["theirs"])
+            if ratio is not None:
+                kept["ratios"].append(ratio)
+    return list(merged.values())
+
+
+def _spread(row: dict[str, Any]) -> str:
+    ratios = row.get("ratios") or []
+    if len(ratios) < 2:
+        return ""
+    return f"{min(ratios):.2f}-{max(ratios):.2f}x"
+
+
 def _us(seconds: float | None, unit: str = "seconds") -> str:
     if seconds is None:
         return ""
@@ -112,6 +149,7 @@ def table(results: dict[str, Any], baseline: dict[str, Any] | None) -> str:
     """The one table: a line per row, grouped by benchmark."""
     header = ["benchmark", "case", "peer", "peer time"]
     header += ["before", "before/peer", "after", "after/peer"] if baseline else ["ours", "/peer"]
+    header += ["runs' /peer", "goal"]
     lines: list[list[str]] = []
     notes: list[str] = []
     for name, rows in results.items():
@@ -130,10 +168,10 @@ def table(results: dict[str, Any], baseline: dict[str, Any] | None) -> str:
             if baseline is not None:
                 prior = old.get((row["case"], row["peer"]))
                 cells += [_us(prior["ours"], unit) if prior else "-", _ratio(prior)]
-            cells += [_us(row["ours"], unit), _ratio(row)]
+            cells += [_us(row["ours"], unit), _ratio(row), _spread(row), row.get("goal", "")]
             lines.append(cells)
     widths = [max(len(c) for c in col) for col in zip(header, *lines, strict=True)]
-    left = {0, 1, 2}
+    left = {0, 1, 2, len(header) - 1}
 
     def fmt(cells: list[str]) -> str:
         pairs = enumerate(zip(cells, widths, strict=True))
@@ -149,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="few repetitions (CI)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="just these benchmarks")
+    parser.add_argument(
+        "--runs", type=int, metavar="N", help="best of N runs of each (3; --quick: 1)"
+    )
     parser.add_argument("--baseline", type=Path, metavar="SRC", help="a src folder to compare")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -163,16 +204,28 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {}
     baseline: dict[str, Any] | None = {} if args.baseline else None
     failed = False
+    runs = args.runs if args.runs is not None else (1 if args.quick else 3)
+    if runs < 1:
+        parser.error("--runs must be at least 1")
     for name in discover(args.only):
+        ours: list[Any] = []
+        before: list[Any] = []
+        for turn in range(runs):  # the two copies take turns, so both meet the same noise
+            if baseline is not None:
+                rows, took = run_module(name, args.quick, args.baseline)
+                before.append(rows)
+                print(f"{name} (baseline, run {turn + 1}): {took:.1f} s", file=sys.stderr,
+                      flush=True)
+            rows, took = run_module(name, args.quick, SRC)
+            ours.append(rows)
+            print(f"{name} (run {turn + 1}): {took:.1f} s", file=sys.stderr, flush=True)
         if baseline is not None:
-            baseline[name], took = run_module(name, args.quick, args.baseline)
-            print(f"{name} (baseline): {took:.1f} s", file=sys.stderr, flush=True)
-        results[name], took = run_module(name, args.quick, SRC)
-        print(f"{name}: {took:.1f} s", file=sys.stderr, flush=True)
-        outcome = results[name]
+            baseline[name] = best_of(before)
+        results[name] = outcome = best_of(ours)
         failed = failed or (isinstance(outcome, str) and outcome.startswith(("failed", "timed")))
     mode = "quick mode: noisy figures, for checking that every benchmark runs" if args.quick else (
-        "same-run ratios: describedtypes' time / the peer's (below 1: describedtypes is faster)"
+        f"same-run ratios, best of {runs} runs: describedtypes' time / the peer's "
+        "(below 1: describedtypes is faster)"
     )
     print(f"describedtypes benchmarks, Python {sys.version.split()[0]}; {mode}")
     print(table(results, baseline))

@@ -62,3 +62,50 @@ def test_public_names_pickle_by_their_public_path() -> None:
     assert pickle.loads(pickle.dumps(call)) == call
     result = describedtypes.ToolResult(content="ok", call_id="c1", name="weather")
     assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_lazy_table_matches_the_type_checking_imports() -> None:
+    """Each public name is read, on first use, from the module the type checkers are shown
+    (the ``if TYPE_CHECKING:`` imports in __init__.py), and __all__ lists exactly those names."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(describedtypes.__file__).read_text(encoding="utf-8"))
+    guarded = next(
+        node for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    )
+    shown = {
+        alias.name: "." + node.module
+        for node in guarded.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    assert shown == describedtypes._WHERE
+    assert sorted(shown) == describedtypes.__all__
+
+
+def test_names_loaded_by_another_name_are_shown_under_the_package() -> None:
+    """A public class that a first-read name brought in with it (Usage, with extract) is
+    shown under describedtypes before it is read from the package itself."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(describedtypes.__file__).resolve().parents[1])
+    code = (
+        f"import sys; sys.path.insert(0, {src!r})\n"
+        "import describedtypes\n"
+        "describedtypes.extract\n"
+        "from describedtypes._base.usage import Usage\n"
+        "print(Usage.__module__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "describedtypes"
+
+
+def test_dir_lists_every_public_name_before_it_is_read() -> None:
+    """dir(describedtypes) shows every public name, loaded or not."""
+    assert set(describedtypes.__all__) <= set(dir(describedtypes))

@@ -1310,3 +1310,44 @@ def test_a_stream_of_endless_empty_deltas_ends() -> None:
     assert done.stdout.startswith("incomplete 1 the stream sent more than 100,000 events"), (
         done.stdout
     )
+
+
+def _open_depth(text: bytes) -> int:
+    """Containers open at the end of ``text``: the plain reading, byte by byte."""
+    depth, in_string, escaped = 0, False, False
+    for byte in text:
+        if escaped:
+            escaped = False
+        elif in_string:
+            if byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b"{[":
+            depth += 1
+        elif byte in b"}]":
+            depth -= 1
+    return depth
+
+
+_TRICKY_TEXT = st.text(alphabet='ab"\\{}[] \n\u00e9', max_size=8)
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TRICKY_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TRICKY_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(value=_JSON_VALUES, cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12))
+def test_open_depth_read_in_pieces_matches_reading_the_whole(value: Any, cuts: list[int]) -> None:
+    """The stream's count of open containers, fed the text in any pieces (cut inside
+    strings, escapes and brackets), matches reading each prefix byte by byte."""
+    from describedtypes._codec.partial import _Depth
+
+    text = json.dumps(value, ensure_ascii=False).encode()
+    reader = _Depth()
+    for cut in sorted({min(c, len(text)) for c in cuts} | {len(text)}):
+        prefix = bytearray(text[:cut])
+        assert reader.feed(prefix, 0) == _open_depth(prefix), prefix

@@ -1390,3 +1390,53 @@ def test_one_wording_for_a_wrong_registry_or_adapter() -> None:
             "STANDARD (one of those describedtypes exports, or .replace(...) of one), got "
             "str 'openai'"
         )
+
+
+def _forecast(city: str, days: int, metric: bool = True) -> Any:
+    """Forecast.
+
+    Args:
+        city: City name.
+        days: Days ahead.
+        metric: Celsius when true.
+    """
+    if city == "boom":
+        raise RuntimeError("the weather service is down")
+    if city == "dict":
+        return {"city": city, "days": days}
+    return f"{city}:{days}:{metric}"
+
+
+_ARGUMENT_TEXTS = st.one_of(
+    st.builds(
+        lambda d: json.dumps(d),
+        st.dictionaries(
+            st.sampled_from(["city", "days", "metric", "extra"]),
+            st.one_of(
+                st.sampled_from(["Bern", "boom", "dict", ""]), st.integers(), st.booleans(),
+                st.none(), st.floats(allow_nan=False), st.lists(st.integers(), max_size=2),
+            ),
+        ),
+    ),
+    st.sampled_from(
+        ['{"city": "Bern"', "[1, 2]", '"text"', "", "null", '{"city": "Bern", "days": 1e400}']
+    ),
+    st.text(max_size=20),
+)
+
+
+@given(text=_ARGUMENT_TEXTS, as_bytes=st.booleans())
+def test_the_common_call_path_gives_what_the_general_one_gives(text: str, as_bytes: bool) -> None:
+    """Toolbox.call's once-per-tool invoker (JSON text, no timeout, gate or parse_args)
+    returns the same result as the general path for any argument text, right or wrong."""
+    quick = Toolbox([_forecast], max_result_chars=12)
+    general = Toolbox([_forecast], max_result_chars=12)
+    assert quick["_forecast"]._invoke is not None
+    general["_forecast"]._invoke = None  # the general path only
+    arguments = text.encode() if as_bytes else text
+    ours = quick.call("_forecast", arguments, call_id="c1")
+    theirs = general.call("_forecast", arguments, call_id="c1")
+    assert (ours.content, ours.value, ours.is_error, ours.call_id, ours.name) == (
+        theirs.content, theirs.value, theirs.is_error, theirs.call_id, theirs.name
+    )
+    assert type(ours.exception) is type(theirs.exception)

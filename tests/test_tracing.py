@@ -163,3 +163,37 @@ def test_toolbox_call_is_traced_too(spans: InMemorySpanExporter) -> None:
     assert not result.is_error
     [span] = [s for s in ours(spans) if s.name.startswith("execute_tool")]
     assert span.attributes["gen_ai.tool.call.id"] == "x1"
+
+
+def test_tool_calls_ask_opentelemetry_nothing_until_a_provider_is_set() -> None:
+    """With opentelemetry installed and no provider, a tool call looks nothing up in it
+    (no get_tracer_provider() and its environment read per call); a provider set later is
+    still picked up, and from then on every call is a span."""
+    out = run_isolated("""
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        from describedtypes import Toolbox
+
+        def double(x: int) -> int:
+            return 2 * x
+
+        box = Toolbox([double])
+        assert box.call("double", '{"x": 1}').value == 2
+        lookups = []
+        real = trace.get_tracer_provider
+        trace.get_tracer_provider = lambda: lookups.append(1) or real()
+        for _ in range(5):
+            assert box.call("double", '{"x": 2}').value == 4
+        print("lookups:", len(lookups))
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        box.call("double", '{"x": 3}')
+        box.call("double", '{"x": 4}')
+        print("spans:", [s.name for s in exporter.get_finished_spans()])
+    """)
+    assert "lookups: 0" in out
+    assert "spans: ['execute_tool double', 'execute_tool double']" in out

@@ -8,6 +8,11 @@ timing anything.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from tests.runtime.isolated import run_isolated
 
 DEFERRED = ("asyncio", "cattrs", "docstring_parser", "ssl", "msgspec")
@@ -95,3 +100,30 @@ def test_a_lazy_module_rebinds_its_global_on_first_use() -> None:
         timeout=60,
     )
     assert out.strip() == "ok"
+
+
+def test_import_loads_no_request_server_batch_or_cli_machinery() -> None:
+    """`import describedtypes` alone imports none of the request, MCP, batch or CLI modules,
+    nor OpenTelemetry or httpx (read from ``-X importtime``: which modules, not how long)."""
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import describedtypes"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env=env,
+    )
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "describedtypes" in imported, done.stderr
+    heavy = (
+        "describedtypes._ask", "describedtypes._serve", "describedtypes._batch",
+        "describedtypes._cli", "describedtypes._tools", "opentelemetry", "httpx", "mcp",
+    )
+    loaded = sorted(m for m in imported if m.startswith(heavy))
+    assert loaded == [], loaded

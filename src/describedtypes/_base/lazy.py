@@ -43,3 +43,34 @@ def install_hint(requirement: str, extra: str) -> str:
     """
     return (f"pip install '{requirement}' "
             f"(or, in a clone of describedtypes: pip install -e '.[{extra}]')")
+
+
+class Provided:
+    """A function a lower layer calls and a layer above it defines.
+
+    The import-linter layers keep ``_tools`` from importing ``_serve``, yet
+    ``Toolbox.mcp_server`` is built there. The package root, above every layer, sets the
+    function once when the package is imported (``describedtypes/__init__.py``), without
+    importing either side: importing any module of the package runs that ``__init__``
+    first, so the function is set before any caller can exist.
+    """
+
+    __slots__ = ("_function", "_what")
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+        self._function: Any = None
+
+    def provide(self, function: Any) -> None:
+        """Set the function that calls are passed on to."""
+        self._function = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._function is None:
+            msg = f"{self._what} was never provided (describedtypes/__init__.py provides it)"
+            raise RuntimeError(msg)
+        return self._function(*args, **kwargs)
+
+
+#: ``Toolbox.mcp_server``'s builder: ``describedtypes._serve.mcp.mcp_server``.
+mcp_server = Provided("the MCP server builder")

@@ -23,11 +23,13 @@ __all__ = ["NO_SPAN", "capture_content", "enabled", "request_span", "tool_span",
 SCOPE = "describedtypes"
 _UNSET: Any = object()
 _tracer: Any = _UNSET
+_trace: Any = None  # the opentelemetry.trace module, once found
+_on = False  # a tracer provider is set: OpenTelemetry lets one be set once per process
 
 
 def tracer() -> Any:
     """The library's tracer, or None when opentelemetry-api is not installed."""
-    global _tracer
+    global _tracer, _trace
     if _tracer is _UNSET:
         if importlib.util.find_spec("opentelemetry") is None:
             _tracer = None
@@ -41,18 +43,36 @@ def tracer() -> Any:
             except PackageNotFoundError:  # a source tree that was never installed
                 own = None
             # A ProxyTracer until the application sets a provider; it follows it then.
+            # get_tracer() reads the OTEL_PYTHON_TRACER_PROVIDER variable, as OpenTelemetry
+            # does on the first look-up of the provider.
             _tracer = trace.get_tracer(SCOPE, own)
+            _trace = trace
     return _tracer
 
 
 def enabled() -> bool:
     """Whether spans would be recorded: opentelemetry is there and the application set a
-    tracer provider (checked per use, so a provider set later is picked up)."""
-    if tracer() is None:
-        return False
-    from opentelemetry import trace
+    tracer provider (checked per use, so a provider set later is picked up).
 
-    return type(trace.get_tracer_provider()).__name__ != "ProxyTracerProvider"
+    Asked on every tool call, so it costs two global reads once the answer is known:
+    without opentelemetry it is no, and once a provider is set it is yes for good. In
+    between (opentelemetry installed, no provider yet) it reads the one global that
+    OpenTelemetry's own proxy tracer reads, instead of ``get_tracer_provider()``, which
+    looks up an environment variable on every call.
+    """
+    global _on
+    if _on:
+        return True
+    if _tracer is None or (_tracer is _UNSET and tracer() is None):
+        return False
+    provider = getattr(_trace, "_TRACER_PROVIDER", _UNSET)
+    if provider is _UNSET:  # an opentelemetry-api that keeps it elsewhere: ask it
+        provider = _trace.get_tracer_provider()
+        on = type(provider).__name__ != "ProxyTracerProvider"
+    else:
+        on = provider is not None
+    _on = on
+    return on
 
 
 def capture_content() -> bool:

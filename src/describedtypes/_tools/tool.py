@@ -124,6 +124,7 @@ class Tool:
     __slots__ = (
         "__weakref__",
         "_description",
+        "_invoke",
         "_node",
         "_plan",
         "blocking",
@@ -165,12 +166,14 @@ class Tool:
             raise SchemaError(msg, type_=func)
         self._plan = plan_for(func, registry)
         self._node: ObjectNode | None = None
+        self._invoke: Invoker | None = None
         self.name: str = name if name is not None else self._plan.name
         self._description = description
         self.parse_args = parse_args
         self.concurrent = bool(concurrent)
         #: For ``concurrent=False``: what keeps the tool to one call at a time.
         self.gate = None if self.concurrent else Gate()
+        self._invoke = invoker(self, self._plan)
 
     def __repr__(self) -> str:
         extra = "" if self.concurrent else ", concurrent=False"
@@ -185,6 +188,7 @@ class Tool:
         if plan.generation != current_stamp():
             plan = self._plan = plan_for(self.func, self.registry)
             self._node = None
+            self._invoke = invoker(self, plan)
         return plan
 
     @property
@@ -285,17 +289,8 @@ class Tool:
         if self.parse_args is None:
             try:
                 kwargs = plan.decode(raw)
-            except Invalid as exc:
-                error = decode_error(exc.errors)
-                message = self._argument_message(plan, error.errors, truncated=error.truncated)
-                return failure(message, call_id, name)
-            except RecursionError:
-                errors = [("$", "the arguments are nested too deeply; send flatter values")]
-                return failure(self._argument_message(plan, errors), call_id, name)
-            except Exception as exc:  # an argument type's validator that is not the
-                # model's mistake (a ConnectionError, say): the tool's failure, told the
-                # model under the toolbox's error policy, never raised out of call()
-                return self._error(exc, call_id, name, rt)
+            except Exception as exc:
+                return self._refused(exc, plan, call_id, name, rt)
             if plan.fill_none:
                 for param in plan.fill_none:
                     if param not in kwargs:
@@ -321,6 +316,22 @@ class Tool:
             for param in plan.context_params:
                 kwargs[param] = context
         return kwargs
+
+    def _refused(
+        self, exc: Exception, plan: Plan, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        """The result of a call whose arguments the decoder refused with ``exc``."""
+        if isinstance(exc, Invalid):
+            error = decode_error(exc.errors)
+            message = self._argument_message(plan, error.errors, truncated=error.truncated)
+            return failure(message, call_id, name)
+        if isinstance(exc, RecursionError):
+            errors = [("$", "the arguments are nested too deeply; send flatter values")]
+            return failure(self._argument_message(plan, errors), call_id, name)
+        # An argument type's validator that is not the model's mistake (a ConnectionError,
+        # say): the tool's failure, told the model under the toolbox's error policy, never
+        # raised out of call().
+        return self._error(exc, call_id, name, rt)
 
     def _argument_message(
         self, plan: Plan, errors: Sequence[tuple[str, str]], *, truncated: bool = False
@@ -405,15 +416,22 @@ class Tool:
     ) -> ToolResult:
         """``call`` under the settings ``rt`` of a Toolbox, the result named ``name``."""
         if not logger.isEnabledFor(logging.INFO):
-            return self._call(arguments, context, call_id, name, rt)
+            return self.run_call_unlogged(arguments, context, call_id, name, rt)
         started = time.perf_counter()
-        result = self._call(arguments, context, call_id, name, rt)
+        result = self.run_call_unlogged(arguments, context, call_id, name, rt)
         log_outcome(result, time.perf_counter() - started, arguments)
         return result
 
-    def _call(
+    def run_call_unlogged(
         self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
     ) -> ToolResult:
+        """``run_call`` without its INFO log line: ``Toolbox.call`` asks the logger (and
+        the tracer) once and comes here straight when neither wants the call."""
+        invoke = self._invoke
+        if invoke is not None and self._plan.generation == current_stamp():
+            done = invoke(self, arguments, call_id, name, rt)
+            if done is not None:
+                return done
         kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
@@ -625,6 +643,64 @@ def _content(value: Any) -> str:
     return encode(value).decode()
 
 
+#: ``invoke(tool, arguments, call_id, name, rt)``: the call's result, or None for the
+#: general path. (The tool is passed in, not held: no reference cycle through the tool.)
+Invoker = Callable[["Tool", Any, "str | None", str, Settings], "ToolResult | None"]
+
+
+def invoker(tool: Tool, plan: Plan) -> Invoker | None:
+    """The common call of ``tool`` made once per tool and plan, or None where it never
+    applies (``parse_args``, a Decimal, None to fill in or ``Context`` parameters).
+
+    It runs JSON text arguments (str or bytes) of a tool without a timeout or a gate as
+    ``run_call_unlogged`` would, with what that asks on every call (the plan's options,
+    the decoder, the function) looked up here once. It gives None (the general path
+    runs the call from the start) for anything else and for text that is not a JSON
+    object, before any of the tool's own code (decoder hooks, the function) has run.
+    """
+    if plan.exact or plan.fill_none or plan.context_params or tool.parse_args is not None:
+        return None
+    loads, not_json = orjson.loads, orjson.JSONDecodeError
+    decode, func = plan.decode, tool.func
+
+    def invoke(
+        tool: Tool, arguments: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult | None:
+        kind = type(arguments)
+        if (
+            (kind is not str and kind is not bytes)
+            or tool.timeout is not None
+            or rt.timeout is not None
+            or tool.gate is not None
+            or tool.parse_args is not None
+        ):
+            return None
+        try:
+            raw = loads(arguments)
+        except not_json:
+            return None
+        if type(raw) is not dict:
+            return None
+        try:
+            kwargs = decode(raw)
+        except Exception as exc:
+            return tool._refused(exc, plan, call_id, name, rt)
+        try:
+            value = func(**kwargs)
+            if is_awaitable(value):
+                value = run_coroutine(value, None)
+        except Exception as exc:
+            return tool._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return tool._error(exc, call_id, name, rt)
+        limit = rt.max_result_chars
+        if type(value) is str and (limit is None or len(value) <= limit):
+            return new_result(value, value, call_id, name)
+        return tool._finish(value, call_id, name, rt)
+
+    return invoke
+
+
 # -- the toolbox ---------------------------------------------------------------------------
-
-

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from .._ask.results import ToolRun
+from .._base import lazy as _lazy
 from .._base import tracing
 from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
@@ -46,22 +47,9 @@ from .tool import (
     listing,
 )
 
-__all__ = ["Toolbox", "install_mcp_server"]
+__all__ = ["Toolbox"]
 
 T = TypeVar("T")
-
-# Toolbox.mcp_server is built by describedtypes._serve.mcp, a layer above this one, which
-# this module may not import (the import-linter contract in pyproject.toml). The package
-# root, which sits above every layer, hands the function down once, at import time:
-# describedtypes/__init__.py calls install_mcp_server. Importing any part of the package
-# runs that __init__ first, so the function is always there when a Toolbox exists.
-_mcp_server: Callable[..., Any] | None = None
-
-
-def install_mcp_server(factory: Callable[..., Any]) -> None:
-    """Set the function behind ``Toolbox.mcp_server`` (``_serve.mcp.mcp_server``)."""
-    global _mcp_server
-    _mcp_server = factory
 
 
 class Toolbox:
@@ -388,8 +376,8 @@ class Toolbox:
 
         .. versionadded:: 0.3.0
         """
-        assert _mcp_server is not None, "describedtypes/__init__.py installs it"
-        server: Server[Any] = _mcp_server(
+        # Built in _serve, a layer above this one: the package root provides the builder.
+        server: Server[Any] = _lazy.mcp_server(
             self, name=name, version=version, instructions=instructions, context=context
         )
         return server
@@ -425,6 +413,9 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
+        # The common case, nothing watching: one frame fewer than run_call's (no log check).
+        if not tracing.enabled() and not logger.isEnabledFor(logging.INFO):
+            return tool.run_call_unlogged(arguments, context, call_id, name, self._rt)
         if tracing.enabled():
             with tracing.tool_span(name, call_id) as span:
                 return _traced_result(span, tool.run_call(arguments, context, call_id, name,

@@ -313,7 +313,14 @@ class _Stream(StreamState):
         if isinstance(chunk, _TEXT):
             if self.kind != "text":
                 self._kind("text", None)
-            target, due = self.add_text(chunk)
+            if not chunk:
+                return None
+            # add_text(chunk), spelled out: this runs once per chunk of a text stream.
+            self.size += len(chunk)
+            if self.size > _MAX_REPLY:
+                self._grow(0)  # says it is too long
+            target = self.texts.get(None) or self._message(None)
+            due = target.add(chunk)
         else:
             wire = event_format(chunk)
             if wire is None:
