@@ -96,6 +96,11 @@ def big(n: int) -> str:
     return "x" * n
 
 
+def numbers(n: int) -> list[int]:
+    """The first n integers (a structured result, over the budget past about 250)."""
+    return list(range(n))
+
+
 def liar() -> Weather:
     """Claims to return Weather, returns something else."""
     return {"not": "weather"}  # type: ignore[return-value]
@@ -131,8 +136,8 @@ def tree(depth: int) -> Tree | None:
 
 
 toolbox = Toolbox(
-    [get_weather, add, locate, explode, slow, slow_sync, who, big, liar, leave, noisy, untyped,
-     tree],
+    [get_weather, add, locate, explode, slow, slow_sync, who, big, numbers, liar, leave, noisy,
+     untyped, tree],
     timeout=TIMEOUT,
     max_result_chars=1000,
 )

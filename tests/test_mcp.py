@@ -9,6 +9,7 @@ subprocess wait has a timeout, so the suite never hangs.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
 import select
@@ -16,6 +17,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -209,11 +211,22 @@ async def scenario(session: ClientSession) -> None:
     assert slow_sync.is_error
     assert "timed out" in text(slow_sync)
 
+    # A str return has no outputSchema: its text is cut to the budget like any result.
     long = await session.call_tool("big", {"n": 5000})
     assert not long.is_error
-    assert long.structured_content is not None
-    assert long.structured_content["result"] == "x" * 5000  # the whole value
+    assert long.structured_content is None
     assert text(long).startswith("x" * 1000 + "\n[The result was cut here")  # the budget
+    # A structured result is never cut: over the budget, it is an error that says so.
+    within = await session.call_tool("numbers", {"n": 100})
+    assert within.structured_content == {"result": list(range(100))}
+    over = await session.call_tool("numbers", {"n": 5000})
+    assert over.is_error
+    assert over.structured_content is None
+    assert text(over) == (
+        "Tool 'numbers' failed: its result has 23,902 characters of JSON, more than this "
+        "server sends in one result (max_result_chars=1,000). Ask for less: a narrower "
+        "query or a smaller page."
+    )
 
     liar = await session.call_tool("liar", {})
     assert liar.is_error
@@ -224,7 +237,7 @@ async def scenario(session: ClientSession) -> None:
     assert "SystemExit" in text(gone)
 
     printed = await session.call_tool("noisy", {"text": "hello"})
-    assert printed.structured_content == {"result": "hello"}
+    assert text(printed) == "hello"
 
     # A slow call does not hold up the others: both are answered, each with its own.
     answers: dict[str, types.CallToolResult] = {}
@@ -236,7 +249,7 @@ async def scenario(session: ClientSession) -> None:
         tg.start_soon(run, "slow_sync", {"seconds": 0.2})
         tg.start_soon(run, "add", {"a": 20, "b": 22})
     assert answers["add"].structured_content == {"result": 42}
-    assert answers["slow_sync"].structured_content == {"result": "done"}
+    assert text(answers["slow_sync"]) == "done"
 
     plain = await session.call_tool("untyped", {"x": 1})
     assert not plain.is_error
@@ -316,6 +329,47 @@ async def test_listing_is_the_mcp_tools_definitions() -> None:
         assert tool.input_schema == definition["inputSchema"]
 
 
+class _SlowDate(datetime.date):
+    """A date whose encoding waits until the test lets it go (or gives up)."""
+
+    entered = threading.Event()
+    release = threading.Event()
+    gave_up = False
+
+    def isoformat(self) -> str:
+        type(self).entered.set()
+        if not type(self).release.wait(LIMIT / 2):  # a hang guard, never a pass condition
+            type(self).gave_up = True
+        return super().isoformat()
+
+
+def dates() -> list[datetime.date]:
+    """A result whose encoding blocks until released."""
+    return [_SlowDate(2026, 1, 1)]
+
+
+async def test_a_result_is_encoded_off_the_event_loop() -> None:
+    """While one result is being encoded (and checked), the server answers other calls:
+    the encoding waits until a later call has been answered, which only a free event
+    loop can do."""
+    box = Toolbox([dates, mcp_tools.add])
+    answers: dict[str, types.CallToolResult] = {}
+    with anyio.fail_after(LIMIT):
+        async with in_memory(box.mcp_server(name="busy")) as session:
+
+            async def encoded() -> None:
+                answers["dates"] = await session.call_tool("dates", {})
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(encoded)
+                assert await anyio.to_thread.run_sync(_SlowDate.entered.wait, LIMIT / 2)
+                answers["add"] = await session.call_tool("add", {"a": 1, "b": 2})
+                _SlowDate.release.set()
+    assert not _SlowDate.gave_up, "the encoding held the event loop: add waited for it"
+    assert answers["add"].structured_content == {"result": 3}
+    assert answers["dates"].structured_content == {"result": ["2026-01-01"]}
+
+
 async def test_listing_follows_the_toolbox() -> None:
     """A tool added after the server was made is listed and callable; a removed one is not."""
     box = Toolbox([mcp_tools.add])
@@ -323,12 +377,12 @@ async def test_listing_follows_the_toolbox() -> None:
         server = box.mcp_server(name="growing")
         async with in_memory(server) as session:
             assert [t.name for t in (await session.list_tools()).tools] == ["add"]
-            box.add(mcp_tools.big)
-            assert [t.name for t in (await session.list_tools()).tools] == ["add", "big"]
-            result = await session.call_tool("big", {"n": 3})
-            assert result.structured_content == {"result": "xxx"}
+            box.add(mcp_tools.numbers)
+            assert [t.name for t in (await session.list_tools()).tools] == ["add", "numbers"]
+            result = await session.call_tool("numbers", {"n": 3})
+            assert result.structured_content == {"result": [0, 1, 2]}
             box.remove("add")
-            assert [t.name for t in (await session.list_tools()).tools] == ["big"]
+            assert [t.name for t in (await session.list_tools()).tools] == ["numbers"]
             with pytest.raises(MCPError):
                 await session.call_tool("add", {"a": 1, "b": 2})
 
@@ -483,6 +537,57 @@ def start_stdio() -> subprocess.Popen[bytes]:
     assert ready
     assert b'"id":3' in proc.stdout.readline()
     return proc
+
+
+def test_stdio_an_over_long_line_is_an_error_and_the_server_serves_on() -> None:
+    """A line past MAX_LINE_BYTES is answered with an error carrying its request id, read
+    past without being kept (the server's peak memory stays far below the line's size),
+    and the next request is served."""
+    from describedtypes._serve.transports import MAX_LINE_BYTES
+
+    size = 40 * 1024 * 1024
+    assert size > MAX_LINE_BYTES
+    proc = start_stdio()
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    head = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add",'
+    long_line = head + b'"arguments":{"a":"' + b"9" * size + b'","b":1}}}\n'
+    then = {"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+
+    def send() -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(long_line)
+        proc.stdin.write((json.dumps(then) + "\n").encode())
+        proc.stdin.flush()
+
+    def peak_kb() -> int:
+        with open(f"/proc/{proc.pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+
+    before = peak_kb()
+    writer = threading.Thread(target=send, daemon=True)
+    writer.start()
+    answers: dict[int, Any] = {}
+    try:
+        while len(answers) < 2:
+            ready, _, _ = select.select([proc.stdout], [], [], 60)
+            assert ready, f"no answer within 60 s (got {answers})"
+            answer = json.loads(proc.stdout.readline())
+            if answer.get("id") in (7, 8):
+                answers[answer["id"]] = answer
+        writer.join(60)
+        grown = peak_kb() - before
+    finally:
+        code, err = stop(proc, signal.SIGTERM)
+    assert answers[7]["error"]["code"] == -32600
+    assert answers[7]["error"]["message"].startswith(
+        f"message too long: {len(long_line) - 1:,} bytes in one line, over this server's "
+        f"limit of {MAX_LINE_BYTES:,} bytes"
+    )
+    assert answers[8]["result"]["structuredContent"] == {"result": 3}
+    assert grown * 1024 < size / 2, f"the server's peak memory grew by {grown} kB"
+    assert code == 0, err
 
 
 def stop(proc: subprocess.Popen[bytes], *signals: int) -> tuple[int, str]:

@@ -27,7 +27,7 @@ from .limits import (
     refused,
 )
 from .model_text import DEFAULT_MAX_RESULT_CHARS, ErrorDetail, check_error_detail
-from .running import Settings, check_timeout, logger
+from .running import Settings, check_timeout, logger, off_loop
 from .threads import DEFAULT_MAX_WORKERS
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ from .tool import (
     listing,
 )
 
-__all__ = ["Toolbox", "install_mcp_server"]
+__all__ = ["Toolbox", "install_mcp_server", "result_limit", "run_off_loop"]
 
 T = TypeVar("T")
 
@@ -634,6 +634,18 @@ class Toolbox:
             registry=self._registry if registry is None else registry, request=request,
             llm_adapter=llm_adapter, details=details,
         )
+
+
+def result_limit(toolbox: Toolbox) -> int | None:
+    """The toolbox's ``max_result_chars`` (None: no limit), for a server that sends a
+    result in another form as well (MCP's ``structuredContent``)."""
+    return toolbox._rt.max_result_chars
+
+
+async def run_off_loop(toolbox: Toolbox, fn: Callable[..., Any], /, *args: Any) -> Any:
+    """``fn(*args)`` on one of the toolbox's worker threads, awaited: per-result work of
+    a server (encoding, checking a schema) never holds up the event loop."""
+    return await off_loop(toolbox._rt, fn, *args)
 
 
 async def _traced(coro: Any, name: str, call_id: str | None) -> ToolResult:
