@@ -40,6 +40,8 @@ LIMIT = 30.0  # seconds any one scenario may take (a hang fails, it never waits 
 TARGET = "tests.mcp_tools:toolbox"
 
 pytestmark = pytest.mark.anyio
+PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(),
+                          reason="reads a process's state in /proc (Linux)")
 
 
 @pytest.fixture
@@ -539,13 +541,14 @@ def start_stdio() -> subprocess.Popen[bytes]:
     return proc
 
 
+@PROC
 def test_stdio_an_over_long_line_is_an_error_and_the_server_serves_on() -> None:
     """A line past MAX_LINE_BYTES is answered with an error carrying its request id, read
     past without being kept (the server's peak memory stays far below the line's size),
     and the next request is served."""
     from describedtypes._serve.transports import MAX_LINE_BYTES
 
-    size = 40 * 1024 * 1024
+    size = 64 * 1024 * 1024
     assert size > MAX_LINE_BYTES
     proc = start_stdio()
     assert proc.stdin is not None
@@ -572,7 +575,7 @@ def test_stdio_an_over_long_line_is_an_error_and_the_server_serves_on() -> None:
     try:
         while len(answers) < 2:
             ready, _, _ = select.select([proc.stdout], [], [], 60)
-            assert ready, f"no answer within 60 s (got {answers})"
+            assert ready, f"no answer within 60 s (got {answers}, {writer.is_alive()=})"
             answer = json.loads(proc.stdout.readline())
             if answer.get("id") in (7, 8):
                 answers[answer["id"]] = answer
@@ -736,6 +739,118 @@ async def test_http_ctrl_c_with_a_session_open() -> None:
         code, err = stop(proc)
     assert code == 130, (code, err)
     assert "Traceback" not in err, (code, err)
+
+
+def test_http_sigterm_exits_zero() -> None:
+    """SIGTERM stops the HTTP server with status 0 (uvicorn would raise it again and die
+    of it, -15), no traceback."""
+    with http_server() as (proc, url):
+
+        async def call() -> None:
+            with anyio.fail_after(LIMIT):
+                async with over_http(url) as session:
+                    assert (await session.call_tool("add", {"a": 1, "b": 2})).structured_content
+        anyio.run(call)
+        code, err = stop(proc, signal.SIGTERM)
+    assert code == 0, (code, err)
+    assert "Traceback" not in err, (code, err)
+
+
+@pytest.mark.parametrize("http", [False, True], ids=["stdio", "http"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_starting_stops_at_once(http: bool, signum: int) -> None:
+    """A signal while TARGET is still being imported ends the command: 130 after SIGINT,
+    0 after SIGTERM, no traceback, nothing served."""
+    args = ["--http", "127.0.0.1:0"] if http else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "describedtypes", "mcp", *args, "tests.mcp_slow_start:toolbox"],
+        cwd=ROOT, env=child_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert stderr_line(proc, 60).strip() == "importing mcp_slow_start"
+    code, err = stop(proc, signum)
+    assert code == (130 if signum == signal.SIGINT else 0), (code, err)
+    assert "Traceback" not in err, err
+    assert "serving" not in err, err
+
+
+@PROC
+def test_stdio_a_tools_child_process_ends_with_the_server() -> None:
+    """A process a tool started (sleep 120) is ended when the server stops."""
+    proc = start_stdio()
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "spawn", "arguments": {}}}
+    proc.stdin.write((json.dumps(call) + "\n").encode())
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], 30)
+    assert ready, "no answer within 30 s"
+    child = json.loads(proc.stdout.readline())["result"]["structuredContent"]["result"]
+    assert _alive(child)
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(15)
+        # Not stop(): the child holds the server's stderr open, reading it would wait
+        # for the child to end.
+        for _ in range(300):  # a hang guard (30 s), well before the child's 120 s
+            if not _alive(child):
+                break
+            select.select([], [], [], 0.1)
+        assert not _alive(child), "the tool's child process outlived the server"
+    finally:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    assert code == 130
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_docs_client_configurations_work_from_any_directory(tmp_path: Path) -> None:
+    """Every client configuration in docs/mcp.md names its TARGET by module or absolute
+    path; the file one, pointed at this repository's example, serves from elsewhere."""
+    page = (ROOT / "docs" / "mcp.md").read_text()
+    configs = [json.loads(line) for line in page.splitlines() if line.startswith('{"mcpServers"')]
+    assert len(configs) >= 2
+    for config in configs:
+        for entry in config["mcpServers"].values():
+            target = entry["args"][-1]
+            module = target.rpartition(":")[0]
+            assert Path(module).is_absolute() or "/" not in module, target
+    example = ROOT / "examples" / "weather_tools.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "describedtypes", "mcp", f"{example}:toolbox"],
+        input=(json.dumps(INIT) + "\n").encode(), capture_output=True, timeout=60,
+        cwd=tmp_path, env=child_env(), check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"]["name"] == "weather_tools"
+
+
+def test_the_server_version_is_the_packages() -> None:
+    """Without --server-version, the version of the distribution TARGET's module comes
+    from; a file has none."""
+    from importlib.metadata import version
+
+    from describedtypes._cli.mcp import _package_version
+
+    assert _package_version("describedtypes._cli.mcp:x") == version("describedtypes")
+    assert _package_version("tests/mcp_tools.py:toolbox") == ""
+    assert _package_version("no_such_package_here:toolbox") == ""
 
 
 # -- the command line's errors ----------------------------------------------------------------

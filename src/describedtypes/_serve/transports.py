@@ -20,7 +20,7 @@ import os
 import re
 import socket
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 __all__ = ["MAX_LINE_BYTES", "StdinLines", "serve_http", "serve_stdio"]
 
 logger = logging.getLogger("describedtypes.mcp")
+
+#: Seconds open HTTP requests (event streams) get to finish once the server stops.
+GRACEFUL_SECONDS = 2
 
 #: Lines read ahead of the server (a bound on the memory a fast client can fill).
 QUEUE_LINES = 16
@@ -180,15 +183,23 @@ def _refuser(write: Any, limit: int) -> Callable[[TooLong], Awaitable[None]]:
 
 
 async def serve_http(
-    server: Server[Any], host: str, port: int, *, ready: Callable[[str], None] | None = None
+    server: Server[Any], host: str, port: int, *,
+    ready: Callable[[str], None] | None = None, stop: asyncio.Event | None = None,
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://host:port/mcp`` (the SDK's path).
 
     ``ready(url)`` is called once the socket listens (with the real port when ``port``
-    is 0). uvicorn handles SIGINT and SIGTERM itself: it closes the sessions, stops and
-    raises the signal again (``KeyboardInterrupt`` for Ctrl-C).
+    is 0): a connection is accepted from then on. Setting ``stop`` shuts the server down
+    (open requests get ``GRACEFUL_SECONDS``). Signals are the caller's: uvicorn's own
+    handling (which raises the signal again once stopped, so SIGTERM kills the process)
+    is left out.
     """
     import uvicorn
+
+    class _Uvicorn(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
 
     # For a loopback host the SDK turns on its DNS-rebinding protection (only Host
     # headers of 127.0.0.1, localhost and [::1] are served).
@@ -196,9 +207,9 @@ async def serve_http(
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", lifespan="on",
         # An open event stream must not hold up the exit.
-        timeout_graceful_shutdown=2,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
-    web = uvicorn.Server(config)
+    web = _Uvicorn(config)
     # Bound here, not by uvicorn: a port in use is an OSError for the caller (uvicorn would
     # log it and exit the process), and port 0 is known at once.
     listening = _bind(host, port)
@@ -210,15 +221,34 @@ async def serve_http(
                 return
             await asyncio.sleep(0.02)
         shown = f"[{host}]" if ":" in host else host
-        if ready is not None:
+        if ready is not None and not web.should_exit:
             ready(f"http://{shown}:{bound}/mcp")
 
-    waiter = asyncio.get_running_loop().create_task(announce())
+    async def stopping() -> None:
+        assert stop is not None
+        await stop.wait()
+        # An event stream still open after GRACEFUL_SECONDS is cancelled, as meant:
+        # uvicorn would log that with a traceback.
+        logging.getLogger("uvicorn.error").addFilter(_cancelled_on_shutdown)
+        web.should_exit = True
+
+    loop = asyncio.get_running_loop()
+    waiters = [loop.create_task(announce())]
+    if stop is not None:
+        waiters.append(loop.create_task(stopping()))
     try:
         await web.serve(sockets=[listening])
     finally:
-        waiter.cancel()
+        for waiter in waiters:
+            waiter.cancel()
         listening.close()
+
+
+def _cancelled_on_shutdown(record: logging.LogRecord) -> bool:
+    """False for uvicorn's report of a request cancelled by the shutdown."""
+    if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+        return False
+    return not record.getMessage().startswith("Cancel ")
 
 
 def _bind(host: str, port: int) -> socket.socket:
