@@ -317,6 +317,89 @@ async def test_a_2026_era_client() -> None:
     assert unknown.value.code == types.INVALID_PARAMS
 
 
+async def _modern_fields(client: Any) -> None:
+    """tools/list twice in the toolbox's order with 2026-07-28's cache fields; every
+    result with resultType."""
+    assert client.protocol_version == "2026-07-28"
+    first, second = await client.list_tools(), await client.list_tools()
+    assert [t.name for t in first.tools] == [t.name for t in second.tools]
+    assert [t.name for t in first.tools] == mcp_tools.toolbox.names
+    assert (first.ttl_ms, first.cache_scope, first.result_type) == (0, "public", "complete")
+    good = await client.call_tool("add", {"a": 1, "b": 2})
+    assert (good.structured_content, good.result_type) == ({"result": 3}, "complete")
+    raised = await client.call_tool("explode", {"reason": "x"})
+    assert (raised.is_error, raised.result_type) == (True, "complete")
+
+
+async def test_2026_fields_in_memory() -> None:
+    from mcp import Client
+
+    with anyio.fail_after(LIMIT):
+        async with Client(mcp_tools.toolbox.mcp_server(name="demo")) as client:
+            await _modern_fields(client)
+
+
+async def test_2026_fields_over_stdio_and_http() -> None:
+    """The SDK's mcp.Client speaks 2026-07-28 over stdio and over HTTP to the command."""
+    from mcp import Client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "describedtypes", "mcp", TARGET],
+        cwd=str(ROOT), env=child_env(),
+    )
+    with anyio.fail_after(LIMIT):
+        async with Client(params) as client:
+            await _modern_fields(client)
+    with http_server() as (_, url):
+        with anyio.fail_after(LIMIT):
+            async with Client(url) as client:
+                await _modern_fields(client)
+
+
+def test_2025_results_have_no_2026_fields() -> None:
+    """On a 2025-11-25 connection (the wire itself, read over stdio) tools/list and
+    tools/call results carry no ttlMs, cacheScope or resultType."""
+    proc = start_stdio()
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 11, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 12, "method": "tools/call",
+             "params": {"name": "add", "arguments": {"a": 1, "b": 2}}},
+        ):
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 30)
+            assert ready, "no answer within 30 s"
+            answer = json.loads(proc.stdout.readline())
+            assert answer["id"] == message["id"]
+            assert not {"ttlMs", "cacheScope", "resultType"} & set(answer["result"]), answer
+    finally:
+        code, err = stop(proc, signal.SIGTERM)
+    assert code == 0, err
+
+
+async def test_a_failure_inside_the_server_is_an_error_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever raises while the server runs a call (here, the toolbox itself) is an
+    isError result, not a JSON-RPC error: SDK 2's low-level server does not do it."""
+    box = Toolbox([mcp_tools.add])
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the toolbox broke")
+
+    with anyio.fail_after(LIMIT):
+        async with in_memory(box.mcp_server(name="broken")) as session:
+            monkeypatch.setattr(box, "acall", broken)
+            result = await session.call_tool("add", {"a": 1, "b": 2})
+    assert result.is_error
+    assert text(result) == (
+        "Tool 'add' failed: the server could not run it (its log says why)."
+    )
+
+
 async def test_listing_is_the_mcp_tools_definitions() -> None:
     """tools/list carries each MCP_TOOLS definition unchanged, in registration order."""
     with anyio.fail_after(LIMIT):

@@ -48,6 +48,10 @@ parameters of a tool receive for one ``tools/call``; ``request_context`` is the 
 SDK_REQUIREMENT = "mcp>=2.3"
 _INSTALL = "pip install 'describedtypes[mcp]'"
 
+#: ``ttlMs`` of a ``tools/list`` result (2026-07-28): 0, stale at once, since a toolbox can
+#: change while it is served (a client asks again rather than keep an old listing).
+LIST_TTL_MS = 0
+
 
 def load_sdk() -> Any:
     """The ``mcp.server`` module, or an error that names the extra to install."""
@@ -339,8 +343,14 @@ def mcp_server(
         logger.debug("the unknown tool name: %.200r", tool_name)
         return "an unknown tool"
 
+    from mcp.server.caching import CacheHint
+
     server: Server[Any] = sdk.Server(
         name, version=version, instructions=instructions,
         on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+        # 2026-07-28's cache fields (the SDK leaves them out for older versions): the
+        # listing is the same for every caller ("public"), and stale at once (ttlMs 0)
+        # since tools may be added to or removed from the toolbox while it is served.
+        cache_hints={"tools/list": CacheHint(ttl_ms=LIST_TTL_MS, scope="public")},
     )
     return server
