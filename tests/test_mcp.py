@@ -400,6 +400,67 @@ async def test_a_failure_inside_the_server_is_an_error_result(
     )
 
 
+_TRACED = """
+import anyio, sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from mcp import ClientSession
+from mcp.shared.memory import create_client_server_memory_streams
+from describedtypes import Toolbox
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+server = Toolbox([add]).mcp_server(name="traced")
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT = "00f067aa0ba902b7"
+
+async def main() -> None:
+    with anyio.fail_after(30):
+        async with create_client_server_memory_streams() as (client, served), \\
+                anyio.create_task_group() as tg:
+            tg.start_soon(lambda: server.run(*served, server.create_initialization_options()))
+            async with ClientSession(*client) as session:
+                await session.initialize()
+                # The caller's trace: the SDK's client sends it in _meta (its own span
+                # under the caller's, SEP-414); the server runs in tasks of its own, so
+                # only _meta can carry it there.
+                caller = trace.NonRecordingSpan(trace.SpanContext(
+                    int(TRACE, 16), int(PARENT, 16), is_remote=True,
+                    trace_flags=trace.TraceFlags(1),
+                ))
+                with trace.use_span(caller):
+                    result = await session.call_tool("add", {"a": 1, "b": 2})
+                assert result.structured_content == {"result": 3}
+            tg.cancel_scope.cancel()
+
+anyio.run(main)
+tool = [s for s in exporter.get_finished_spans() if s.name == "execute_tool add"]
+assert len(tool) == 1, [s.name for s in exporter.get_finished_spans()]
+assert format(tool[0].context.trace_id, "032x") == TRACE, "a new trace, not the caller's"
+served = [s for s in exporter.get_finished_spans() if s.name == "tools/call add"]
+assert tool[0].parent.span_id == served[0].context.span_id
+print("continued")
+"""
+
+
+def test_a_traceparent_in_meta_continues_the_trace() -> None:
+    """A tools/call whose _meta carries a W3C traceparent: the tool's span (execute_tool)
+    is in the caller's trace, a child of the SDK's server span (in a subprocess: a tracer
+    provider is set once per process)."""
+    done = subprocess.run([sys.executable, "-c", _TRACED], cwd=ROOT, env=child_env(),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "continued"
+
+
 async def test_listing_is_the_mcp_tools_definitions() -> None:
     """tools/list carries each MCP_TOOLS definition unchanged, in registration order."""
     with anyio.fail_after(LIMIT):
