@@ -13,6 +13,7 @@ import datetime
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -995,6 +996,58 @@ def test_the_server_version_is_the_packages() -> None:
     assert _package_version("describedtypes._cli.mcp:x") == version("describedtypes")
     assert _package_version("tests/mcp_tools.py:toolbox") == ""
     assert _package_version("no_such_package_here:toolbox") == ""
+
+
+# -- a client not written in Python: the TypeScript SDK's ----------------------------------------
+
+TS_CLIENT = Path(__file__).resolve().parent / "interop" / "mcp_client.mjs"
+
+
+@pytest.fixture(scope="module")
+def ts_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/interop/mcp_client.mjs beside an npm install of the TypeScript SDK 1.x."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("Node.js and npm are not installed: the TypeScript SDK's client needs them")
+    where = tmp_path_factory.mktemp("ts-mcp")
+    done = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--silent", "@modelcontextprotocol/sdk@1"],
+        cwd=where, capture_output=True, text=True, timeout=600, check=False,
+    )
+    if done.returncode != 0:  # no registry (offline): nothing to test against
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"npm could not install @modelcontextprotocol/sdk: {last}")
+    shutil.copy(TS_CLIENT, where / TS_CLIENT.name)
+    return where / TS_CLIENT.name
+
+
+def _ts_saw(script: Path, *args: str) -> dict[str, Any]:
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run([node, str(script), *args], cwd=ROOT, env=child_env(),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    saw: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return saw
+
+
+def _check_ts(saw: dict[str, Any]) -> None:
+    assert saw["names"] == mcp_tools.toolbox.names
+    assert saw["add"] == {"result": 5}
+    assert saw["weather"] == {"city": "Oslo", "temperature": 21.5, "unit": "celsius"}
+    assert saw["wrong"]["isError"] is True
+    assert saw["wrong"]["text"].startswith("Invalid arguments for tool 'add':")
+    assert saw["unknown"]["code"] == -32602
+    assert "Did you mean 'add'?" in saw["unknown"]["message"]
+
+
+def test_typescript_client_over_stdio(ts_client: Path) -> None:
+    _check_ts(_ts_saw(ts_client, "stdio", sys.executable, TARGET))
+
+
+def test_typescript_client_over_http(ts_client: Path) -> None:
+    with http_server() as (_, url):
+        _check_ts(_ts_saw(ts_client, "http", url))
 
 
 # -- the command line's errors ----------------------------------------------------------------
