@@ -4,9 +4,13 @@ Exit status: 0 when the client closed stdin (or on SIGTERM), 130 after Ctrl-C, 2
 usage problem (a TARGET that cannot be loaded or is not a Toolbox, a bad ``--http``
 address, the SDK missing), 1 when the toolbox cannot be described as MCP tools.
 
-Ctrl-C over stdio: the first SIGINT (or SIGTERM) cancels the server and ignores any
-later one; the server's stdin reader never holds the exit (see
-``_serve/transports.py``). A watchdog leaves after a few seconds anyway, should
+Signals: from the start (TARGET's import included) the first SIGINT or SIGTERM stops
+the command and any later one is ignored: while starting it interrupts the start, over
+stdio it cancels the server, over HTTP it shuts uvicorn down gracefully (uvicorn's own
+signal handling is not used); the server's stdin reader never holds the exit (see
+``_serve/transports.py``). When a client started it (stdin not a terminal), the command
+leads a process group of its own and ends the rest of it, its tools' child processes,
+on the way out. A watchdog leaves after a few seconds anyway, should
 anything else wedge the shutdown (a write blocked on a full pipe, a tool's thread that
 is not a daemon), so one Ctrl-C always ends the process, without a traceback.
 """

@@ -7,7 +7,8 @@ cancel scope (``to_thread.run_sync`` without ``abandon_on_cancel``), on a thread
 not a daemon. Cancelling the server (Ctrl-C) then waits for the client's next line, and
 the interpreter's exit waits for that thread: the server hangs until stdin closes. Our
 reader runs on a daemon thread feeding a bounded queue, so cancelling it is immediate
-and the exit never joins it.
+and the exit never joins it. It also bounds a line (``MAX_LINE_BYTES``): a longer one is
+read past without being kept and answered with a JSON-RPC error.
 """
 
 from __future__ import annotations

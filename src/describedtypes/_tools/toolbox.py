@@ -356,13 +356,16 @@ class Toolbox:
 
         ``tools/list`` gives each tool's ``MCP_TOOLS`` definition (every object closed,
         so a client validating with ``inputSchema`` refuses the keys the decoder would)
-        plus an ``outputSchema`` from its return annotation: an object as it is,
-        anything else wrapped as ``{"result": ...}``; in registration order, the same on
-        every call. ``tools/call`` runs ``acall``, so strict decoding, timeouts, the
-        error policy and ``max_result_chars`` apply: the answer is ``structuredContent``
-        (the whole encoded value, for a tool with an ``outputSchema``) plus a text block
+        plus an ``outputSchema`` from its return annotation (none for ``str`` or an
+        undescribable return): an object as it is, anything else wrapped as
+        ``{"result": ...}``; in registration order, the same on every call.
+        ``tools/call`` runs ``acall``, so strict decoding, timeouts, the error policy and
+        ``max_result_chars`` apply: the answer is ``structuredContent`` (the encoded
+        value, checked against the ``outputSchema``, for a tool with one; a value whose
+        JSON is over ``max_result_chars`` is an error, never cut) plus a text block
         (``ToolResult.content``, within the result budget), or ``isError: true`` with
-        the message the model can correct itself from. An unknown tool name is a
+        the message the model can correct itself from. Encoding and checking a result
+        run on the toolbox's worker threads, off the event loop. An unknown tool name is a
         JSON-RPC error ``-32602`` (a protocol error, as the MCP specification has it)
         whose message is the toolbox's "Unknown tool ..." text. Per-turn limits
         (``max_calls_per_turn``, ``max_result_chars_per_turn``) do not apply: each
