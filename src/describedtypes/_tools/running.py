@@ -354,9 +354,14 @@ async def off_loop(rt: Settings, fn: Callable[..., Any], /, *args: Any) -> Any:
 
     For per-result work that grows with the value (encoding a large result as JSON,
     checking it against a schema): on the loop it would hold up every other call the
-    loop serves. A cancelled caller cancels the job if it has not started yet.
+    loop serves. A cancelled caller cancels the job if it has not started yet. When every
+    thread is busy (with tools that run long), ``fn`` runs here instead: a result never
+    waits for another call to end.
     """
-    waiter = asyncio.wrap_future(rt.pool().submit(fn, *args))
+    pool = rt.pool()
+    if not pool.has_room():
+        return fn(*args)
+    waiter = asyncio.wrap_future(pool.submit(fn, *args))
     try:
         return await waiter
     except asyncio.CancelledError:
