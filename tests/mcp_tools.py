@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import datetime
 import enum
+import subprocess
 import sys
 import time
 from typing import Any
@@ -96,6 +97,16 @@ def big(n: int) -> str:
     return "x" * n
 
 
+def numbers(n: int) -> list[int]:
+    """The first n integers (a structured result, over the budget past about 250)."""
+    return list(range(n))
+
+
+def spawn() -> int:
+    """Starts a long child process (ended with the server) and gives its pid."""
+    return subprocess.Popen(["sleep", "120"]).pid
+
+
 def liar() -> Weather:
     """Claims to return Weather, returns something else."""
     return {"not": "weather"}  # type: ignore[return-value]
@@ -131,8 +142,8 @@ def tree(depth: int) -> Tree | None:
 
 
 toolbox = Toolbox(
-    [get_weather, add, locate, explode, slow, slow_sync, who, big, liar, leave, noisy, untyped,
-     tree],
+    [get_weather, add, locate, explode, slow, slow_sync, who, big, numbers, liar, leave, noisy,
+     untyped, tree, spawn],
     timeout=TIMEOUT,
     max_result_chars=1000,
 )

@@ -9,13 +9,16 @@ subprocess wait has a timeout, so the suite never hangs.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,8 @@ LIMIT = 30.0  # seconds any one scenario may take (a hang fails, it never waits 
 TARGET = "tests.mcp_tools:toolbox"
 
 pytestmark = pytest.mark.anyio
+PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(),
+                          reason="reads a process's state in /proc (Linux)")
 
 
 @pytest.fixture
@@ -209,11 +214,22 @@ async def scenario(session: ClientSession) -> None:
     assert slow_sync.is_error
     assert "timed out" in text(slow_sync)
 
+    # A str return has no outputSchema: its text is cut to the budget like any result.
     long = await session.call_tool("big", {"n": 5000})
     assert not long.is_error
-    assert long.structured_content is not None
-    assert long.structured_content["result"] == "x" * 5000  # the whole value
+    assert long.structured_content is None
     assert text(long).startswith("x" * 1000 + "\n[The result was cut here")  # the budget
+    # A structured result is never cut: over the budget, it is an error that says so.
+    within = await session.call_tool("numbers", {"n": 100})
+    assert within.structured_content == {"result": list(range(100))}
+    over = await session.call_tool("numbers", {"n": 5000})
+    assert over.is_error
+    assert over.structured_content is None
+    assert text(over) == (
+        "Tool 'numbers' failed: its result has 23,902 characters of JSON, more than this "
+        "server sends in one result (max_result_chars=1,000). Ask for less: a narrower "
+        "query or a smaller page."
+    )
 
     liar = await session.call_tool("liar", {})
     assert liar.is_error
@@ -224,7 +240,7 @@ async def scenario(session: ClientSession) -> None:
     assert "SystemExit" in text(gone)
 
     printed = await session.call_tool("noisy", {"text": "hello"})
-    assert printed.structured_content == {"result": "hello"}
+    assert text(printed) == "hello"
 
     # A slow call does not hold up the others: both are answered, each with its own.
     answers: dict[str, types.CallToolResult] = {}
@@ -236,7 +252,7 @@ async def scenario(session: ClientSession) -> None:
         tg.start_soon(run, "slow_sync", {"seconds": 0.2})
         tg.start_soon(run, "add", {"a": 20, "b": 22})
     assert answers["add"].structured_content == {"result": 42}
-    assert answers["slow_sync"].structured_content == {"result": "done"}
+    assert text(answers["slow_sync"]) == "done"
 
     plain = await session.call_tool("untyped", {"x": 1})
     assert not plain.is_error
@@ -302,6 +318,150 @@ async def test_a_2026_era_client() -> None:
     assert unknown.value.code == types.INVALID_PARAMS
 
 
+async def _modern_fields(client: Any) -> None:
+    """tools/list twice in the toolbox's order with 2026-07-28's cache fields; every
+    result with resultType."""
+    assert client.protocol_version == "2026-07-28"
+    first, second = await client.list_tools(), await client.list_tools()
+    assert [t.name for t in first.tools] == [t.name for t in second.tools]
+    assert [t.name for t in first.tools] == mcp_tools.toolbox.names
+    assert (first.ttl_ms, first.cache_scope, first.result_type) == (0, "public", "complete")
+    good = await client.call_tool("add", {"a": 1, "b": 2})
+    assert (good.structured_content, good.result_type) == ({"result": 3}, "complete")
+    raised = await client.call_tool("explode", {"reason": "x"})
+    assert (raised.is_error, raised.result_type) == (True, "complete")
+
+
+async def test_2026_fields_in_memory() -> None:
+    from mcp import Client
+
+    with anyio.fail_after(LIMIT):
+        async with Client(mcp_tools.toolbox.mcp_server(name="demo")) as client:
+            await _modern_fields(client)
+
+
+async def test_2026_fields_over_stdio_and_http() -> None:
+    """The SDK's mcp.Client speaks 2026-07-28 over stdio and over HTTP to the command."""
+    from mcp import Client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "describedtypes", "mcp", TARGET],
+        cwd=str(ROOT), env=child_env(),
+    )
+    with anyio.fail_after(LIMIT):
+        async with Client(params) as client:
+            await _modern_fields(client)
+    with http_server() as (_, url):
+        with anyio.fail_after(LIMIT):
+            async with Client(url) as client:
+                await _modern_fields(client)
+
+
+def test_2025_results_have_no_2026_fields() -> None:
+    """On a 2025-11-25 connection (the wire itself, read over stdio) tools/list and
+    tools/call results carry no ttlMs, cacheScope or resultType."""
+    proc = start_stdio()
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 11, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 12, "method": "tools/call",
+             "params": {"name": "add", "arguments": {"a": 1, "b": 2}}},
+        ):
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 30)
+            assert ready, "no answer within 30 s"
+            answer = json.loads(proc.stdout.readline())
+            assert answer["id"] == message["id"]
+            assert not {"ttlMs", "cacheScope", "resultType"} & set(answer["result"]), answer
+    finally:
+        code, err = stop(proc, signal.SIGTERM)
+    assert code == 0, err
+
+
+async def test_a_failure_inside_the_server_is_an_error_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever raises while the server runs a call (here, the toolbox itself) is an
+    isError result, not a JSON-RPC error: SDK 2's low-level server does not do it."""
+    box = Toolbox([mcp_tools.add])
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the toolbox broke")
+
+    with anyio.fail_after(LIMIT):
+        async with in_memory(box.mcp_server(name="broken")) as session:
+            monkeypatch.setattr(box, "acall", broken)
+            result = await session.call_tool("add", {"a": 1, "b": 2})
+    assert result.is_error
+    assert text(result) == (
+        "Tool 'add' failed: the server could not run it (its log says why)."
+    )
+
+
+_TRACED = """
+import anyio, sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from mcp import ClientSession
+from mcp.shared.memory import create_client_server_memory_streams
+from describedtypes import Toolbox
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+server = Toolbox([add]).mcp_server(name="traced")
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT = "00f067aa0ba902b7"
+
+async def main() -> None:
+    with anyio.fail_after(30):
+        async with create_client_server_memory_streams() as (client, served), \\
+                anyio.create_task_group() as tg:
+            tg.start_soon(lambda: server.run(*served, server.create_initialization_options()))
+            async with ClientSession(*client) as session:
+                await session.initialize()
+                # The caller's trace: the SDK's client sends it in _meta (its own span
+                # under the caller's, SEP-414); the server runs in tasks of its own, so
+                # only _meta can carry it there.
+                caller = trace.NonRecordingSpan(trace.SpanContext(
+                    int(TRACE, 16), int(PARENT, 16), is_remote=True,
+                    trace_flags=trace.TraceFlags(1),
+                ))
+                with trace.use_span(caller):
+                    result = await session.call_tool("add", {"a": 1, "b": 2})
+                assert result.structured_content == {"result": 3}
+            tg.cancel_scope.cancel()
+
+anyio.run(main)
+tool = [s for s in exporter.get_finished_spans() if s.name == "execute_tool add"]
+assert len(tool) == 1, [s.name for s in exporter.get_finished_spans()]
+assert format(tool[0].context.trace_id, "032x") == TRACE, "a new trace, not the caller's"
+served = [s for s in exporter.get_finished_spans() if s.name == "tools/call add"]
+assert tool[0].parent.span_id == served[0].context.span_id
+print("continued")
+"""
+
+
+def test_a_traceparent_in_meta_continues_the_trace() -> None:
+    """A tools/call whose _meta carries a W3C traceparent: the tool's span (execute_tool)
+    is in the caller's trace, a child of the SDK's server span (in a subprocess: a tracer
+    provider is set once per process)."""
+    done = subprocess.run([sys.executable, "-c", _TRACED], cwd=ROOT, env=child_env(),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "continued"
+
+
 async def test_listing_is_the_mcp_tools_definitions() -> None:
     """tools/list carries each MCP_TOOLS definition unchanged, in registration order."""
     with anyio.fail_after(LIMIT):
@@ -316,6 +476,47 @@ async def test_listing_is_the_mcp_tools_definitions() -> None:
         assert tool.input_schema == definition["inputSchema"]
 
 
+class _SlowDate(datetime.date):
+    """A date whose encoding waits until the test lets it go (or gives up)."""
+
+    entered = threading.Event()
+    release = threading.Event()
+    gave_up = False
+
+    def isoformat(self) -> str:
+        type(self).entered.set()
+        if not type(self).release.wait(LIMIT / 2):  # a hang guard, never a pass condition
+            type(self).gave_up = True
+        return super().isoformat()
+
+
+def dates() -> list[datetime.date]:
+    """A result whose encoding blocks until released."""
+    return [_SlowDate(2026, 1, 1)]
+
+
+async def test_a_result_is_encoded_off_the_event_loop() -> None:
+    """While one result is being encoded (and checked), the server answers other calls:
+    the encoding waits until a later call has been answered, which only a free event
+    loop can do."""
+    box = Toolbox([dates, mcp_tools.add])
+    answers: dict[str, types.CallToolResult] = {}
+    with anyio.fail_after(LIMIT):
+        async with in_memory(box.mcp_server(name="busy")) as session:
+
+            async def encoded() -> None:
+                answers["dates"] = await session.call_tool("dates", {})
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(encoded)
+                assert await anyio.to_thread.run_sync(_SlowDate.entered.wait, LIMIT / 2)
+                answers["add"] = await session.call_tool("add", {"a": 1, "b": 2})
+                _SlowDate.release.set()
+    assert not _SlowDate.gave_up, "the encoding held the event loop: add waited for it"
+    assert answers["add"].structured_content == {"result": 3}
+    assert answers["dates"].structured_content == {"result": ["2026-01-01"]}
+
+
 async def test_listing_follows_the_toolbox() -> None:
     """A tool added after the server was made is listed and callable; a removed one is not."""
     box = Toolbox([mcp_tools.add])
@@ -323,12 +524,12 @@ async def test_listing_follows_the_toolbox() -> None:
         server = box.mcp_server(name="growing")
         async with in_memory(server) as session:
             assert [t.name for t in (await session.list_tools()).tools] == ["add"]
-            box.add(mcp_tools.big)
-            assert [t.name for t in (await session.list_tools()).tools] == ["add", "big"]
-            result = await session.call_tool("big", {"n": 3})
-            assert result.structured_content == {"result": "xxx"}
+            box.add(mcp_tools.numbers)
+            assert [t.name for t in (await session.list_tools()).tools] == ["add", "numbers"]
+            result = await session.call_tool("numbers", {"n": 3})
+            assert result.structured_content == {"result": [0, 1, 2]}
             box.remove("add")
-            assert [t.name for t in (await session.list_tools()).tools] == ["big"]
+            assert [t.name for t in (await session.list_tools()).tools] == ["numbers"]
             with pytest.raises(MCPError):
                 await session.call_tool("add", {"a": 1, "b": 2})
 
@@ -485,6 +686,58 @@ def start_stdio() -> subprocess.Popen[bytes]:
     return proc
 
 
+@PROC
+def test_stdio_an_over_long_line_is_an_error_and_the_server_serves_on() -> None:
+    """A line past MAX_LINE_BYTES is answered with an error carrying its request id, read
+    past without being kept (the server's peak memory stays far below the line's size),
+    and the next request is served."""
+    from describedtypes._serve.transports import MAX_LINE_BYTES
+
+    size = 64 * 1024 * 1024
+    assert size > MAX_LINE_BYTES
+    proc = start_stdio()
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    head = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add",'
+    long_line = head + b'"arguments":{"a":"' + b"9" * size + b'","b":1}}}\n'
+    then = {"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+
+    def send() -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(long_line)
+        proc.stdin.write((json.dumps(then) + "\n").encode())
+        proc.stdin.flush()
+
+    def peak_kb() -> int:
+        with open(f"/proc/{proc.pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+
+    before = peak_kb()
+    writer = threading.Thread(target=send, daemon=True)
+    writer.start()
+    answers: dict[int, Any] = {}
+    try:
+        while len(answers) < 2:
+            ready, _, _ = select.select([proc.stdout], [], [], 60)
+            assert ready, f"no answer within 60 s (got {answers}, {writer.is_alive()=})"
+            answer = json.loads(proc.stdout.readline())
+            if answer.get("id") in (7, 8):
+                answers[answer["id"]] = answer
+        writer.join(60)
+        grown = peak_kb() - before
+    finally:
+        code, err = stop(proc, signal.SIGTERM)
+    assert answers[7]["error"]["code"] == -32600
+    assert answers[7]["error"]["message"].startswith(
+        f"message too long: {len(long_line) - 1:,} bytes in one line, over this server's "
+        f"limit of {MAX_LINE_BYTES:,} bytes"
+    )
+    assert answers[8]["result"]["structuredContent"] == {"result": 3}
+    assert grown * 1024 < size / 2, f"the server's peak memory grew by {grown} kB"
+    assert code == 0, err
+
+
 def stop(proc: subprocess.Popen[bytes], *signals: int) -> tuple[int, str]:
     """Send ``signals`` (stdin stays open) and wait at most 15 s: the status and stderr."""
     try:
@@ -631,6 +884,170 @@ async def test_http_ctrl_c_with_a_session_open() -> None:
         code, err = stop(proc)
     assert code == 130, (code, err)
     assert "Traceback" not in err, (code, err)
+
+
+def test_http_sigterm_exits_zero() -> None:
+    """SIGTERM stops the HTTP server with status 0 (uvicorn would raise it again and die
+    of it, -15), no traceback."""
+    with http_server() as (proc, url):
+
+        async def call() -> None:
+            with anyio.fail_after(LIMIT):
+                async with over_http(url) as session:
+                    assert (await session.call_tool("add", {"a": 1, "b": 2})).structured_content
+        anyio.run(call)
+        code, err = stop(proc, signal.SIGTERM)
+    assert code == 0, (code, err)
+    assert "Traceback" not in err, (code, err)
+
+
+@pytest.mark.parametrize("http", [False, True], ids=["stdio", "http"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_starting_stops_at_once(http: bool, signum: int) -> None:
+    """A signal while TARGET is still being imported ends the command: 130 after SIGINT,
+    0 after SIGTERM, no traceback, nothing served."""
+    args = ["--http", "127.0.0.1:0"] if http else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "describedtypes", "mcp", *args, "tests.mcp_slow_start:toolbox"],
+        cwd=ROOT, env=child_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert stderr_line(proc, 60).strip() == "importing mcp_slow_start"
+    code, err = stop(proc, signum)
+    assert code == (130 if signum == signal.SIGINT else 0), (code, err)
+    assert "Traceback" not in err, err
+    assert "serving" not in err, err
+
+
+@PROC
+def test_stdio_a_tools_child_process_ends_with_the_server() -> None:
+    """A process a tool started (sleep 120) is ended when the server stops."""
+    proc = start_stdio()
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "spawn", "arguments": {}}}
+    proc.stdin.write((json.dumps(call) + "\n").encode())
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], 30)
+    assert ready, "no answer within 30 s"
+    child = json.loads(proc.stdout.readline())["result"]["structuredContent"]["result"]
+    assert _alive(child)
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(15)
+        # Not stop(): the child holds the server's stderr open, reading it would wait
+        # for the child to end.
+        for _ in range(300):  # a hang guard (30 s), well before the child's 120 s
+            if not _alive(child):
+                break
+            select.select([], [], [], 0.1)
+        assert not _alive(child), "the tool's child process outlived the server"
+    finally:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    assert code == 130
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_docs_client_configurations_work_from_any_directory(tmp_path: Path) -> None:
+    """Every client configuration in docs/mcp.md names its TARGET by module or absolute
+    path; the file one, pointed at this repository's example, serves from elsewhere."""
+    page = (ROOT / "docs" / "mcp.md").read_text()
+    configs = [json.loads(line) for line in page.splitlines() if line.startswith('{"mcpServers"')]
+    assert len(configs) >= 2
+    for config in configs:
+        for entry in config["mcpServers"].values():
+            target = entry["args"][-1]
+            module = target.rpartition(":")[0]
+            assert Path(module).is_absolute() or "/" not in module, target
+    example = ROOT / "examples" / "weather_tools.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "describedtypes", "mcp", f"{example}:toolbox"],
+        input=(json.dumps(INIT) + "\n").encode(), capture_output=True, timeout=60,
+        cwd=tmp_path, env=child_env(), check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"]["name"] == "weather_tools"
+
+
+def test_the_server_version_is_the_packages() -> None:
+    """Without --server-version, the version of the distribution TARGET's module comes
+    from; a file has none."""
+    from importlib.metadata import version
+
+    from describedtypes._cli.mcp import _package_version
+
+    assert _package_version("describedtypes._cli.mcp:x") == version("describedtypes")
+    assert _package_version("tests/mcp_tools.py:toolbox") == ""
+    assert _package_version("no_such_package_here:toolbox") == ""
+
+
+# -- a client not written in Python: the TypeScript SDK's ----------------------------------------
+
+TS_CLIENT = Path(__file__).resolve().parent / "interop" / "mcp_client.mjs"
+
+
+@pytest.fixture(scope="module")
+def ts_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/interop/mcp_client.mjs beside an npm install of the TypeScript SDK 1.x."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("Node.js and npm are not installed: the TypeScript SDK's client needs them")
+    where = tmp_path_factory.mktemp("ts-mcp")
+    done = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--silent", "@modelcontextprotocol/sdk@1"],
+        cwd=where, capture_output=True, text=True, timeout=600, check=False,
+    )
+    if done.returncode != 0:  # no registry (offline): nothing to test against
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"npm could not install @modelcontextprotocol/sdk: {last}")
+    shutil.copy(TS_CLIENT, where / TS_CLIENT.name)
+    return where / TS_CLIENT.name
+
+
+def _ts_saw(script: Path, *args: str) -> dict[str, Any]:
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run([node, str(script), *args], cwd=ROOT, env=child_env(),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    saw: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return saw
+
+
+def _check_ts(saw: dict[str, Any]) -> None:
+    assert saw["names"] == mcp_tools.toolbox.names
+    assert saw["add"] == {"result": 5}
+    assert saw["weather"] == {"city": "Oslo", "temperature": 21.5, "unit": "celsius"}
+    assert saw["wrong"]["isError"] is True
+    assert saw["wrong"]["text"].startswith("Invalid arguments for tool 'add':")
+    assert saw["unknown"]["code"] == -32602
+    assert "Did you mean 'add'?" in saw["unknown"]["message"]
+
+
+def test_typescript_client_over_stdio(ts_client: Path) -> None:
+    _check_ts(_ts_saw(ts_client, "stdio", sys.executable, TARGET))
+
+
+def test_typescript_client_over_http(ts_client: Path) -> None:
+    with http_server() as (_, url):
+        _check_ts(_ts_saw(ts_client, "http", url))
 
 
 # -- the command line's errors ----------------------------------------------------------------

@@ -458,3 +458,57 @@ def test_check_reads_hand_written_elicitation_schemas(
     problems = check(requested, MCP_ELICITATION)
     assert any(str(p).startswith(pointer) and says in p.message for p in problems), problems
     assert {p.rule for p in problems} == {"elicitation"}
+
+
+# -- 2026-07-28: references never followed, composition bounded -----------------------------
+
+
+@pytest.mark.parametrize("ref", ["https://example.com/weather.json", "weather.json#/$defs/A",
+                                 "file:///etc/passwd"])
+def test_an_external_ref_is_refused_never_fetched(ref: str) -> None:
+    """check(..., MCP_TOOLS) refuses a reference outside the schema, and says to copy the
+    schema into $defs; nothing is fetched (the checks read only the dict)."""
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"$ref": ref}}}}
+    problems = check(tool, MCP_TOOLS)
+    assert [(p.pointer, p.rule) for p in problems] == [("/inputSchema/properties/a/$ref", "$ref")]
+    assert "copy the external schema into $defs" in problems[0].message
+
+
+def test_an_unresolved_local_ref_is_refused() -> None:
+    tool = {"name": "t", "inputSchema": {"type": "object",
+                                         "properties": {"a": {"$ref": "#/$defs/Missing"}}}}
+    assert [p.rule for p in check(tool, MCP_TOOLS)] == ["$ref"]
+
+
+def test_composition_depth_is_bounded() -> None:
+    """Composition keywords nested past MCP_MAX_COMPOSITION_DEPTH are refused, in a hand-
+    written schema (check) and in a type's own (schema raises SchemaError)."""
+    from describedtypes._schema.rules import MCP_MAX_COMPOSITION_DEPTH
+
+    def nested(depth: int) -> dict[str, Any]:
+        node: dict[str, Any] = {"type": "string"}
+        for _ in range(depth):
+            node = {"anyOf": [node, {"type": "integer"}]}
+        return {"type": "object", "properties": {"a": node}}
+
+    assert check(nested(MCP_MAX_COMPOSITION_DEPTH), MCP_TOOLS) == []
+    problems = check(nested(MCP_MAX_COMPOSITION_DEPTH + 1), MCP_TOOLS)
+    assert [p.rule for p in problems] == ["composition-depth"]
+    assert f"nest {MCP_MAX_COMPOSITION_DEPTH + 1} deep" in problems[0].message
+
+    deep: Any = int
+    for _ in range(MCP_MAX_COMPOSITION_DEPTH + 2):
+        deep = list[deep | str] | None  # an anyOf in each level's items (but the outer's)
+
+    holder = dataclasses.make_dataclass("Deep", [("value", deep)])
+    with pytest.raises(SchemaError, match=f"nest {MCP_MAX_COMPOSITION_DEPTH + 1} deep"):
+        schema(holder, MCP_TOOLS)
+
+
+def test_composition_count_is_bounded() -> None:
+    from describedtypes._schema.rules import MCP_MAX_COMPOSITION_BRANCHES
+
+    many = {"type": "object", "properties": {"a": {"anyOf": [
+        {"type": "integer", "minimum": i} for i in range(MCP_MAX_COMPOSITION_BRANCHES + 1)
+    ]}}}
+    assert [p.rule for p in check(many, MCP_TOOLS)] == ["composition-count"]

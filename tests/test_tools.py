@@ -1440,3 +1440,28 @@ def test_the_common_call_path_gives_what_the_general_one_gives(text: str, as_byt
         theirs.content, theirs.value, theirs.is_error, theirs.call_id, theirs.name
     )
     assert type(ours.exception) is type(theirs.exception)
+
+
+def test_a_result_is_finished_even_when_every_worker_thread_is_busy() -> None:
+    """A result is encoded on a worker thread, or on the loop when every thread is taken
+    by a long call: it never waits for that call to end."""
+    release = threading.Event()
+
+    def hold() -> str:
+        release.wait(60)  # a hang guard; the test releases it
+        return "held"
+
+    async def listed() -> list[int]:
+        return [1, 2, 3]
+
+    box = Toolbox([hold, listed], max_workers=1)
+
+    async def scenario() -> tuple[str, str]:
+        holding = asyncio.ensure_future(box.acall("hold", {}))
+        while box.running_calls == [] and not holding.done():
+            await asyncio.sleep(0.01)
+        quick = await asyncio.wait_for(box.acall("listed", {}), 30)
+        release.set()
+        return quick.content, (await holding).content
+
+    assert asyncio.run(scenario()) == ("[1,2,3]", "held")

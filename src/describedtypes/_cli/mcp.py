@@ -4,9 +4,13 @@ Exit status: 0 when the client closed stdin (or on SIGTERM), 130 after Ctrl-C, 2
 usage problem (a TARGET that cannot be loaded or is not a Toolbox, a bad ``--http``
 address, the SDK missing), 1 when the toolbox cannot be described as MCP tools.
 
-Ctrl-C over stdio: the first SIGINT (or SIGTERM) cancels the server and ignores any
-later one; the server's stdin reader never holds the exit (see
-``_serve/transports.py``). A watchdog leaves after a few seconds anyway, should
+Signals: from the start (TARGET's import included) the first SIGINT or SIGTERM stops
+the command and any later one is ignored: while starting it interrupts the start, over
+stdio it cancels the server, over HTTP it shuts uvicorn down gracefully (uvicorn's own
+signal handling is not used); the server's stdin reader never holds the exit (see
+``_serve/transports.py``). When a client started it (stdin not a terminal), the command
+leads a process group of its own and ends the rest of it, its tools' child processes,
+on the way out. A watchdog leaves after a few seconds anyway, should
 anything else wedge the shutdown (a write blocked on a full pipe, a tool's thread that
 is not a daemon), so one Ctrl-C always ends the process, without a traceback.
 """
@@ -20,7 +24,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +57,8 @@ def add_mcp_command(commands: Any) -> None:
     cmd.add_argument("--name", default=None,
                      help="the server's name for clients (default: TARGET's module name)")
     cmd.add_argument("--server-version", default="", metavar="VERSION",
-                     help="the server's version for clients (default: empty)")
+                     help="the server's version for clients (default: the version of the "
+                          "installed package TARGET's module belongs to, if any)")
 
 
 def _address(text: str) -> tuple[str, int]:
@@ -76,6 +81,30 @@ def _default_name(target: str) -> str:
 
 def run_mcp(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the ``mcp`` subcommand; returns the exit status."""
+    # From here on the first SIGINT or SIGTERM stops the command: while it starts (the
+    # TARGET's import, the SDK's) by interrupting it, once it serves by stopping the
+    # server; either way within GRACE_SECONDS and without a traceback.
+    stopper = _Stopper()
+    try:
+        with stopper.starting():
+            server, address = _prepare(args, parser)
+    except KeyboardInterrupt:
+        return stopper.status()
+    own_group = _lead_a_process_group()
+    try:
+        if address is not None:
+            host, port = address
+            return _serve_http(server, host, port, stopper)
+        return _serve_stdio(server, stopper)
+    finally:
+        if own_group:
+            _end_children()
+
+
+def _prepare(
+    args: argparse.Namespace, parser: argparse.ArgumentParser
+) -> tuple[Any, tuple[str, int] | None]:
+    """The server and the HTTP address (None: stdio); a usage problem exits."""
     try:
         address = _address(args.http) if args.http is not None else None
         # Over stdio, standard output is the wire: what TARGET prints while it is
@@ -89,7 +118,8 @@ def run_mcp(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             raise UsageError(msg)
         server = toolbox.mcp_server(
-            name=args.name or _default_name(args.target), version=args.server_version
+            name=args.name or _default_name(args.target),
+            version=args.server_version or _package_version(args.target),
         )
     except UsageError as exc:
         parser.exit(2, f"error: {exc}\n")
@@ -97,38 +127,87 @@ def run_mcp(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.exit(2, f"error: {exc}\n")
     except DescribedTypesError as exc:
         parser.exit(1, f"error: {exc}\n")
-    if address is not None:
-        return _serve_http(server, *address)
-    return _serve_stdio(server)
+    return server, address
 
 
-def _serve_http(server: Any, host: str, port: int) -> int:
+def _serve_http(server: Any, host: str, port: int, stopper: _Stopper) -> int:
     from .._serve.transports import serve_http
 
     def ready(url: str) -> None:
         print(f"serving MCP on {url}", file=sys.stderr, flush=True)
 
     try:
-        asyncio.run(serve_http(server, host, port, ready=ready))
-    except KeyboardInterrupt:  # uvicorn raises Ctrl-C again once it has shut down
+        asyncio.run(stopper.run(lambda stop: serve_http(server, host, port, ready=ready,
+                                                        stop=stop)))
+    except KeyboardInterrupt:  # a SIGINT that came before the handler was in place
         return 130
     except OSError as exc:  # the port is taken, the host is not ours or unknown
         print(f"error: cannot serve on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    return 0
+    return stopper.status()
 
 
-def _serve_stdio(server: Any) -> int:
+def _serve_stdio(server: Any, stopper: _Stopper) -> int:
     from .._serve.transports import serve_stdio
 
-    stopper = _Stopper()
     try:
-        asyncio.run(stopper.run(serve_stdio(server)))
+        asyncio.run(stopper.run(lambda stop: serve_stdio(server), cancel=True))
     except KeyboardInterrupt:  # a SIGINT that came before the handler was in place
         return 130
-    if stopper.signum is None:
-        return 0  # stdin ended: the client went away
-    return 130 if stopper.signum == signal.SIGINT else 0
+    return stopper.status()  # 0 when stdin ended: the client went away
+
+
+def _lead_a_process_group() -> bool:
+    """Make this process the leader of a process group of its own, so the processes its
+    tools start can be ended with it; False where that is not wanted or not possible.
+
+    Not when standard input is a terminal: the terminal's Ctrl-C goes to its foreground
+    process group, which a new group would leave (and a shell's job control already
+    gave the command a group of its own).
+    """
+    if not hasattr(os, "setpgid"):
+        return False
+    try:
+        if os.isatty(0) or os.getpgrp() == os.getpid():
+            return False
+        os.setpgid(0, 0)
+    except OSError:  # a session leader cannot move
+        return False
+    _owned_group[0] = True
+    return True
+
+
+#: Whether this process made the process group it leads (its children may be ended).
+_owned_group = [False]
+
+
+def _end_children() -> None:
+    """SIGTERM to the rest of this process's own group: what its tools started."""
+    if not _owned_group[0]:
+        return
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the group includes this process
+        os.killpg(os.getpgrp(), signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+
+
+def _package_version(target: str) -> str:
+    """The version of the distribution TARGET's top package comes from, or ""."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    module = target.rpartition(":")[0]
+    if module.endswith(".py") or "/" in module or "\\" in module:
+        return ""
+    top = module.partition(".")[0]
+    # The distribution named like the package first (an editable install may not list
+    # its packages in the metadata packages_distributions reads).
+    for dist in (top, *packages_distributions().get(top, ())):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            continue
+    return ""
 
 
 def _watchdog(code: int) -> None:
@@ -141,6 +220,7 @@ def _watchdog(code: int) -> None:
                 "leaving now\n"
             )
             sys.stderr.flush()
+            _end_children()
         finally:
             os._exit(code)
 
@@ -171,41 +251,74 @@ def quiet_signal_races() -> None:
 
 
 class _Stopper:
-    """The first SIGINT or SIGTERM cancels the server's task; later ones are ignored.
+    """The first SIGINT or SIGTERM stops the command; later ones are ignored.
 
-    Installed with ``signal.signal`` before ``asyncio.run``, so asyncio's own handling
-    of SIGINT (cancel on the first, ``KeyboardInterrupt`` on the second) stays out.
+    Installed with ``signal.signal`` when the command starts, so asyncio's own handling
+    of SIGINT (cancel on the first, ``KeyboardInterrupt`` on the second) and uvicorn's
+    (which raises the signal again once stopped: SIGTERM then kills the process) stay
+    out. While starting, a signal interrupts what runs (``KeyboardInterrupt``, caught by
+    ``run_mcp``); while serving, it sets the server's stop event (HTTP: a graceful
+    shutdown) or cancels its task (stdio). A watchdog bounds either.
     """
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        self._starting = False
+        self._cancel = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
+        self._stop: asyncio.Event | None = None
         quiet_signal_races()
         signal.signal(signal.SIGINT, self._on_signal)
         signal.signal(signal.SIGTERM, self._on_signal)
 
+    def status(self) -> int:
+        """The exit status: 130 after SIGINT, else 0."""
+        return 130 if self.signum == signal.SIGINT else 0
+
+    @contextlib.contextmanager
+    def starting(self) -> Iterator[None]:
+        self._starting = True
+        try:
+            if self.signum is not None:
+                raise KeyboardInterrupt
+            yield
+        finally:
+            self._starting = False
+
     def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.signum is not None:
+            return
         self.signum = signum
         # Ignored at the C level from now on: the interpreter's finalization resets a
         # Python handler to the default (a second Ctrl-C would then kill the process
         # with a KeyboardInterrupt in threading._shutdown) but leaves SIG_IGN alone.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _watchdog(130 if signum == signal.SIGINT else 0)
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None and not loop.is_closed():
+        _watchdog(self.status())
+        if self._starting:
+            raise KeyboardInterrupt
+        loop, task, stop = self._loop, self._task, self._stop
+        if loop is None or task is None or loop.is_closed():
+            return  # not serving yet: run() sees self.signum
+        if self._cancel or stop is None:
             loop.call_soon_threadsafe(task.cancel)
+        else:
+            loop.call_soon_threadsafe(stop.set)
 
-    async def run(self, serving: Awaitable[None]) -> None:
+    async def run(
+        self, serve: Callable[[asyncio.Event], Awaitable[None]], *, cancel: bool = False
+    ) -> None:
+        """Run ``serve(stop)`` until it returns or a signal stops it (``cancel``: by
+        cancelling it; otherwise by setting ``stop``, which it must watch)."""
+        self._cancel = cancel
+        self._stop = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()
-        if self.signum is not None:  # Ctrl-C while starting
-            if asyncio.iscoroutine(serving):
-                serving.close()
+        if self.signum is not None:  # a signal while starting
             return
         try:
-            await serving
+            await serve(self._stop)
         except asyncio.CancelledError:
             if self.signum is None:
                 raise

@@ -628,6 +628,46 @@ LIMITS = Rule("limits", _limits, strict_only=True,
               summary="The schema stays within the adapter's size limits and budgets.")
 
 
+MCP_MAX_COMPOSITION_DEPTH = 10
+"""How deep composition keywords (``anyOf``, ``oneOf``, ``allOf``, ``not``) may nest in
+an MCP tool's schema: the 2026-07-28 revision asks for a bound on their depth and count
+(the numbers are this library's)."""
+
+MCP_MAX_COMPOSITION_BRANCHES = 500
+"""How many subschemas the composition keywords of one MCP tool's schema may hold."""
+
+_COMPOSITION = frozenset({"anyOf", "oneOf", "allOf", "not"})
+
+
+def _composition(doc: Document, adapter: Adapter) -> Iterator[Problem]:
+    depths: dict[int, int] = {}
+    branches = 0
+    deepest: tuple[int, str] = (0, "")
+    for v in doc.visits:
+        parent = 0 if v.parent is None else depths.get(id(v.parent), 0)
+        depth = parent + (v.keyword in _COMPOSITION)
+        depths[id(v)] = depth
+        if v.keyword in _COMPOSITION:
+            branches += 1
+        if depth > deepest[0]:
+            deepest = (depth, v.pointer)
+    if deepest[0] > MCP_MAX_COMPOSITION_DEPTH:
+        yield doc.problem(deepest[1], "composition-depth",
+                          f"composition keywords (anyOf, oneOf, allOf, not) nest {deepest[0]} "
+                          f"deep here; {adapter.name} accepts at most "
+                          f"{MCP_MAX_COMPOSITION_DEPTH}; flatten the alternatives into one "
+                          "anyOf")
+    if branches > MCP_MAX_COMPOSITION_BRANCHES:
+        yield doc.problem("", "composition-count",
+                          f"the composition keywords (anyOf, oneOf, allOf, not) hold "
+                          f"{branches:,} subschemas; {adapter.name} accepts at most "
+                          f"{MCP_MAX_COMPOSITION_BRANCHES:,} in one schema; split the tool")
+
+
+MCP_COMPOSITION = Rule("composition", _composition,
+                       summary="Composition keywords stay within a bounded depth and count.")
+
+
 # -- the providers' rule sets ------------------------------------------------------------
 
 OPENAI_RULES: tuple[Rule, ...] = (
@@ -644,4 +684,4 @@ GEMINI_RULES: tuple[Rule, ...] = (
     WELL_FORMED, ROOT_OBJECT, NAME, REF_TARGET, GEMINI_REF_SIBLINGS, CYCLIC_REF_REQUIRED,
     GEMINI_ENUM,
 )
-MCP_RULES: tuple[Rule, ...] = (WELL_FORMED, MCP_ROOT_OBJECT, NAME)
+MCP_RULES: tuple[Rule, ...] = (WELL_FORMED, MCP_ROOT_OBJECT, NAME, REF_TARGET, MCP_COMPOSITION)

@@ -23,9 +23,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._base.lazy import install_hint
-from .._codec.encode import json_value
+from .._codec.encode import encode, json_value
 from .._schema.adapters import MCP_TOOLS, STANDARD
 from .._schema.schema import schema
+from .._tools.toolbox import result_limit, run_off_loop
 from .._types.annotate import current_stamp
 from ..errors import SchemaError
 
@@ -47,6 +48,10 @@ parameters of a tool receive for one ``tools/call``; ``request_context`` is the 
 #: The smallest SDK with the API used here (``Server(on_list_tools=..., ...)``).
 SDK_REQUIREMENT = "mcp>=2.3"
 _INSTALL = install_hint(SDK_REQUIREMENT, "mcp")
+
+#: ``ttlMs`` of a ``tools/list`` result (2026-07-28): 0, stale at once, since a toolbox can
+#: change while it is served (a client asks again rather than keep an old listing).
+LIST_TTL_MS = 0
 
 
 def load_sdk() -> Any:
@@ -87,6 +92,11 @@ def output_schema(tool: Tool) -> tuple[dict[str, Any] | None, bool]:
     """
     hint = tool.return_type
     if hint is _pyinspect.Signature.empty:
+        return None, False
+    if hint is str:
+        # Text is the answer itself: the text block carries it, cut to the result
+        # budget as every Toolbox result is; {"result": "..."} would only repeat it,
+        # and could never be cut.
         return None, False
     try:
         body: dict[str, Any] = copy.deepcopy(dict(schema(hint, STANDARD, registry=tool.registry)))
@@ -139,6 +149,52 @@ class _Output:
             from jsonschema.validators import validator_for
 
             self.validator = validator_for(self.schema)(self.schema)
+
+    def structured(self, tool_name: str, value: Any, limit: int | None) -> tuple[Any, str | None]:
+        """``(structuredContent, None)`` for ``value``, or ``(None, why not)`` for the model.
+
+        Runs on a worker thread. A value over ``limit`` characters of JSON is refused
+        whole (a cut object would break its own schema); one outside ``outputSchema`` is
+        refused naming the path.
+        """
+        try:
+            structured: Any = json_value(value)
+            if self.wrapped:
+                structured = {"result": structured}
+            size = len(encode(structured))  # bytes: never fewer than characters
+        except (TypeError, ValueError, RecursionError) as exc:
+            logger.error("tool %s: its value could not be encoded: %s", tool_name, exc)
+            return None, (
+                f"Tool {tool_name!r} failed: its result could not be encoded as JSON "
+                f"({type(exc).__name__})."
+            )
+        if limit is not None and size > limit:
+            size = len(encode(structured).decode())
+            if size > limit:
+                logger.warning(
+                    "tool %s: its result has %d characters of JSON, over max_result_chars=%d; "
+                    "sent as an error", tool_name, size, limit,
+                )
+                return None, (
+                    f"Tool {tool_name!r} failed: its result has {size:,} characters of JSON, "
+                    f"more than this server sends in one result (max_result_chars={limit:,}). "
+                    "Ask for less: a narrower query or a smaller page."
+                )
+        error = next(iter(self.validator.iter_errors(structured)), None)
+        if error is not None:
+            # The client validates structuredContent against outputSchema
+            # (ClientSession.call_tool) and raises on a mismatch: refuse it here, where
+            # the message can still reach the model.
+            # The path and the keyword only: the message quotes the value, which may
+            # hold model text (that reaches the logs at DEBUG only).
+            logger.error("tool %s returned a value outside its return type (%s at %s)",
+                         tool_name, error.validator, error.json_path)
+            logger.debug("tool %s: %s", tool_name, error.message)
+            return None, (
+                f"Tool {tool_name!r} failed: it returned a value that does not match its "
+                f"declared return type (at {error.json_path}: {error.message[:200]})."
+            )
+        return structured, None
 
 
 class _Listing:
@@ -272,30 +328,13 @@ def mcp_server(
         output = listing.current().outputs.get(tool_name)
         if output is None or output.schema is None:
             return types.CallToolResult(content=text(result.content))
-        try:
-            structured: Any = json_value(result.value)
-        except (TypeError, ValueError, RecursionError) as exc:
-            logger.error("tool %s: its value could not be encoded: %s", tool_name, exc)
-            return failed(
-                f"Tool {tool_name!r} failed: its result could not be encoded as JSON "
-                f"({type(exc).__name__})."
-            )
-        if output.wrapped:
-            structured = {"result": structured}
-        error = next(iter(output.validator.iter_errors(structured)), None)
-        if error is not None:
-            # The client validates structuredContent against outputSchema
-            # (ClientSession.call_tool) and raises on a mismatch: refuse it here, where
-            # the message can still reach the model.
-            # The path and the keyword only: the message quotes the value, which may
-            # hold model text (that reaches the logs at DEBUG only).
-            logger.error("tool %s returned a value outside its return type (%s at %s)",
-                         tool_name, error.validator, error.json_path)
-            logger.debug("tool %s: %s", tool_name, error.message)
-            return failed(
-                f"Tool {tool_name!r} failed: it returned a value that does not match its "
-                f"declared return type (at {error.json_path}: {error.message[:200]})."
-            )
+        # Encoding, measuring and checking grow with the value: on the toolbox's worker
+        # threads, so one large result never holds up the other calls.
+        structured, problem = await run_off_loop(
+            toolbox, output.structured, tool_name, result.value, result_limit(toolbox)
+        )
+        if problem is not None:
+            return failed(problem)
         return types.CallToolResult(content=text(result.content), structured_content=structured)
 
     def _logged(tool_name: str) -> str:
@@ -305,8 +344,14 @@ def mcp_server(
         logger.debug("the unknown tool name: %.200r", tool_name)
         return "an unknown tool"
 
+    from mcp.server.caching import CacheHint
+
     server: Server[Any] = sdk.Server(
         name, version=version, instructions=instructions,
         on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+        # 2026-07-28's cache fields (the SDK leaves them out for older versions): the
+        # listing is the same for every caller ("public"), and stale at once (ttlMs 0)
+        # since tools may be added to or removed from the toolbox while it is served.
+        cache_hints={"tools/list": CacheHint(ttl_ms=LIST_TTL_MS, scope="public")},
     )
     return server

@@ -349,6 +349,26 @@ def check_timeout(timeout: Any) -> float | None:
 # max_workers) and the call is listed in running_calls until it returns.
 
 
+async def off_loop(rt: Settings, fn: Callable[..., Any], /, *args: Any) -> Any:
+    """``fn(*args)`` on a worker thread of ``rt``'s pool, awaited from the event loop.
+
+    For per-result work that grows with the value (encoding a large result as JSON,
+    checking it against a schema): on the loop it would hold up every other call the
+    loop serves. A cancelled caller cancels the job if it has not started yet. When every
+    thread is busy (with tools that run long), ``fn`` runs here instead: a result never
+    waits for another call to end.
+    """
+    pool = rt.pool()
+    if not pool.has_room():
+        return fn(*args)
+    waiter = asyncio.wrap_future(pool.submit(fn, *args))
+    try:
+        return await waiter
+    except asyncio.CancelledError:
+        waiter.cancel()
+        raise
+
+
 def call_within(
     tool: Any, kwargs: dict[str, Any], timeout: float, rt: Settings, call: ToolCall
 ) -> Any:

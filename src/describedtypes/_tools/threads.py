@@ -128,6 +128,14 @@ class ToolThreads(concurrent.futures.Executor):
         """Threads counted against ``max_workers`` now (busy or idle; abandoned ones not)."""
         return self._state.threads
 
+    def has_room(self) -> bool:
+        """Whether a job queued now would start at once (an idle thread, or room for one)."""
+        state = self._state
+        with state.lock:
+            return not state.closed and (
+                state.idle > len(state.queue) or state.threads < state.max_workers
+            )
+
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             args = (_with_kwargs(fn, kwargs), *args)

@@ -52,6 +52,7 @@ from .running import (
     in_thread,
     log_outcome,
     logger,
+    off_loop,
     on_loop,
     own_words,
     run_coroutine,
@@ -518,7 +519,12 @@ class Tool:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._error(exc, call_id, name, rt)
-        return self._finish(value, call_id, name, rt)
+        if type(value) in _ON_LOOP or isinstance(value, ToolResult):
+            return self._finish(value, call_id, name, rt)
+        # Encoding a value grows with it (a 100,000-item list takes a second): on a
+        # worker thread, so the loop keeps serving the other calls meanwhile.
+        result: ToolResult = await off_loop(rt, self._finish, value, call_id, name, rt)
+        return result
 
 def _check_options(func: Any, name: Any, description: Any, parse_args: Any) -> None:
     if isinstance(func, Tool):
@@ -632,6 +638,10 @@ def _return_hint(target: Any) -> Any:
         return eval(raw, dict(getattr(target, "__globals__", {})))  # as typing evaluates it
     except Exception:
         return empty
+
+
+#: Results whose text is made on the event loop: it costs no more than a thread hop.
+_ON_LOOP = frozenset({str, int, float, bool, type(None)})
 
 
 def _content(value: Any) -> str:

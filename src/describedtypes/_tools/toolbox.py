@@ -28,7 +28,7 @@ from .limits import (
     refused,
 )
 from .model_text import DEFAULT_MAX_RESULT_CHARS, ErrorDetail, check_error_detail
-from .running import Settings, check_timeout, logger
+from .running import Settings, check_timeout, logger, off_loop
 from .threads import DEFAULT_MAX_WORKERS
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ from .tool import (
     listing,
 )
 
-__all__ = ["Toolbox"]
+__all__ = ["Toolbox", "result_limit", "run_off_loop"]
 
 T = TypeVar("T")
 
@@ -344,13 +344,16 @@ class Toolbox:
 
         ``tools/list`` gives each tool's ``MCP_TOOLS`` definition (every object closed,
         so a client validating with ``inputSchema`` refuses the keys the decoder would)
-        plus an ``outputSchema`` from its return annotation: an object as it is,
-        anything else wrapped as ``{"result": ...}``; in registration order, the same on
-        every call. ``tools/call`` runs ``acall``, so strict decoding, timeouts, the
-        error policy and ``max_result_chars`` apply: the answer is ``structuredContent``
-        (the whole encoded value, for a tool with an ``outputSchema``) plus a text block
+        plus an ``outputSchema`` from its return annotation (none for ``str`` or an
+        undescribable return): an object as it is, anything else wrapped as
+        ``{"result": ...}``; in registration order, the same on every call.
+        ``tools/call`` runs ``acall``, so strict decoding, timeouts, the error policy and
+        ``max_result_chars`` apply: the answer is ``structuredContent`` (the encoded
+        value, checked against the ``outputSchema``, for a tool with one; a value whose
+        JSON is over ``max_result_chars`` is an error, never cut) plus a text block
         (``ToolResult.content``, within the result budget), or ``isError: true`` with
-        the message the model can correct itself from. An unknown tool name is a
+        the message the model can correct itself from. Encoding and checking a result
+        run on the toolbox's worker threads, off the event loop. An unknown tool name is a
         JSON-RPC error ``-32602`` (a protocol error, as the MCP specification has it)
         whose message is the toolbox's "Unknown tool ..." text. Per-turn limits
         (``max_calls_per_turn``, ``max_result_chars_per_turn``) do not apply: each
@@ -625,6 +628,18 @@ class Toolbox:
             registry=self._registry if registry is None else registry, request=request,
             llm_adapter=llm_adapter, details=details,
         )
+
+
+def result_limit(toolbox: Toolbox) -> int | None:
+    """The toolbox's ``max_result_chars`` (None: no limit), for a server that sends a
+    result in another form as well (MCP's ``structuredContent``)."""
+    return toolbox._rt.max_result_chars
+
+
+async def run_off_loop(toolbox: Toolbox, fn: Callable[..., Any], /, *args: Any) -> Any:
+    """``fn(*args)`` on one of the toolbox's worker threads, awaited: per-result work of
+    a server (encoding, checking a schema) never holds up the event loop."""
+    return await off_loop(toolbox._rt, fn, *args)
 
 
 async def _traced(coro: Any, name: str, call_id: str | None) -> ToolResult:
