@@ -43,6 +43,7 @@ from ._schema.problem import Problem
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._schema.tokens import count_tokens
 from ._serve.mcp import mcp_server as _mcp_server
+from ._tools.requests import RequestPlan
 from ._tools.tool import ParseArgs, Tool
 from ._tools.toolbox import Toolbox, install_mcp_server
 from ._types.annotate import Annotation, Registry, annotate
@@ -108,6 +109,7 @@ __all__ = [
     "RefusalError",
     "Registry",
     "RequestError",
+    "RequestPlan",
     "Rewrite",
     "SGLANG",
     "SGLANG_TOOLS",

@@ -14,9 +14,10 @@ from .._base import tracing
 from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
-from .._schema.adapters import request_problems
+from .._schema.adapters import check_adapter, request_problems
 from .._schema.schema import references
 from .._types.annotate import Registry, annotate, check_registry
+from .._vendors.wire import described
 from ..errors import SchemaError
 from .eager import start_eagerly
 from .limits import (
@@ -27,6 +28,19 @@ from .limits import (
     refused,
 )
 from .model_text import DEFAULT_MAX_RESULT_CHARS, ErrorDetail, check_error_detail
+from .requests import (
+    Chosen,
+    Cost,
+    RequestPlan,
+    StrictPolicy,
+    check_order,
+    check_phases,
+    check_policy,
+    cost_of,
+    fingerprint_of,
+    output_adapter_for,
+    plan_tools,
+)
 from .running import Settings, check_timeout, logger
 from .threads import DEFAULT_MAX_WORKERS
 
@@ -102,6 +116,14 @@ class Toolbox:
             the notes count in it too.
         registry: Where the annotations of the functions added are looked up
             (``annotate`` by default); a ``Tool`` added as it is keeps its own.
+        strict: Which tools are sent strict, for providers with per-request budgets on
+            strict tools (Anthropic: 20 strict tools, 24 optional and 16 union-typed
+            parameters, the output format included): ``"prefer"`` (the default) keeps
+            every tool strict while the budgets allow, tools marked ``Tool(strict=True)``
+            first, then the cheapest, and sends the rest non-strict (the output is the
+            same as ``"require"`` whenever that fits); ``"require"`` sends every tool
+            strict or raises a ``SchemaError`` naming the budget; ``"off"`` sends none
+            strict. A tool's own ``strict=True | False`` overrides it.
 
     Nothing a tool does raises out of ``call``, ``acall`` or ``acall_many``, nor does a
     mistake in the model's call: an unknown tool, missing, unrecognized or wrongly typed
@@ -115,6 +137,7 @@ class Toolbox:
     .. versionchanged:: 0.2.0 ``error_detail``, ``timeout``, ``max_result_chars``,
        ``max_workers``, ``max_calls_per_turn``, ``max_result_chars_per_turn``,
        ``registry``, ``close()`` and ``running_calls``.
+    .. versionchanged:: 0.4.0 ``strict``, ``plan()`` and ``fingerprint()``.
     """
 
     def __init__(
@@ -128,9 +151,11 @@ class Toolbox:
         max_calls_per_turn: int | None = DEFAULT_MAX_CALLS_PER_TURN,
         max_result_chars_per_turn: int | None = DEFAULT_MAX_RESULT_CHARS_PER_TURN,
         registry: Registry = annotate,
+        strict: StrictPolicy = "prefer",
     ) -> None:
         check_registry(registry)
         self._registry = registry
+        self.strict: str = check_policy(strict, "Toolbox()")
         if max_result_chars is not None and (
             isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int)
             or max_result_chars < 1
@@ -209,6 +234,7 @@ class Toolbox:
         concurrent: bool = True,
         timeout: float | None = None,
         blocking: bool = True,
+        strict: bool | None = None,
     ) -> Tool:
         """Register a function (or a ready ``Tool``) and return its ``Tool``.
 
@@ -221,12 +247,12 @@ class Toolbox:
         """
         if isinstance(func, Tool):
             if name is not None or description is not None or parse_args is not None or (
-                not concurrent or timeout is not None or not blocking
+                not concurrent or timeout is not None or not blocking or strict is not None
             ):
                 msg = (
                     f"{func!r} is already a Tool; set name=, description=, parse_args=, "
-                    "concurrent=, timeout= and blocking= when making it, or pass its "
-                    "function instead"
+                    "concurrent=, timeout=, blocking= and strict= when making it, or pass "
+                    "its function instead"
                 )
                 raise SchemaError(msg, type_=func.func)
             tool = func
@@ -240,6 +266,7 @@ class Toolbox:
                 timeout=timeout,
                 blocking=blocking,
                 registry=self._registry,
+                strict=strict,
             )
         with self._lock:
             if tool.name in self._tools:
@@ -274,6 +301,7 @@ class Toolbox:
         concurrent: bool = True,
         timeout: float | None = None,
         blocking: bool = True,
+        strict: bool | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -286,11 +314,12 @@ class Toolbox:
         concurrent: bool = True,
         timeout: float | None = None,
         blocking: bool = True,
+        strict: bool | None = None,
     ) -> Any:
         """Decorator: register the function as a tool and return it unchanged.
 
         ``@toolbox.tool`` or ``@toolbox.tool(name=..., description=..., parse_args=...,
-        concurrent=False, timeout=..., blocking=False)``.
+        concurrent=False, timeout=..., blocking=False, strict=True)``.
         """
         options: dict[str, Any] = {
             "name": name,
@@ -299,6 +328,7 @@ class Toolbox:
             "concurrent": concurrent,
             "timeout": timeout,
             "blocking": blocking,
+            "strict": strict,
         }
         if func is not None:
             self.add(func, **options)
@@ -311,12 +341,19 @@ class Toolbox:
         return decorator
 
     def definitions(
-        self, llm_adapter: _adapters.Adapter, *, use_references: bool | Literal["auto"] = False
+        self,
+        llm_adapter: _adapters.Adapter,
+        *,
+        use_references: bool | Literal["auto"] = False,
+        strict: StrictPolicy | None = None,
+        order: Literal["registration", "name"] = "registration",
     ) -> list[Any]:
-        """Every tool's definition in ``llm_adapter``'s shape, in registration order.
+        """Every tool's definition in ``llm_adapter``'s shape, as one request sends them.
 
         For example ``OPENAI_TOOLS`` (Responses API ``tools=``), ``OPENAI_CHAT_TOOLS``,
-        ``ANTHROPIC_TOOLS``, ``GEMINI`` or ``MCP_TOOLS``.
+        ``ANTHROPIC_TOOLS``, ``GEMINI`` or ``MCP_TOOLS``. The same tools give the same
+        bytes in every process (whatever ``PYTHONHASHSEED`` or the order annotations
+        were registered in), so the provider's prompt cache keeps them.
 
         Args:
             llm_adapter: The provider's tool form.
@@ -325,24 +362,112 @@ class Toolbox:
                 nested class under ``$defs``, ``"auto"`` picks per class whichever gives
                 the smaller definition (each tool's is then ``schema(f, llm_adapter,
                 use_references="auto")``).
+            strict: The strict policy for this call (``"prefer"``, ``"require"`` or
+                ``"off"``); None: the toolbox's.
+            order: ``"registration"`` (the default) or ``"name"``.
 
         Raises:
             SchemaError: A tool cannot be described for that provider, or the tools
-                together break one of its per-request limits.
+                break one of its per-request budgets under ``strict="require"`` (or
+                the tools marked ``strict=True`` do alone).
             TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
+            ValueError: ``strict`` or ``order`` is not one of its values.
 
         .. versionchanged:: 0.3.0 ``use_references`` (new).
+        .. versionchanged:: 0.4.0 ``strict`` and ``order``; over a budget, the default
+           ``"prefer"`` sends the tools that do not fit non-strict instead of raising.
         """
+        return self._chosen(llm_adapter, use_references, strict, order, None).definitions
+
+    def _chosen(
+        self, llm_adapter: Any, use_references: Any, strict: Any, order: Any,
+        format_cost: Cost | None, where: str = "Toolbox.definitions()",
+    ) -> Chosen:
         refs = references(use_references)  # checked once, before any tool is built
-        found = [tool.definition(llm_adapter, use_references=refs) for tool in self]
-        # Each definition was checked as it was built: only the request-wide budgets
-        # and the unique names remain.
-        problems = request_problems(found, llm_adapter)
+        check_adapter(llm_adapter)
+        policy = self.strict if strict is None else check_policy(strict, where)
+        chosen = plan_tools(
+            list(self), llm_adapter, policy, use_references=refs, format_cost=format_cost,
+            order=check_order(order, where),
+        )
+        # Each definition was checked as it was built, and the budgets as they were
+        # planned: only the unique names (and a custom adapter's own budgets) remain.
+        problems = request_problems(chosen.definitions, llm_adapter)
         if problems:
             text = "; ".join(str(p) for p in problems)
             msg = f"{llm_adapter.name} would reject these tools together: {text}"
             raise SchemaError(msg)
-        return found
+        return chosen
+
+    def plan(
+        self,
+        llm_adapter: _adapters.Adapter,
+        *,
+        output_type: Any = None,
+        strict: StrictPolicy | None = None,
+        model: str | None = None,
+        order: Literal["registration", "name"] = "registration",
+        use_references: bool | Literal["auto"] = False,
+    ) -> RequestPlan:
+        """What a request with these tools (and a typed answer) sends, and why.
+
+        Args:
+            llm_adapter: The provider's tool form (``ANTHROPIC_TOOLS``, ``VLLM_TOOLS``...).
+            output_type: The type of the final answer, or None for text. Its format is
+                built by the structured-output adapter of the same provider
+                (``ANTHROPIC`` for ``ANTHROPIC_TOOLS``, ``VLLM`` for ``VLLM_TOOLS``) and,
+                when it shares the request with the tools, counts in the same budgets.
+            strict: The strict policy; None: the toolbox's.
+            model: The model, for adapters whose ``combined`` depends on the model
+                generation (Gemini).
+            order: ``"registration"`` (the default) or ``"name"``.
+            use_references: As for ``definitions()``.
+
+        Raises:
+            SchemaError: As ``definitions()``; or the format adapter of ``llm_adapter``
+                is not known (for an adapter of your own, pass a provider's own).
+
+        .. versionadded:: 0.4.0
+        """
+        return self._plan(llm_adapter, None, output_type, strict, model, order, use_references,
+                          self._registry, None, "Toolbox.plan()")
+
+    def _plan(
+        self, llm_adapter: Any, format_adapter: Any, output_type: Any, strict: Any,
+        model: Any, order: Any, use_references: Any, registry: Any, phases: Any,
+        where: str,
+    ) -> RequestPlan:
+        check_adapter(llm_adapter)
+        chosen_phases = check_phases(phases, where) or (
+            "combined" if llm_adapter.combines(model) else "two-phase"
+        )
+        body = None
+        format_cost = None
+        if output_type is not None:
+            if format_adapter is None:
+                format_adapter = output_adapter_for(llm_adapter)
+            body = described(output_type, format_adapter, registry)
+            if chosen_phases == "combined":
+                format_cost = cost_of(body, format_adapter)
+        chosen = self._chosen(llm_adapter, use_references, strict, order, format_cost, where)
+        return RequestPlan(
+            chosen.definitions, chosen.strict, chosen.downgraded, body, chosen_phases,
+            fingerprint_of(chosen.definitions, body), llm_adapter, chosen.costs,
+        )
+
+    def fingerprint(
+        self,
+        llm_adapter: _adapters.Adapter,
+        *,
+        strict: StrictPolicy | None = None,
+        order: Literal["registration", "name"] = "registration",
+    ) -> str:
+        """A short stable hex digest of ``definitions(llm_adapter)`` as sent (16 digits
+        of SHA-256 over their compact JSON): equal exactly when the bytes are.
+
+        .. versionadded:: 0.4.0
+        """
+        return fingerprint_of(self.definitions(llm_adapter, strict=strict, order=order))
 
     def mcp_server(
         self,
