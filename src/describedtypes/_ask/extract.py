@@ -64,6 +64,8 @@ class Ledger:
         self.attempts: list[Attempt[Any]] = []
         self.turns: list[Any] = []
         self.messages: list[Any] = []
+        #: The request plan of a tool run (a ``RequestPlan``), once made.
+        self.plan: Any = None
 
     def charge(self, provider: Provider, response: Any) -> Usage:
         """Add the usage of ``response`` (read from the provider's own fields)."""

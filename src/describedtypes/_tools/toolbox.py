@@ -64,6 +64,8 @@ __all__ = ["Toolbox", "install_mcp_server"]
 
 T = TypeVar("T")
 
+Phases = Literal["combined", "two-phase"]
+
 # Toolbox.mcp_server is built by describedtypes._serve.mcp, a layer above this one, which
 # this module may not import (the import-linter contract in pyproject.toml). The package
 # root, which sits above every layer, hands the function down once, at import time:
@@ -441,6 +443,8 @@ class Toolbox:
         chosen_phases = check_phases(phases, where) or (
             "combined" if llm_adapter.combines(model) else "two-phase"
         )
+        if output_type is None:  # nothing to send apart from the tools
+            chosen_phases = "combined"
         body = None
         format_cost = None
         if output_type is not None:
@@ -648,33 +652,49 @@ class Toolbox:
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: None = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[str]: ...
     @overload
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: type[T], retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[T]: ...
     @overload
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any: ...
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any:
         """The tool loop: ask, run the model's tool calls, send the results back, until
         the model answers without calling a tool.
 
-        Each request carries ``definitions()`` in the client's shape; the calls of one
-        turn run concurrently (``acall_many``) and their results go back matched by id.
+        Each request carries what ``plan()`` says for the client's tool form (the tools
+        strict as the toolbox's ``strict`` policy fits them in the provider's budgets;
+        ``ToolRun.plan`` keeps the plan); the calls of one turn run concurrently
+        (``acall_many``) and their results go back matched by id.
+
+        With ``output_type``, where the provider takes a structured-output format beside
+        tools with tool calls still possible (OpenAI, Anthropic, Gemini 3), the format
+        goes with every turn (``"combined"``). Where the format would constrain every
+        turn so that no tool could be called (vLLM, SGLang, llama.cpp, Ollama, Gemini
+        2.x), the run has two phases: tool turns without the format until the model
+        answers without a tool call, then one closing request with the format and no
+        tool to call (Anthropic keeps the tools with ``tool_choice`` none, since its
+        conversation holds tool blocks), decoded with ``extract()``'s retry rules.
+        The closing request and its retries do not count in ``max_turns``.
         The toolbox's ``max_calls_per_turn`` and ``max_result_chars_per_turn`` bound each
         turn: calls past the first ``max_calls_per_turn`` get an error result (the model
         is told to make fewer at a time) and are never run.
@@ -685,8 +705,9 @@ class Toolbox:
             messages: The conversation, in the provider's shape, or one str; copied.
             model: The model name.
             max_turns: The most requests to send.
-            output_type: A type for the final answer: sent as structured output on every
-                turn and decoded, with ``extract()``'s retry rules; ``None`` for text.
+            output_type: A type for the final answer: sent as structured output (on
+                every turn, or in the closing request of a two-phase run) and decoded,
+                with ``extract()``'s retry rules; ``None`` for text.
             retries: Retries of a final answer that does not decode into ``output_type``.
             api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
             context: Passed to the tools' ``Context`` parameters.
@@ -696,8 +717,11 @@ class Toolbox:
                 client: ``VLLM``, ``SGLANG``, ``LLAMACPP`` or ``OLLAMA`` (or their
                 ``_TOOLS`` forms); the tools go as that server's tool form (``strict``
                 where the server constrains only strict tools).
+            phases: ``"combined"`` or ``"two-phase"`` overrides the adapter's choice
+                (``Adapter.combined``); None (the default) keeps it.
             details: Return a ``ToolRun`` (the output, the usage summed over every turn,
-                each turn with its calls and results, the conversation, the time).
+                each turn with its calls, results and phase, the conversation, the time,
+                the plan).
             **request: Passed on to the SDK call (``temperature``, ``system``, ...).
 
         Returns:
@@ -708,16 +732,20 @@ class Toolbox:
             MaxTurnsError: ``max_turns`` requests were sent and the model still called
                 tools; ``.transcript`` holds the conversation.
             DecodeError: As ``extract()`` raises, for ``output_type``.
+            RequestError: The provider refused the request for going over one of its
+                strict-schema budgets; the message names the budget and the fix.
 
         .. versionadded:: 0.2.0
+        .. versionchanged:: 0.4.0 The request plan, ``phases`` and two-phase runs.
         """
         from .._ask import loop as _loop
 
+        registry = self._registry if registry is None else registry
         return _loop.run(
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
-            registry=self._registry if registry is None else registry, request=request,
-            llm_adapter=llm_adapter, details=details,
+            registry=registry, request=request, llm_adapter=llm_adapter, details=details,
+            planner=self._planner(registry, phases, "Toolbox.run()"),
         )
 
     @overload
@@ -725,27 +753,31 @@ class Toolbox:
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: None = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[str]: ...
     @overload
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: type[T], retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[T]: ...
     @overload
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any: ...
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any:
         """``run`` for async clients (``AsyncOpenAI``, ``AsyncAnthropic``, genai ``.aio``).
 
@@ -753,12 +785,25 @@ class Toolbox:
         """
         from .._ask import loop as _loop
 
+        registry = self._registry if registry is None else registry
         return await _loop.arun(
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
-            registry=self._registry if registry is None else registry, request=request,
-            llm_adapter=llm_adapter, details=details,
+            registry=registry, request=request, llm_adapter=llm_adapter, details=details,
+            planner=self._planner(registry, phases, "Toolbox.arun()"),
         )
+
+    def _planner(self, registry: Any, phases: Any, where: str) -> Callable[..., RequestPlan]:
+        """The request plan of one run, once its client's adapters are known."""
+        check_phases(phases, where)  # before the client is even looked at
+
+        def planner(
+            tools_adapter: Any, format_adapter: Any, output_type: Any, model: str
+        ) -> RequestPlan:
+            return self._plan(tools_adapter, format_adapter, output_type, None, model,
+                              "registration", False, registry, phases, where)
+
+        return planner
 
 
 async def _traced(coro: Any, name: str, call_id: str | None) -> ToolResult:
