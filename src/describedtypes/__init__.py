@@ -43,6 +43,7 @@ from ._schema.problem import Problem
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._schema.tokens import count_tokens
 from ._serve.mcp import mcp_server as _mcp_server
+from ._tools.diff import DefinitionChange, diff_definitions
 from ._tools.requests import RequestPlan
 from ._tools.tool import ParseArgs, Tool
 from ._tools.toolbox import Toolbox, install_mcp_server
@@ -83,6 +84,7 @@ __all__ = [
     "BatchResult",
     "BatchSummary",
     "Context",
+    "DefinitionChange",
     "DecodeError",
     "DescribedTypesError",
     "Diagram",
@@ -136,6 +138,7 @@ __all__ = [
     "decode_batch",
     "decode_response",
     "decode_stream",
+    "diff_definitions",
     "encode",
     "explain",
     "extract",

@@ -3,7 +3,8 @@
 ``graph TARGET`` prints a Mermaid class diagram of it; ``--version`` the version.
 ``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``,
 ``batch retry REQUESTS RESULTS`` (the requests to send again) in ``batch.py``, ``mcp TARGET``
-(serving a Toolbox over MCP) in ``mcp.py``.
+(serving a Toolbox over MCP) in ``mcp.py``, ``tools TARGET --adapter A`` (a Toolbox's
+definitions, fingerprint or diff) in ``tools.py``.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     from .batch import add_batch_command, run_batch
 
     add_batch_command(commands)
+    from .tools import add_tools_command, run_tools
+
+    add_tools_command(commands, adapters)
     args = parser.parse_args(argv)
     if args.command == "graph":
         return _graph_command(parser, args)
@@ -103,6 +107,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return run_mcp(args, parser)
     if args.command == "batch":
         return run_batch(args, parser)
+    if args.command == "tools":
+        return run_tools(args, parser, adapters)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)
