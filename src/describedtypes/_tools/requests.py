@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import html
 import logging
+import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
 import orjson
@@ -23,10 +24,9 @@ import orjson
 from .._schema import adapters as _adapters
 from .._schema.document import compute_stats, document
 from .._schema.schema import References
+from .._types.annotate import current_stamp
 from ..errors import SchemaError
-
-if TYPE_CHECKING:
-    from .tool import Tool
+from .tool import Tool
 
 __all__ = [
     "POLICIES",
@@ -131,6 +131,27 @@ def cost_of(definition: Any, adapter: _adapters.Adapter) -> Cost:
     return Cost(stats.optional, stats.unions)
 
 
+#: Per tool, what its strict definition costs, by what the definition depends on: the
+#: adapter, ``use_references``, its name and description, and the annotations' stamp.
+_COSTS: weakref.WeakKeyDictionary[Tool, dict[Any, Cost]] = weakref.WeakKeyDictionary()
+
+
+def tool_cost(
+    tool: Tool, strict_adapter: _adapters.Adapter, adapter: _adapters.Adapter, refs: Any,
+    built: list[Any], index: int,
+) -> Cost:
+    """What ``tool``'s strict definition costs, worked out once; a definition built to
+    find out is kept in ``built[index]``."""
+    key = (adapter, refs, tool.name, tool.description, current_stamp())
+    known = _COSTS.get(tool)
+    found = known.get(key) if known is not None else None
+    if found is None:
+        definition = built[index] = tool.definition(strict_adapter, use_references=refs)
+        found = cost_of(definition, adapter)
+        _COSTS.setdefault(tool, {})[key] = found
+    return found
+
+
 @attrs.define
 class _Totals:
     tools: int = 0
@@ -205,24 +226,26 @@ def plan_tools(
     ``format_cost``: what a structured-output format sent in the same request takes of
     the budgets (it is always strict, and cannot be made otherwise).
     """
-    strict_adapter = unbudgeted(adapter) if has_budgets(adapter) else adapter
+    budgets = has_budgets(adapter)
+    strict_adapter = unbudgeted(adapter) if budgets else adapter
     loose = lenient(adapter)
-    wanted: list[bool] = []
-    built: list[Any] = []
-    for tool in tools:
-        want = adapter.strict and (tool.strict if tool.strict is not None else policy != "off")
-        wanted.append(want)
-        built.append(tool.definition(strict_adapter if want else loose,
-                                     use_references=use_references))
+    wanted = [
+        adapter.strict and (tool.strict if tool.strict is not None else policy != "off")
+        for tool in tools
+    ]
+    # Built when needed: a tool whose cost is known and that goes non-strict is never
+    # built strict.
+    built: list[Any] = [None] * len(tools)
     costs: dict[str, Cost] = {}
     downgraded: dict[str, str] = {}
-    if has_budgets(adapter):
+    if budgets:
         totals = _Totals()
         if format_cost is not None:
             totals.add(0, format_cost)
-        for tool, want, definition in zip(tools, wanted, built, strict=True):
+        for i, (tool, want) in enumerate(zip(tools, wanted, strict=True)):
             if want:
-                costs[tool.name] = cost = cost_of(definition, adapter)
+                costs[tool.name] = cost = tool_cost(tool, strict_adapter, adapter,
+                                                    use_references, built, i)
                 totals.add(1, cost)
         exceeded = _exceeded(adapter, totals)
         if exceeded and policy == "require":
@@ -241,12 +264,16 @@ def plan_tools(
             for i, tool in enumerate(tools):
                 if tool.name in downgraded:
                     wanted[i] = False
-                    built[i] = tool.definition(loose, use_references=use_references)
+                    built[i] = None
             log.warning(
                 "%s: %d of %d tools sent non-strict to stay within the per-request budgets "
                 "(%s); RequestPlan.downgraded says why for each", adapter.name,
                 len(downgraded), len(tools), "; ".join(exceeded),
             )
+    for i, (tool, want) in enumerate(zip(tools, wanted, strict=True)):
+        if built[i] is None:
+            built[i] = tool.definition(strict_adapter if want else loose,
+                                       use_references=use_references)
     strict_names = tuple(t.name for t, w in zip(tools, wanted, strict=True) if w)
     if order == "name":
         pairs = sorted(zip(tools, built, strict=True), key=lambda pair: pair[0].name)

@@ -14,7 +14,7 @@ from .._base import tracing
 from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
-from .._schema.adapters import check_adapter, request_problems
+from .._schema.adapters import check_adapter
 from .._schema.schema import references
 from .._types.annotate import Registry, annotate, check_registry
 from .._vendors.wire import described
@@ -388,18 +388,12 @@ class Toolbox:
         refs = references(use_references)  # checked once, before any tool is built
         check_adapter(llm_adapter)
         policy = self.strict if strict is None else check_policy(strict, where)
-        chosen = plan_tools(
+        # Each definition is checked as it is built and the budgets as they are planned;
+        # the names are unique, being the toolbox's keys.
+        return plan_tools(
             list(self), llm_adapter, policy, use_references=refs, format_cost=format_cost,
             order=check_order(order, where),
         )
-        # Each definition was checked as it was built, and the budgets as they were
-        # planned: only the unique names (and a custom adapter's own budgets) remain.
-        problems = request_problems(chosen.definitions, llm_adapter)
-        if problems:
-            text = "; ".join(str(p) for p in problems)
-            msg = f"{llm_adapter.name} would reject these tools together: {text}"
-            raise SchemaError(msg)
-        return chosen
 
     def plan(
         self,
