@@ -4,6 +4,7 @@ every change; the ``describedtypes tools`` command."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -242,3 +243,65 @@ class TestCommand:
             main(["tools", self.write(tmp_path), "--adapter", "openai_tools", "--against",
                   str(tmp_path / "missing.json")])
         assert info.value.code == 2
+
+
+# -- tool search: defer_loading -------------------------------------------------------------
+
+
+class TestDeferLoading:
+    def test_sent_where_the_provider_has_tool_search(self) -> None:
+        """defer_loading=True adds the field for OpenAI Responses and Anthropic only; the
+        other tools' bytes stay as they were."""
+        box = Toolbox([weather])
+        box.add(ship, defer_loading=True)
+        plain = Toolbox([weather, ship])
+        for adapter in (OPENAI_TOOLS, ANTHROPIC_TOOLS):
+            sent = box.definitions(adapter)
+            assert "defer_loading" not in sent[0]
+            assert sent[1]["defer_loading"] is True
+            assert sent[0] == plain.definitions(adapter)[0]
+            del sent[1]["defer_loading"]
+            assert sent == plain.definitions(adapter)
+        assert box.definitions(OPENAI_CHAT_TOOLS) == plain.definitions(OPENAI_CHAT_TOOLS)
+        with pytest.raises(ValueError, match="defer_loading"):
+            Toolbox().add(track, defer_loading="yes")  # type: ignore[arg-type]
+
+    def test_responses_tool_search_items_are_read(self) -> None:
+        """Through the openai SDK: a deferred tool passes the SDK's request types, and a
+        reply holding tool_search_call / tool_search_output items runs the function call
+        beside them without error."""
+        from .standin import problems
+        from .test_ask_sdk import Responses
+
+        box = Toolbox([weather])
+        box.add(ship, defer_loading=True)
+        kind = Responses()
+        found = box.definitions(OPENAI_TOOLS)[1]
+        first = kind.calls([("call_1", "ship", {"to": "Oslo"})])
+        first["output"][:0] = [
+            {"type": "tool_search_call", "id": "ts_1", "call_id": "search_1",
+             "arguments": {"query": "ship"}, "execution": "server", "status": "completed"},
+            {"type": "tool_search_output", "id": "tso_1", "call_id": "search_1",
+             "execution": "server", "status": "completed", "tools": [found]},
+        ]
+        replies = [first, kind.text("Shipped.")]
+        bodies: list[dict[str, object]] = []
+
+        def handler(request: object) -> object:
+            body = json.loads(request.content)  # type: ignore[attr-defined]
+            bodies.append(body)
+            wrong = problems("openai", "/v1/responses", body)
+            assert not wrong, wrong
+            module = importlib.import_module(type(request).__module__.split(".")[0])
+            return module.Response(200, json=replies.pop(0))
+
+        client = kind.client(handler, is_async=False)
+        result = box.run(client, model="m", messages="Ship to Oslo", api="responses",
+                         tools=[{"type": "tool_search"}], details=True)
+        assert result.output == "Shipped."
+        assert result.turns[0].calls[0][1].value == "Oslo"
+        assert bodies[0]["tools"][0] == {"type": "tool_search"}
+        assert bodies[0]["tools"][2]["defer_loading"] is True
+        sent_back = [item.get("type") for item in bodies[1]["input"]]
+        assert "tool_search_call" in sent_back
+        assert "tool_search_output" in sent_back

@@ -196,12 +196,14 @@ class Adapter:
             phases: tools without the format, then one closing request with the format.
         combined_models: Model name prefixes for which ``combined`` is True even though
             the adapter says False (a newer model generation that allows both).
+        tool_search: The provider's tool definitions take ``defer_loading: true`` (tool
+            search: OpenAI Responses, Anthropic); ``Tool(defer_loading=True)`` sets it.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.3.0
        ``ref_any_of``, ``closed_objects``; ``engine`` and ``backends``, for the
        self-hosted servers.
-    .. versionchanged:: 0.4.0 ``combined`` and ``combined_models``.
+    .. versionchanged:: 0.4.0 ``combined``, ``combined_models`` and ``tool_search``.
     """
 
     name: str
@@ -232,6 +234,7 @@ class Adapter:
     backends: tuple[tuple[str, Engine], ...] = ()
     combined: bool = True
     combined_models: tuple[str, ...] = ()
+    tool_search: bool = False
 
     def combines(self, model: str | None = None) -> bool:
         """Whether a format and tools may share one request for ``model`` (see ``combined``).
@@ -372,7 +375,8 @@ OPENAI = Adapter(
 .. versionadded:: 0.1.0
 """
 
-OPENAI_TOOLS = OPENAI.replace(name="OPENAI_TOOLS", wrap=openai_responses_tool)
+OPENAI_TOOLS = OPENAI.replace(name="OPENAI_TOOLS", wrap=openai_responses_tool,
+                              tool_search=True)
 """An OpenAI Responses API function tool: ``{"type": "function", "name", ..., "parameters"}``.
 
 .. versionadded:: 0.1.0
@@ -405,6 +409,7 @@ ANTHROPIC_TOOLS = Adapter(
     name_pattern=_ANTHROPIC_NAME,
     limits=ANTHROPIC_LIMITS,
     checks=ANTHROPIC_RULES,
+    tool_search=True,
 )
 """An Anthropic Messages API tool with ``strict: true``.
 

@@ -274,6 +274,8 @@ def plan_tools(
         if built[i] is None:
             built[i] = tool.definition(strict_adapter if want else loose,
                                        use_references=use_references)
+        if tool.defer_loading and adapter.tool_search:
+            built[i]["defer_loading"] = True
     strict_names = tuple(t.name for t, w in zip(tools, wanted, strict=True) if w)
     if order == "name":
         pairs = sorted(zip(tools, built, strict=True), key=lambda pair: pair[0].name)

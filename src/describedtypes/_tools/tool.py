@@ -117,6 +117,10 @@ class Tool:
             strict tools marked so exceed one alone), False always sends it non-strict,
             None (the default) follows the toolbox's ``strict`` policy. The decoder checks
             the arguments against the full type either way.
+        defer_loading: Send the tool for the provider's tool search: its
+            ``defer_loading: true`` (OpenAI Responses function tools, Anthropic tools),
+            so the definition stays out of the prompt (and its cached prefix) until the
+            model searches for it. Providers without tool search get the tool as usual.
 
     Raises:
         SchemaError: ``func`` cannot be described to a model (a parameter without a type
@@ -125,7 +129,7 @@ class Tool:
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0 ``timeout``, ``blocking`` and ``registry``.
-    .. versionchanged:: 0.4.0 ``strict``.
+    .. versionchanged:: 0.4.0 ``strict`` and ``defer_loading``.
     """
 
     __slots__ = (
@@ -135,6 +139,7 @@ class Tool:
         "_plan",
         "blocking",
         "concurrent",
+        "defer_loading",
         "func",
         "gate",
         "is_async",
@@ -157,8 +162,13 @@ class Tool:
         blocking: bool = True,
         registry: Registry = annotate,
         strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> None:
         _check_options(func, name, description, parse_args)
+        if not isinstance(defer_loading, bool):
+            msg = f"Tool(defer_loading=...) takes True or False, got {defer_loading!r}"
+            raise ValueError(msg)
+        self.defer_loading = defer_loading
         flag: Any = strict  # checked at run time: callers may pass anything
         if flag is not None and not isinstance(flag, bool):
             msg = (
@@ -197,6 +207,8 @@ class Tool:
             extra += ", blocking=False"
         if self.strict is not None:
             extra += f", strict={self.strict!r}"
+        if self.defer_loading:
+            extra += ", defer_loading=True"
         return f"Tool({self.name!r}, func={self.func!r}{extra})"
 
     def _current(self) -> Plan:

@@ -237,6 +237,7 @@ class Toolbox:
         timeout: float | None = None,
         blocking: bool = True,
         strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> Tool:
         """Register a function (or a ready ``Tool``) and return its ``Tool``.
 
@@ -250,11 +251,12 @@ class Toolbox:
         if isinstance(func, Tool):
             if name is not None or description is not None or parse_args is not None or (
                 not concurrent or timeout is not None or not blocking or strict is not None
+                or defer_loading
             ):
                 msg = (
                     f"{func!r} is already a Tool; set name=, description=, parse_args=, "
-                    "concurrent=, timeout=, blocking= and strict= when making it, or pass "
-                    "its function instead"
+                    "concurrent=, timeout=, blocking=, strict= and defer_loading= when "
+                    "making it, or pass its function instead"
                 )
                 raise SchemaError(msg, type_=func.func)
             tool = func
@@ -269,6 +271,7 @@ class Toolbox:
                 blocking=blocking,
                 registry=self._registry,
                 strict=strict,
+                defer_loading=defer_loading,
             )
         with self._lock:
             if tool.name in self._tools:
@@ -304,6 +307,7 @@ class Toolbox:
         timeout: float | None = None,
         blocking: bool = True,
         strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -317,6 +321,7 @@ class Toolbox:
         timeout: float | None = None,
         blocking: bool = True,
         strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> Any:
         """Decorator: register the function as a tool and return it unchanged.
 
@@ -331,6 +336,7 @@ class Toolbox:
             "timeout": timeout,
             "blocking": blocking,
             "strict": strict,
+            "defer_loading": defer_loading,
         }
         if func is not None:
             self.add(func, **options)
