@@ -165,10 +165,11 @@ class Tool:
         defer_loading: bool = False,
     ) -> None:
         _check_options(func, name, description, parse_args)
-        if not isinstance(defer_loading, bool):
-            msg = f"Tool(defer_loading=...) takes True or False, got {defer_loading!r}"
+        deferred: Any = defer_loading  # checked at run time: callers may pass anything
+        if not isinstance(deferred, bool):
+            msg = f"Tool(defer_loading=...) takes True or False, got {deferred!r}"
             raise ValueError(msg)
-        self.defer_loading = defer_loading
+        self.defer_loading: bool = deferred
         flag: Any = strict  # checked at run time: callers may pass anything
         if flag is not None and not isinstance(flag, bool):
             msg = (
