@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, get_type_hints
 
+from ._ask.counting import count_tokens
 from ._ask.extract import aextract, extract
 from ._ask.results import Attempt, Extraction, ToolRun, Turn
 from ._ask.stream import AsyncExtractStream, ExtractStream, aextract_stream, extract_stream
@@ -41,7 +42,6 @@ from ._schema.adapters import (
 from ._schema.graph import Diagram, graph
 from ._schema.problem import Problem
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
-from ._schema.tokens import count_tokens
 from ._serve.mcp import mcp_server as _mcp_server
 from ._tools.diff import DefinitionChange, diff_definitions
 from ._tools.requests import RequestPlan
@@ -84,8 +84,8 @@ __all__ = [
     "BatchResult",
     "BatchSummary",
     "Context",
-    "DefinitionChange",
     "DecodeError",
+    "DefinitionChange",
     "DescribedTypesError",
     "Diagram",
     "ExtractStream",
