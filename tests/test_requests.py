@@ -339,3 +339,29 @@ def test_other_400s_pass_through() -> None:
     client = Claude().client(_refusing("messages: field required"), is_async=False)
     with pytest.raises(anthropic.BadRequestError):
         Toolbox([make_tool(0)]).run(client, messages="hi", model="claude-test")
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_budget_400_while_streaming(is_async: bool) -> None:
+    """extract_stream / aextract_stream: the same RequestError, the SDK's error chained."""
+    import asyncio
+
+    from describedtypes import aextract_stream, extract_stream
+
+    text = BUDGET_TEXTS[1][0]
+    client = Claude().client(_refusing(text), is_async=is_async)
+
+    async def consume() -> None:
+        async for _ in aextract_stream(Answer, client, messages="hi", model="claude-test"):
+            pass
+
+    def ask() -> None:
+        if is_async:
+            asyncio.run(consume())
+        else:
+            for _ in extract_stream(Answer, client, messages="hi", model="claude-test"):
+                pass
+
+    with pytest.raises(RequestError, match="optional parameters per request") as info:
+        ask()
+    assert isinstance(info.value.__cause__, anthropic.BadRequestError)
