@@ -20,6 +20,7 @@ from describedtypes import (
     VLLM,
     VLLM_TOOLS,
     RequestPlan,
+    Toolbox,
     schema,
 )
 
@@ -254,3 +255,32 @@ def test_plan_without_output_type_is_combined() -> None:
     html = plan._repr_html_()
     assert "<table>" in html
     assert "get_weather" in html
+
+
+def test_anthropic_two_phase_budget_counts_the_format() -> None:
+    """Anthropic's closing request carries the tools and the format together: the run's
+    plan keeps them within the budgets in two phases too."""
+    from .test_requests import Answer, budget_use, make_tool, within
+
+    box = Toolbox()
+    box.add(make_tool(7), name="seven")
+    box.add(make_tool(7), name="seven_too")
+    assert not box.plan(ANTHROPIC_TOOLS).downgraded  # 14 union-typed: within 16
+    kind = Claude()
+    replies = [kind.text("Done."), kind.text('{"a": 1, "b": null, "c": null, "d": null}')]
+    bodies: list[dict[str, Any]] = []
+
+    def handler(request: Any) -> Any:
+        body = json.loads(request.content)
+        bodies.append(body)
+        assert not problems("anthropic", "/v1/messages", body)
+        return _respond(request, replies.pop(0))
+
+    client = kind.client(handler, is_async=False)
+    result = box.run(client, model="m", messages="hi", output_type=Answer,
+                     phases="two-phase", details=True)
+    assert result.plan.phases == "two-phase"
+    assert set(result.plan.downgraded) == {"seven_too"}
+    closing = bodies[-1]
+    assert closing["tool_choice"] == {"type": "none"}
+    assert within(budget_use(closing["tools"], closing["output_config"]["format"]))

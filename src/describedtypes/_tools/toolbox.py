@@ -451,8 +451,9 @@ class Toolbox:
             if format_adapter is None:
                 format_adapter = output_adapter_for(llm_adapter)
             body = described(output_type, format_adapter, registry)
-            if chosen_phases == "combined":
-                format_cost = cost_of(body, format_adapter)
+            # Counted in the budgets even for two phases: Anthropic's closing request
+            # keeps the tools (its conversation holds tool blocks) beside the format.
+            format_cost = cost_of(body, format_adapter)
         chosen = self._chosen(llm_adapter, use_references, strict, order, format_cost, where)
         return RequestPlan(
             chosen.definitions, chosen.strict, chosen.downgraded, body, chosen_phases,
