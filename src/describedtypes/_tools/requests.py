@@ -348,6 +348,9 @@ class RequestPlan:
         fingerprint: A short stable hex digest of the compact JSON of ``tools`` (and
             ``output_format``): it changes exactly when the bytes sent change.
         adapter: The adapter of the tools.
+        costs: Tool name -> what its strict definition takes of the budgets (its
+            ``optional`` and ``unions`` parameter counts, ``total`` both), for the tools
+            that were candidates to go strict under an adapter with budgets.
 
     .. versionadded:: 0.4.0
     """
