@@ -255,21 +255,24 @@ tool_specs = st.lists(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tool_specs)
-def test_prefer_fits_keeps_pinned_and_equals_require(specs: list[Any]) -> None:
-    """For random toolboxes: "prefer" never exceeds a budget, keeps every strict=True tool,
-    and is byte-identical to "require" whenever that one fits."""
+@given(tool_specs, st.booleans())
+def test_prefer_fits_keeps_pinned_and_equals_require(specs: list[Any], typed: bool) -> None:
+    """For random toolboxes, with or without a typed answer: "prefer" never exceeds a
+    budget, keeps every strict=True tool, and is byte-identical to "require" whenever
+    that one fits."""
     box = Toolbox()
     for i, (optional, nullable, flag) in enumerate(specs):
         box.add(make_tool(optional, nullable), name=f"t{i}", strict=flag)
+    output_type = Answer if typed else None
     pinned = [(o, n) for o, n, flag in specs if flag is True]
-    # each optional and each nullable parameter is one union under the strict form
-    if len(pinned) > 20 or sum(o + n for o, n in pinned) > 16:
+    # each optional and each nullable parameter is one union under the strict form;
+    # Answer's format has 4 union-typed fields
+    if len(pinned) > 20 or sum(o + n for o, n in pinned) + (4 if typed else 0) > 16:
         with pytest.raises(SchemaError, match="marked strict=True alone"):
-            box.plan(ANTHROPIC_TOOLS)
+            box.plan(ANTHROPIC_TOOLS, output_type=output_type)
         return
-    plan = box.plan(ANTHROPIC_TOOLS)
-    assert within(budget_use(plan.tools))
+    plan = box.plan(ANTHROPIC_TOOLS, output_type=output_type)
+    assert within(budget_use(plan.tools, plan.output_format))
     sent = {d["name"]: d["strict"] for d in plan.tools}
     for i, (_, _, flag) in enumerate(specs):
         if flag is True:
@@ -277,11 +280,12 @@ def test_prefer_fits_keeps_pinned_and_equals_require(specs: list[Any]) -> None:
         if flag is False:
             assert sent[f"t{i}"] is False
     try:
-        required = box.definitions(ANTHROPIC_TOOLS, strict="require")
+        required = box.plan(ANTHROPIC_TOOLS, output_type=output_type, strict="require")
     except SchemaError:
         assert plan.downgraded
     else:
-        assert json.dumps(required) == json.dumps(plan.tools)
+        assert json.dumps(required.tools) == json.dumps(plan.tools)
+        assert required.fingerprint == plan.fingerprint
         assert not plan.downgraded
 
 

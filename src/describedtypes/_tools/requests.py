@@ -300,7 +300,8 @@ def _fit(
         pinned_costs = {t.name: costs[t.name] for t in pinned}
         msg = (
             f"{adapter.name} would reject these tools together: the tools marked "
-            f"strict=True alone come to {'; '.join(_exceeded(adapter, totals))} in one "
+            f"strict=True alone{' (with the output format)' if format_cost else ''} come "
+            f"to {'; '.join(_exceeded(adapter, totals))} in one "
             f"request; the heaviest: {_heaviest(pinned_costs)}; mark fewer tools "
             "Tool(strict=True), or make their parameters required and non-nullable"
         )
