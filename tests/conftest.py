@@ -1,9 +1,22 @@
-"""Shared fixtures and hypothesis profiles."""
+"""Shared fixtures, hypothesis profiles, and the split between quick and slow tests.
+
+``python -m pytest -n auto --dist loadgroup`` (the README's command) runs the quick tests;
+the slow ones are left out, and the modules that hold only slow tests are not even
+imported, so the quick run needs nothing beyond the ``test`` extra. ``python -m pytest -m
+slow`` runs the slow ones (``.ci/run`` does, after the quick run, with every extra
+installed), and a test file named on the command line runs whole, slow tests included.
+
+A test is slow when it needs a heavy tool (a browser, the grammar engines, a notebook
+kernel, the type checkers, the tokenizer, the docs build), starts servers in
+subprocesses, or explores with hypothesis for more than a few seconds.
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -24,3 +37,64 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE", "ci-fixed" if os.environ.get("CI") else "default")
 )
+
+#: Modules whose every test is slow, and why (the extra that brings what they need).
+SLOW_MODULES = {
+    "test_engines.py": "compiles bodies with the grammar engines (the test-engines extra)",
+    "test_grammar.py": "compiles bodies with llguidance (the test-engines extra)",
+    "test_check_differential.py": "runs check() against llguidance (the test-engines extra)",
+    "test_notebooks.py": "runs the notebooks in a Jupyter kernel (the test-notebooks extra)",
+    "test_typing.py": "runs mypy and pyright (the test-typing extra)",
+    "test_site.py": "builds the docs site with MkDocs (the docs extra)",
+    "test_site_browser.py": "opens the docs site in chromium (the test-browser extra)",
+    "test_benchmarks.py": "runs every benchmark in quick mode",
+}
+
+#: Modules whose tests share something costly built once per process (the docs pages'
+#: runs, the built site): under ``pytest -n auto --dist loadgroup`` each goes to one worker,
+#: so it is built once.
+XDIST_GROUPS = {
+    "test_docs.py": "docs-pages",
+    "test_site.py": "docs-site",
+    "test_site_browser.py": "docs-site",
+}
+
+
+def _default_run(config: pytest.Config) -> bool:
+    """No ``-m`` given and no test file or test named: the quick run."""
+    if config.getoption("markexpr"):
+        return False
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0])
+        if not path.is_absolute():
+            path = Path(config.invocation_params.dir) / path
+        if "::" in arg or not path.is_dir():
+            return False
+    return True
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if collection_path.name in SLOW_MODULES and _default_run(config):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+        if item.path.name in XDIST_GROUPS:
+            item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS[item.path.name]))
+    if not _default_run(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if _default_run(config):
+        return ("quick run: the slow tests are left out "
+                "(python -m pytest -m slow runs them; .ci/run runs both)")
+    return None

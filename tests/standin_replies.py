@@ -131,6 +131,12 @@ def anthropic_batch() -> dict[str, Any]:
             "cancel_initiated_at": None, "results_url": None}
 
 
+_PYDANTIC_WEATHER = (
+    '{"location":{"city":"Paris","country":"FR"},"temperature":21.5,"unit":"celsius",'
+    '"conditions":"sunny"}'
+)
+
+
 #: Replies by the name a page's ``<!-- stand-in: NAME -->`` gives, in request order.
 REPLIES: dict[str, list[tuple[str, Any]]] = {
     "providers-chat": [("openai", chat_completion(_PARIS))],
@@ -151,5 +157,10 @@ REPLIES: dict[str, list[tuple[str, Any]]] = {
     "batches-anthropic": [("anthropic", anthropic_batch())],
     "asking-clients": [
         ("openai", response_text('{"city":"Oslo","temperature":-3.5,"unit":"celsius"}')),
+    ],
+    "pydantic-parse": [("openai", chat_completion(_PYDANTIC_WEATHER))],
+    "pydantic-extract": [
+        ("openai", chat_completion(_PYDANTIC_WEATHER.replace("21.5", "42"))),
+        ("openai", chat_completion(_PYDANTIC_WEATHER)),
     ],
 }

@@ -166,6 +166,29 @@ def test_usage_adds_up_and_refuses_other_things() -> None:
     assert Usage(requests=-3, input_tokens="many") == Usage()  # type: ignore[arg-type]
 
 
+def test_a_count_no_provider_could_mean_is_no_count() -> None:
+    """A hostile server's 5,001-digit token count is read as 0 (not kept: Python cannot
+    even print it), so repr(), the notebook view and the details of a result still
+    work; a sum of real counts stops at 2**63 - 1 instead of growing without bound."""
+    from describedtypes import Extraction
+    from describedtypes._vendors import openai_chat
+
+    huge = 10**5000
+    usage = openai_chat.FORMAT.usage(
+        {"usage": {"prompt_tokens": huge, "completion_tokens": 5, "total_tokens": huge}}
+    )
+    assert usage == Usage(1, 0, 5)
+    assert Usage(1, huge, huge, huge, huge) == Usage(1)
+    assert "input_tokens=0" in repr(usage)
+    assert "<td>5</td>" in usage._repr_html_()
+    details = Extraction(1, usage, [], [], 0.5)
+    assert "Usage(" in repr(details)
+    assert details._repr_html_()
+    top = 2**63 - 1
+    assert (Usage(1, top) + Usage(1, top)).input_tokens == top
+    assert sum([Usage(1, top)] * 3).input_tokens == top
+
+
 # -- extract_stream ----------------------------------------------------------------------
 
 
@@ -324,3 +347,34 @@ def test_extract_stream_gives_up_with_the_usage_attached() -> None:
         list(stream)
     assert info.value.usage == Usage(2, 20, 10)
     assert stream.attempt == 2
+
+
+@kinds
+def test_details_print_short_with_the_responses_a_field_away(kind: Kind) -> None:
+    """print(extract(..., details=True)) and print(run(..., details=True)) are one short
+    line each: the value, the counts and the usage, never the SDK's whole responses (which
+    stay in ``attempts[i].response`` / ``turns[i].response``)."""
+    extraction, _ = ask(kind, False, [kind.text(BAD), kind.text(GOOD)], details=True)
+    text = repr(extraction)
+    assert text.startswith(f"Extraction(value={WEATHER!r}, attempts=2, usage=")
+    assert len(text) < 400, text
+    assert "chatcmpl" not in text
+    assert "choices" not in text
+    assert "candidates" not in text
+    assert repr(extraction.attempts[0]).startswith("Attempt(ok=False, outcome=DecodeError(")
+    replies = [kind.calls([("c1", "get_weather", {"city": "Paris"})]),
+               kind.text("Sunny in Paris.")]
+    run, _ = run_loop(kind, False, replies, details=True)
+    text = repr(run)
+    assert text.startswith("ToolRun(output='Sunny in Paris.', turns=2, calls=1, usage=")
+    assert len(text) < 400, text
+    assert repr(run.turns[0]).startswith("Turn(calls=['get_weather'], usage=")
+
+
+def test_a_long_value_is_cut_in_the_short_repr() -> None:
+    """The value's own repr is cut at 200 characters, with an ellipsis."""
+    long = Extraction(value="x" * 1000, usage=Usage(), attempts=(), messages=(), seconds=0.0)
+    text = repr(long)
+    assert "x" * 190 in text
+    assert "x" * 300 not in text
+    assert "...," in text

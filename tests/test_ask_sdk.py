@@ -617,6 +617,34 @@ def test_run_without_tools_is_a_plain_request() -> None:
     assert "tools" not in server.bodies[0]
 
 
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_gemini_tool_loop_with_calls_that_carry_no_id(is_async: bool) -> None:
+    """Gemini's function calls often carry no ``id``: Gemini matches each function
+    response to its call by name and order, so the loop sends the results back in the
+    calls' order, under their names, without an id, and the SDK accepts the request."""
+    kind = Gemini()
+    replies = [
+        kind._reply([{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}},
+                     {"functionCall": {"name": "whoami", "args": {}}},
+                     {"functionCall": {"name": "get_weather", "args": {"town": "Rome"}}}],
+                    "STOP"),
+        kind.text("It is 21.5 °C in Paris, ada."),
+    ]
+    answer, server = run_loop(kind, is_async, replies)
+    assert answer == "It is 21.5 °C in Paris, ada."
+    second = server.bodies[1]
+    last = second["contents"][-1]
+    assert [p["functionResponse"]["name"] for p in last["parts"]] == [
+        "get_weather", "whoami", "get_weather"
+    ]
+    assert all("id" not in p["functionResponse"] for p in last["parts"])
+    results = kind.sent_results(second)
+    assert json.loads(results[0][1])["temperature"] == 21.5
+    assert results[1] == (None, "ada", False)
+    assert results[2][2] is True
+    assert "town" in results[2][1]
+
+
 # -- hostile input -----------------------------------------------------------------------
 
 

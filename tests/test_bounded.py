@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
+import typing
 import weakref
 from typing import Any
 
@@ -14,7 +15,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes import OPENAI, DecodeError, SchemaError, Toolbox, decode, encode, schema
+from describedtypes import (
+    ANTHROPIC,
+    OPENAI,
+    DecodeError,
+    SchemaError,
+    Toolbox,
+    decode,
+    encode,
+    schema,
+)
 from describedtypes.inspect import type_info
 
 
@@ -325,3 +335,143 @@ class TestDeepValues:
             parsed = {"value": i, "next": parsed}
         with pytest.raises(DecodeError, match="nested too deeply to decode"):
             decode(Link, parsed)
+
+
+class TestLiteralValues:
+    @given(st.lists(st.one_of(
+        st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5]),
+        st.sampled_from(["a", "b", "1"]), st.none(),
+    ), min_size=1, max_size=12))
+    def test_duplicates_are_dropped_by_type_and_value(self, values: list[Any]) -> None:
+        """Literal values are kept once each, compared by type and value (1 and True are
+        two values, 1 and 1.0 one)."""
+        from typing import Literal
+
+        from describedtypes._types.inspector import same_value
+
+        literal = Literal[tuple(values)]  # type: ignore[valid-type]
+        expected: list[Any] = []
+        for v in typing.get_args(literal):  # (typing drops some duplicates itself)
+            if not any(same_value(v, seen) for seen in expected):
+                expected.append(v)
+        got = type_info(literal).python_values
+        # (equal Literals in another order share a cached node: order is not compared)
+        assert len(got) == len(expected)
+        assert all(any(same_value(v, x) for x in got) for v in expected)
+
+    def test_str_and_int_enum_members_are_their_values(self) -> None:
+        """A str or int enum member and its plain value are one Literal value."""
+        import enum
+        from typing import Literal
+
+        class Shade(str, enum.Enum):
+            RED = "red"
+
+        class Level(enum.IntEnum):
+            ONE = 1
+
+        node = type_info(Literal[Shade.RED, "red", Level.ONE, 1, True])
+        assert node.python_values == (Shade.RED, Level.ONE, True)
+
+    def test_many_values_are_read_without_comparing_each_pair(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Distinct values are read without one pairwise comparison (linear: 50,000 values
+        no longer take the 1.25e9 comparisons of checking each against those before)."""
+        from typing import Literal
+
+        from describedtypes._types import inspector
+
+        calls = 0
+        real = inspector.same_value
+
+        def counted(a: Any, b: Any) -> bool:
+            nonlocal calls
+            calls += 1
+            return real(a, b)
+
+        monkeypatch.setattr(inspector, "same_value", counted)
+        values = tuple(f"v{i}" for i in range(2_000))
+        assert len(type_info(Literal[values]).values) == 2_000  # type: ignore[valid-type]
+        assert calls == 0
+        values = tuple(f"w{i}" for i in range(50_000))
+        assert len(type_info(Literal[values]).values) == 50_000  # type: ignore[valid-type]
+        assert decode(Literal[values], '"w49999"') == "w49999"  # type: ignore[valid-type]
+
+
+_DAG = """
+import json, sys, attrs
+from describedtypes import SchemaError, schema
+
+def dag(levels, width):
+    prev = attrs.make_class("L0", {"v": attrs.field(type=int)})
+    for i in range(1, levels):
+        prev = attrs.make_class(f"L{i}", {f"f{k}": attrs.field(type=prev)
+                                          for k in range(width)})
+    return prev
+
+top = dag(40, 2)
+auto = schema(top, use_references="auto")
+refs = schema(top, use_references=True)
+print("auto", len(json.dumps(auto)), len(json.dumps(refs)), sorted(auto["$defs"]) == sorted(
+    refs["$defs"]))
+try:
+    schema(top)
+except SchemaError as exc:
+    print("inline", str(exc))
+"""
+
+
+class TestSharedClasses:
+    def test_a_deep_dag_of_shared_classes_is_built_in_linear_time(self) -> None:
+        """40 levels of a class used twice by the next: "auto" decides per class without
+        writing the 2**40 copies out (each class once under $defs, as with True), and
+        use_references=False is a SchemaError naming use_references=True instead of a
+        build that never ends (in a subprocess: without the bound it never ends)."""
+        import subprocess
+        import sys
+
+        done = subprocess.run([sys.executable, "-c", _DAG], capture_output=True, text=True,
+                              timeout=300, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        auto, inline = done.stdout.splitlines()
+        _, auto_size, refs_size, same_defs = auto.split()
+        assert int(auto_size) <= int(refs_size)
+        assert same_defs == "True"
+        assert "field copies" in inline
+        assert "pass use_references=True" in inline
+
+    @pytest.mark.parametrize("adapter", [OPENAI, ANTHROPIC])
+    def test_the_one_pass_choice_passes_the_adapters_rules_and_decodes(
+        self, adapter: Any
+    ) -> None:
+        """A wide DAG past the exact search: the body "auto" picks in one pass is accepted
+        by the adapter's own rules, no larger than every class under $defs, and a value
+        written for it decodes back."""
+        import json
+
+        from describedtypes import check
+
+        prev: Any = attrs.make_class("W0", {"v": attrs.field(type=int)})
+        for i in range(1, 8):
+            prev = attrs.make_class(f"W{i}", {k: attrs.field(type=prev) for k in "abcd"})
+        auto = schema(prev, adapter, use_references="auto")
+        assert check(auto, adapter) == []
+        assert len(json.dumps(auto)) <= len(json.dumps(
+            schema(prev, adapter, use_references=True)))
+        leaf: Any = attrs.fields(prev).a.type
+        while attrs.fields(leaf)[0].name != "v":
+            leaf = attrs.fields(leaf).a.type
+        value: Any = leaf(1)
+        cls: Any = leaf
+        while cls is not prev:
+            cls = next(c for c in _parents(prev) if attrs.fields(c)[0].type is cls)
+            value = cls(value, value, value, value)
+        assert decode(prev, encode(value)) == value
+
+
+def _parents(top: Any) -> list[Any]:
+    out = [top]
+    while attrs.fields(out[-1])[0].name != "v":
+        out.append(attrs.fields(out[-1])[0].type)
+    return out

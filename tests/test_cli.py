@@ -142,3 +142,24 @@ def test_graph_errors_are_messages(capsys: pytest.CaptureFixture[str]) -> None:
         main(["graph", "builtins:bytes"])
     assert info.value.code == 1
     assert "JSON has no bytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "error: choose a command: schema, graph, decode, mcp, batch"),
+        (["batch"], "error: 'batch' needs a subcommand: retry"),
+    ],
+)
+def test_a_missing_command_is_named_in_the_users_words(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No command, or ``batch`` alone: exit 2 naming what to type, never argparse's
+    internal ``dest`` names (``command``, ``batch_command``)."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "batch_command" not in err
+    assert "arguments are required" not in err

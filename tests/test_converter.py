@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import enum
+import typing
 from typing import Any
 
 import attrs
@@ -16,16 +18,21 @@ from hypothesis import strategies as st
 
 from describedtypes import (
     ANTHROPIC,
+    ANTHROPIC_TOOLS,
     OPENAI,
+    OPENAI_CHAT_TOOLS,
+    OPENAI_TOOLS,
     STANDARD,
     DecodeError,
     SchemaError,
+    check,
     decode,
     encode,
     make_converter,
     register_hooks,
     schema,
 )
+from describedtypes._schema.document import document
 
 from .strategies import classes
 
@@ -170,6 +177,52 @@ def test_strict_adapters_write_and_read_dicts_as_key_value_arrays() -> None:
     assert [p for p, _ in caught.value.errors] == [
         "$.scores[0].value", "$.scores[1].key", "$.scores[1].value"
     ]
+
+
+class Shade(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+_ARRAY_OPTIONS = [list[bool], list[int], set[str], frozenset[int], tuple[int, ...]]
+_DICT_OPTIONS = [dict[str, str], dict[str, int | None], dict[Shade, int | None]]
+_STRICT = [OPENAI, OPENAI_TOOLS, OPENAI_CHAT_TOOLS, ANTHROPIC, ANTHROPIC_TOOLS]
+
+
+@given(
+    st.sampled_from(_DICT_OPTIONS),
+    st.sampled_from(_ARRAY_OPTIONS),
+    st.booleans(),
+    st.sampled_from(_STRICT),
+    st.sampled_from(["dict", "array"]),
+)
+def test_an_empty_dict_beside_an_array_option_round_trips(
+    dict_type: Any, array_type: Any, dict_first: bool, adapter: Any, which: str
+) -> None:
+    """Under the strict adapters a dict is an array of entries, so an empty dict would be
+    ``[]``, which the union's array option reads as an empty list: the empty dict is
+    written as ``{}`` there (an option of the union's schema), and both empty values come
+    back as they went, in a document the schema allows."""
+    union = (
+        typing.Union[dict_type, array_type] if dict_first  # noqa: UP007
+        else typing.Union[array_type, dict_type]  # noqa: UP007
+    )
+    holder = attrs.make_class("Holder", {"f": attrs.field(type=union)}, frozen=True)
+    if which == "dict":
+        value: Any = {}
+    else:
+        value = array_type.__origin__() if hasattr(array_type, "__origin__") else []
+    x = holder(value)
+    conv = make_converter(adapter)
+    out = orjson.loads(orjson.dumps(conv.unstructure(x)))
+    back = conv.structure(out, holder)
+    assert back == x, (out, back)
+    assert type(back.f) is type(value), (out, back)
+    assert decode(holder, orjson.dumps(out)) == x
+    wrapped = schema(holder, adapter)
+    body = document(wrapped, adapter).body
+    assert list(jsonschema.Draft202012Validator(dict(body)).iter_errors(out)) == []
+    assert check(wrapped, adapter) == []
 
 
 def test_type_expressions_around_described_classes_are_decoded_strictly() -> None:

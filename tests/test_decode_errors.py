@@ -389,3 +389,49 @@ def test_a_union_error_names_every_option(reply: str, message: str) -> None:
     with pytest.raises(DecodeError) as info:
         decode(_Choice, '{"v": ' + reply + "}")
     assert info.value.errors == [("$.v", message)]
+
+
+class _Code(enum.IntEnum):
+    LOW = 13
+    HIGH = 30
+
+
+@attrs.frozen
+class _Inner:
+    code: str = attrs.field(validator=attrs.validators.min_len(1))
+
+
+@attrs.frozen
+class _Box:
+    f0: _Inner
+
+
+@attrs.frozen
+class _DictFirst:
+    f: Union[dict[str, _Code], _Box, int]  # noqa: UP007
+
+
+@attrs.frozen
+class _BoxFirst:
+    f: Union[_Box, dict[str, _Code], int]  # noqa: UP007
+
+
+@pytest.mark.parametrize("cls", [_DictFirst, _BoxFirst])
+@pytest.mark.parametrize(
+    ("reply", "errors"),
+    [
+        ('{"f0": {"code": ""}}', [("$.f.f0.code", "must have at least 1 characters, got 0")]),
+        ('{"f0": {"code": 5}}', [("$.f.f0.code", "expected string, got integer 5")]),
+        ('{"f1": 99}', [("$.f.f1", "99 is not one of [13, 30]")]),
+    ],
+)
+def test_a_union_reports_the_option_the_value_went_furthest_in(
+    cls: Any, reply: str, errors: list[tuple[str, str]]
+) -> None:
+    """An object that fails a class option deep inside (a string too short) and a dict
+    option at its first key is reported by the class's problem, whatever the order of the
+    options: the value went further there, so that is what the model meant; an option
+    with fewer problems still wins (an unknown key fails the class twice)."""
+    with pytest.raises(DecodeError) as info:
+        decode(cls, '{"f": ' + reply + "}")
+    assert info.value.errors == errors

@@ -241,6 +241,7 @@ def has_field_kind(node: ni.Node, predicate: Any, seen: set[int] | None = None) 
     return any(has_field_kind(c, predicate, seen) for c in children_of(node))
 
 
+@pytest.mark.slow  # 120 generated classes through the SDK
 @settings(max_examples=120)
 @given(classes(), st.data())
 def test_same_verdicts_as_the_openai_sdk(drawn: Any, data: st.DataObject) -> None:
@@ -260,6 +261,7 @@ def test_same_verdicts_as_the_openai_sdk(drawn: Any, data: st.DataObject) -> Non
         assert not our_schema.is_valid(ours(node, bad)), kind
 
 
+@pytest.mark.slow  # 120 generated classes through the SDK
 @settings(max_examples=120)
 @given(classes())
 def test_none_of_the_sdk_leftovers(drawn: Any) -> None:

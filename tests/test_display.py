@@ -152,11 +152,16 @@ def test_graph_is_a_str_that_jupyter_draws() -> None:
     bundle = diagram._repr_mimebundle_()
     # JupyterLab (4.1+) renders text/vnd.mermaid; nbconvert inserts that text unescaped
     # into a <pre class="mermaid">, so it must hold no markup.
-    assert bundle == {"text/vnd.mermaid": str(diagram), "text/plain": str(diagram)}
+    assert bundle == {"text/vnd.mermaid": str(diagram), "text/plain": str(diagram),
+                      "image/svg+xml": diagram.svg}
     assert "<" not in bundle["text/vnd.mermaid"]
+    # The SVG (what nbconvert's pages show, offline too) is XML whose texts are escaped:
+    # the description's markup is never markup there either.
+    assert "<script>" not in diagram.svg
     assert pickle.loads(pickle.dumps(diagram)) == diagram
 
 
+@pytest.mark.slow  # IPython comes with the test-notebooks extra
 def test_ipython_shows_a_diagram_as_its_lines() -> None:
     """IPython's own formatter (which prints a str as its repr) shows the diagram's text."""
     formatters = pytest.importorskip("IPython.core.formatters",

@@ -50,8 +50,14 @@ _FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 _SKIP = re.compile(r"<!--\s*skip-test:(?P<reason>.*?)-->", re.DOTALL)
 _STAND_IN = re.compile(r"<!--\s*stand-in:\s*(?P<name>[\w-]+)\s*-->")
 _NEEDS_EXTRA = re.compile(r"<!--\s*needs-extra:\s*(?P<name>[\w-]+)\s*-->")
-#: The modules each optional extra of pyproject.toml brings, for ``needs-extra`` blocks.
-EXTRAS = {"comparison": ("instructor", "pydantic_ai")}
+#: The modules each optional extra of pyproject.toml brings, for ``needs-extra`` blocks,
+#: and why the quick run (the ``test`` extra) goes without it.
+EXTRAS = {
+    "comparison": (("instructor", "pydantic_ai"),
+                   "pins an older openai than the test extra installs: run tox -e comparison"),
+    "tokens": (("bpe_openai",), "the tokenizer is left out of the quick run; .ci/run has it"),
+    "test-recipes": (("dask",), "Dask is left out of the quick run; .ci/run has it"),
+}
 _OUTPUT_LANGS = ("json", "text", "mermaid")
 
 
@@ -122,7 +128,8 @@ def needed_extra(block: Block) -> str | None:
 def extra_installed(name: str) -> bool:
     import importlib.util
 
-    return all(importlib.util.find_spec(module) is not None for module in EXTRAS[name])
+    modules, _ = EXTRAS[name]
+    return all(importlib.util.find_spec(module) is not None for module in modules)
 
 
 def stand_in_name(block: Block) -> str | None:
@@ -315,10 +322,8 @@ def test_pages_that_need_an_extra(extra: str) -> None:
     ]
     assert marked, f"no page has a block that needs the {extra!r} extra; drop it from EXTRAS"
     if not extra_installed(extra):
-        pytest.skip(
-            f"needs the {extra!r} extra ({', '.join(EXTRAS[extra])}), which pins an older "
-            f"openai than the test extra installs: run tox -e {extra}"
-        )
+        modules, why = EXTRAS[extra]
+        pytest.skip(f"needs the {extra!r} extra ({', '.join(modules)}): {why}")
     for path in {path for path, _ in marked}:
         assert page_counts(path)["needs_extra"] == 0
 

@@ -90,6 +90,7 @@ def test_a_value_that_would_not_decode_back_is_refused(value: Any, words: str) -
         encode(value)
 
 
+@pytest.mark.slow  # 300 generated types and values
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_every_value_encode_writes_decodes_back_equal(data: st.DataObject) -> None:

@@ -445,6 +445,7 @@ def test_each_registry_gets_its_own_mirror() -> None:
         decode(Keyed, b'{"value": 1}', registry=other)
 
 
+@pytest.mark.slow  # builds and drops thousands of classes
 def test_the_fast_decoder_does_not_keep_classes_alive() -> None:
     """A class that goes away takes its fast decoder with it."""
 

@@ -247,3 +247,73 @@ def test_every_class_is_one_box_named_by_its_defs_key(drawn: Any) -> None:
         source, _, rest = line.partition(" --> ")
         assert source in ids
         assert rest.split()[1] in ids
+
+
+class TestSvg:
+    """The same diagram drawn as SVG, for front ends that cannot run Mermaid."""
+
+    def test_every_box_line_and_arrow_is_drawn(self) -> None:
+        import xml.etree.ElementTree as ET
+
+        diagram = graph(Forecast)
+        root = ET.fromstring(diagram.svg)
+        texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+        for title, lines in boxes(diagram).items():
+            assert title in texts
+            for line in lines:
+                if line.startswith("<<"):
+                    assert f"«{line[2:-2]}»" in texts
+                else:
+                    assert line in texts
+        assert "location [1]" in texts
+        assert "days [*]" in texts
+        assert "unit [0..1]" in texts
+        lines = list(root.iter("{http://www.w3.org/2000/svg}line"))
+        assert sum(1 for ln in lines if ln.get("marker-end")) == len(arrows(diagram))
+
+    @pytest.mark.parametrize("direction", ["LR", "RL", "TB", "BT"])
+    def test_boxes_stay_inside_the_picture_and_apart(self, direction: str) -> None:
+        import xml.etree.ElementTree as ET
+
+        root = ET.fromstring(graph(Post, direction=direction).svg)  # type: ignore[arg-type]
+        width, height = float(root.get("width", 0)), float(root.get("height", 0))
+        rects = [
+            tuple(float(r.get(k, 0)) for k in ("x", "y", "width", "height"))
+            for r in root.iter("{http://www.w3.org/2000/svg}rect")
+        ]
+        assert len(rects) == 2
+        for x, y, w, h in rects:
+            assert x >= 0
+            assert x + w <= width + 0.5
+            assert y >= 0
+            assert y + h <= height + 0.5
+        (ax, ay, aw, ah), (bx, by, bw, bh) = rects
+        assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay
+
+    def test_a_recursive_class_points_at_itself_with_a_loop(self) -> None:
+        svg = graph(Comment).svg
+        assert '<path d="M ' in svg
+        assert "replies [*]" in svg
+
+    def test_an_empty_diagram_has_no_drawing(self) -> None:
+        assert graph(int).svg == ""
+        assert "image/svg+xml" not in graph(int)._repr_mimebundle_()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=4, unique=True))
+def test_any_value_is_escaped_for_svg(values: list[str]) -> None:
+    """Any enum value is text in the SVG, never markup: the document parses and holds it."""
+    import xml.etree.ElementTree as ET
+
+    members = {f"M{i}": v for i, v in enumerate(values)}
+    cls = enum.Enum("Odd", members)  # type: ignore[misc]
+    holder = attrs.make_class("Holder", {"odd": attrs.field(type=cls)})
+    root = ET.fromstring(graph(holder).svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts[-len(values):] == [
+        # XML 1.0 cannot hold U+FFFE, U+FFFF or most control characters: spelled \uXXXX
+        re.sub("[\ufffe\uffff]", lambda m: f"\\u{ord(m.group()):04x}",
+               json.dumps(value, ensure_ascii=False))
+        for value in values
+    ]

@@ -710,7 +710,8 @@ def test_without_mcp_the_error_names_the_extra() -> None:
     assert done.returncode == 0, done.stderr
     told = done.stdout.splitlines()[-1]  # after what tests/mcp_tools.py prints
     assert told.startswith("mcp serving a Toolbox over MCP needs the MCP SDK (mcp>=2.3)")
-    assert "pip install 'describedtypes[mcp]'" in told
+    assert ("pip install 'mcp>=2.3' "
+            "(or, in a clone of describedtypes: pip install -e '.[mcp]')") in told
 
 
 def test_without_mcp_the_command_exits_2() -> None:
@@ -722,4 +723,5 @@ def test_without_mcp_the_command_exits_2() -> None:
     assert done.returncode == 2, done.stderr
     [line] = [line for line in done.stderr.splitlines() if line != "mcp_tools imported"]
     assert line.startswith("error: serving a Toolbox over MCP needs the MCP SDK (mcp>=2.3)")
-    assert line.endswith("install the extra: pip install 'describedtypes[mcp]'")
+    assert line.endswith("install the extra: pip install 'mcp>=2.3' "
+                         "(or, in a clone of describedtypes: pip install -e '.[mcp]')")

@@ -54,6 +54,7 @@ ROUNDS: dict[str, list[tuple[str, str]]] = {
         ("/v1/messages", "canned_anthropic_answer"),
     ],
     "streaming.ipynb": [],
+    "evaluation.ipynb": [],
 }
 
 #: Keys and endpoints removed from (offline) or set in (with keys) the kernel's environment.

@@ -163,7 +163,9 @@ class TestWhatCanBeRegistered:
         class Plain:
             pass
 
-        with pytest.raises(TypeError, match="make it an attrs class or a dataclass"):
+        with pytest.raises(
+            TypeError, match="make it an attrs class, a dataclass or a pydantic model"
+        ):
             annotate.register(Plain, Annotation(description="x"))
 
     def test_describable_targets_are_accepted(self) -> None:

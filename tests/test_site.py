@@ -6,6 +6,7 @@ skipped, with the reason, where the ``docs`` extra is not installed.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from html.parser import HTMLParser
@@ -125,8 +126,16 @@ def test_notebooks_are_rendered_with_their_outputs() -> None:
             f"{src} shows no outputs; run `python -m tests.update_notebooks` and commit"
         )
     refs = (site_dir() / "notebooks" / "references_and_recursion" / "index.html").read_text()
-    # graph() output (text/vnd.mermaid), as nbconvert writes it; mkdocs-material draws it.
-    assert re.search(r'<pre class="mermaid">\s*classDiagram', refs)
+    # graph() output: nbconvert prefers image/svg+xml to text/vnd.mermaid, so the page
+    # holds the drawing itself (an image of the SVG document), with no script to load.
+    drawings = [
+        base64.b64decode(data).decode()
+        for data in re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', refs)
+    ]
+    assert any(
+        d.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "«recursive»" in d
+        for d in drawings
+    )
     assert "<th>ANTHROPIC_TOOLS</th>" in refs  # the provider matrix, as a table
 
 

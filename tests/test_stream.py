@@ -9,6 +9,7 @@ import gc
 import importlib
 import itertools
 import json
+import subprocess
 import sys
 import weakref
 from collections.abc import AsyncIterator, Iterator
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 from describedtypes import (
     Annotation,
     DecodeError,
+    DescribedTypesError,
     IncompleteReplyError,
     Partial,
     RefusalError,
@@ -797,9 +799,9 @@ def test_deep_nesting_ends_in_decodes_error() -> None:
 def test_without_jiter(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without jiter, the error names the extra to install."""
     monkeypatch.setitem(sys.modules, "jiter", None)
-    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'jiter>=0.5'.*\.\[stream\]"):
         decode_stream(Person, [PERSON])
-    with pytest.raises(ModuleNotFoundError, match=r"describedtypes\[stream\]"):
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'jiter>=0.5'.*\.\[stream\]"):
         adecode_stream(Person, _agen([PERSON]))
     assert decode(Person, PERSON).name == "Ada"  # the rest of the library does not need it
 
@@ -1152,3 +1154,159 @@ def test_a_converters_stream_plan_is_built_once_and_rebuilt_with_its_hooks() -> 
     assert _stream.StreamDecoder(Point, converter, annotate).plan is first
     converter.register_structure_hook(int, lambda v, _: int(v))
     assert _stream.StreamDecoder(Point, converter, annotate).plan is not first
+
+
+def _cut_chat_stream(text: str) -> list[dict[str, Any]]:
+    """A Chat Completions stream that stops after ``text`` with no finish reason."""
+    return chat_chunks([{"content": p} for p in pieces(text)])[:-1]
+
+
+@pytest.mark.parametrize("cut", [
+    pytest.param(_cut_chat_stream(ANSWER[:20]), id="openai-chat"),
+    pytest.param(anthropic_events([("text", pieces(ANSWER[:20]))], "end_turn")[:-2],
+                 id="anthropic"),
+    pytest.param([{"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}}]}
+                  for p in pieces(ANSWER[:20])], id="gemini"),
+])
+def test_a_stream_cut_without_a_finish_reason_is_incomplete_not_the_models_fault(
+    cut: list[dict[str, Any]],
+) -> None:
+    """A stream that ends before its reply is whole and without a finish reason was cut
+    (a dropped connection), not answered wrongly: IncompleteReplyError, which extract_stream
+    does not retry, so the model is never told that its JSON was invalid."""
+    from types import SimpleNamespace
+
+    from describedtypes import extract_stream
+
+    with pytest.raises(IncompleteReplyError, match="without a finish reason"):
+        list(decode_stream(Answer, cut))
+    # A whole reply decodes without a finish reason (a server that leaves it out).
+    assert list(decode_stream(Answer, _cut_chat_stream(ANSWER)))[-1] == Answer("the answer", 3)
+    streams = [_cut_chat_stream(ANSWER[:20]), chat_chunks([{"content": ANSWER}])]
+    sent: list[dict[str, Any]] = []
+
+    def create(**kwargs: Any) -> Any:
+        sent.append(kwargs)
+        return iter(streams.pop(0))
+
+    client = SimpleNamespace(
+        chat=SimpleNamespace(completions=SimpleNamespace(create=create)),
+        responses=SimpleNamespace(create=lambda **kwargs: None),
+    )
+    with pytest.raises(IncompleteReplyError, match="connection was cut"):
+        list(extract_stream(Answer, client, model="m", messages="Ask"))
+    assert len(sent) == 1
+    # Whole JSON that does not match, without a finish reason: the model's mistake,
+    # told to it and asked again.
+    streams[:] = [_cut_chat_stream('{"title": 5, "count": 1}'), chat_chunks([{"content": ANSWER}])]
+    sent.clear()
+    assert list(extract_stream(Answer, client, model="m", messages="Ask"))[-1] == Answer(
+        "the answer", 3)
+    assert len(sent) == 2
+
+
+class _RaisingAiter:
+    def __aiter__(self) -> Any:
+        raise RuntimeError("hostile __aiter__")
+
+
+class _RaisingAiterLookup:
+    @property
+    def __aiter__(self) -> Any:
+        raise RuntimeError("hostile lookup")
+
+
+class _RaisingIter:
+    def __iter__(self) -> Any:
+        raise RuntimeError("hostile __iter__")
+
+
+@pytest.mark.parametrize("source", [_RaisingAiterLookup(), _RaisingIter()],
+                         ids=["aiter-lookup", "iter"])
+def test_a_source_that_raises_when_asked_for_its_iterator_is_a_shape_error(
+    source: Any,
+) -> None:
+    """An object whose __iter__ or __aiter__ raises is no stream: a TypeError (ShapeError)
+    naming the method, never the object's own exception."""
+    with pytest.raises(TypeError, match=r"the stream's __a?iter__ raised RuntimeError") as info:
+        list(decode_stream(Answer, source))
+    assert isinstance(info.value, DescribedTypesError)
+
+
+@pytest.mark.parametrize("source", [_RaisingAiter(), _RaisingAiterLookup()],
+                         ids=["aiter", "aiter-lookup"])
+def test_an_async_source_whose_aiter_raises_is_a_shape_error(source: Any) -> None:
+    """adecode_stream over an object whose __aiter__ raises: a TypeError (ShapeError)."""
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Answer, source)]
+
+    with pytest.raises(TypeError, match=r"the stream's __aiter__ raised RuntimeError") as info:
+        asyncio.run(collect())
+    assert isinstance(info.value, DescribedTypesError)
+
+
+def test_the_errors_of_a_streams_items_are_its_own() -> None:
+    """An error raised while the stream runs (an SDK's network error) passes unchanged."""
+
+    class Dropped(Exception):
+        pass
+
+    def source() -> Iterator[str]:
+        yield '{"title": '
+        raise Dropped
+
+    async def asource() -> AsyncIterator[str]:
+        yield '{"title": '
+        raise Dropped
+
+    async def collect() -> list[Any]:
+        return [v async for v in adecode_stream(Answer, asource())]
+
+    with pytest.raises(Dropped):
+        list(decode_stream(Answer, source()))
+    with pytest.raises(Dropped):
+        asyncio.run(collect())
+
+
+_ENDLESS = """
+import itertools, sys
+from types import SimpleNamespace
+import attrs
+from describedtypes import IncompleteReplyError, extract_stream
+
+@attrs.define
+class Answer:
+    title: str
+
+empty = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+         "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": None}]}
+made = []
+
+def create(**kwargs):
+    made.append(1)
+    first = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": '{"title": "a'},
+                          "finish_reason": None}]}
+    return itertools.chain([first], itertools.repeat(empty))
+
+client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)),
+                         responses=SimpleNamespace(create=lambda **kwargs: None))
+try:
+    for _ in extract_stream(Answer, client, model="m", messages="Ask"):
+        pass
+except IncompleteReplyError as exc:
+    print("incomplete", len(made), exc.reason)
+"""
+
+
+def test_a_stream_of_endless_empty_deltas_ends() -> None:
+    """extract_stream over a server that sends empty deltas forever stops after 100,000
+    events that add nothing (IncompleteReplyError, not retried), instead of running on
+    (run in a subprocess: without the bound it never ends)."""
+    done = subprocess.run([sys.executable, "-c", _ENDLESS], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("incomplete 1 the stream sent more than 100,000 events"), (
+        done.stdout
+    )

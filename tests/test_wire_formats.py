@@ -176,6 +176,26 @@ def test_gemini_replies_through_decode_response() -> None:
         decode_response(Note, _genai_response([{"text": '{"title": "g"'}], "MAX_TOKENS"))
 
 
+def test_a_gemini_reply_whose_prompt_was_blocked_is_a_refusal() -> None:
+    """No candidates, only promptFeedback.blockReason (as the REST JSON, the SDK's
+    object and a stream chunk give it): a RefusalError with the reason, from every
+    reader; no tool calls."""
+    from google.genai import types as genai_types
+
+    from describedtypes import RefusalError
+
+    blocked = {"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": "gemini-test",
+               "usageMetadata": {"promptTokenCount": 7, "totalTokenCount": 7}}
+    sdk = genai_types.GenerateContentResponse.model_validate(blocked)
+    for reply in (blocked, {"promptFeedback": {"blockReason": "OTHER"}}, sdk,
+                  sdk.model_dump(mode="json", exclude_none=True)):
+        with pytest.raises(RefusalError, match=r"the prompt was blocked \((SAFETY|OTHER)\)"):
+            decode_response(Note, reply)
+        assert read_tool_calls(reply) == []
+    with pytest.raises(RefusalError, match="SAFETY"):
+        list(decode_stream(Note, [blocked]))
+
+
 def test_gemini_tool_calls_through_read_tool_calls() -> None:
     """Function calls of a Gemini reply are ToolCalls, with their arguments as given."""
     response = _genai_response([{"function_call": {"name": "weather", "args": {"city": "Bern"},

@@ -325,3 +325,135 @@ def test_the_cli_help_lists_batch_retry() -> None:
     assert done.returncode == 0
     assert "REQUESTS" in done.stdout
     assert "RESULTS" in done.stdout
+
+
+# -- where the file goes ------------------------------------------------------------------
+
+
+def _special_paths(tmp_path: Path) -> list[tuple[Path, str]]:
+    """A symlink (to a file that must stay as it is), a FIFO and a directory."""
+    import os
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(victim)
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.jsonl"
+    folder.mkdir()
+    return [(link, "a symbolic link"), (fifo, "a FIFO"), (folder, "a directory")]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs on this system")
+def test_write_batch_refuses_anything_but_a_regular_file(tmp_path: Path) -> None:
+    """A symlink, FIFO or directory at the path is refused, untouched, before anything is
+    written; a device node is too (/dev/null, which must stay a device)."""
+    import os
+    import stat
+
+    for path, kind in _special_paths(tmp_path):
+        before = os.lstat(path)
+        with pytest.raises(ValueError, match=f"is {kind}( \\(named pipe\\))?; only a regular file"):
+            write_batch(Weather, ["x"], path, model="m")
+        after = os.lstat(path)
+        assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert (tmp_path / "victim.txt").read_text() == "keep me"
+    if os.path.exists("/dev/null"):
+        with pytest.raises(ValueError, match="is a character device"):
+            write_batch(Weather, ["x"], "/dev/null", model="m")
+        assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "fifo.jsonl", "folder.jsonl", "link.jsonl", "victim.txt"]
+    done = write_batch(Weather, ["x"], tmp_path / "new.jsonl", model="m")
+    assert Path(done.path).read_bytes().count(b"\n") == 1
+
+
+def test_a_killed_write_batch_leaves_nothing_after_the_next_run(tmp_path: Path) -> None:
+    """A write_batch killed before its rename leaves its temporary file; the next write
+    to the same path removes it (a live writer's is kept)."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "requests.jsonl"
+    script = (
+        "import os, sys\n"
+        "from describedtypes._base import files\n"
+        "def killed(temporary, path):\n"
+        "    os.kill(os.getpid(), 9)\n"
+        "files.rename_over = killed\n"
+        "import attrs\n"
+        "from describedtypes import write_batch\n"
+        "@attrs.define\n"
+        "class A:\n"
+        "    x: int\n"
+        f"write_batch(A, ['hi'], {str(target)!r}, model='m')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120,
+                          check=False)
+    assert done.returncode != 0
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1, left
+    assert left[0].startswith(".requests.jsonl."), left
+    write_batch(Weather, ["x"], target, model="m")
+    assert [p.name for p in tmp_path.iterdir()] == ["requests.jsonl"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs on this system")
+def test_retry_refuses_an_out_path_that_is_not_a_regular_file(tmp_path: Path) -> None:
+    """batch retry --out: a symlink, FIFO or directory is refused (exit 2), untouched."""
+    import os
+
+    requests = tmp_path / "requests.jsonl"
+    write_batch(Weather, ["x", "y"], requests, model="m")
+    results = tmp_path / "results.jsonl"
+    results.write_bytes(openai_result("request-1", GOOD) + b"\n")
+    for path, kind in _special_paths(tmp_path):
+        before = os.lstat(path)
+        done = run("batch", "retry", str(requests), str(results), "--out", str(path))
+        assert done.returncode == 2, done.stderr
+        assert f"--out {path} is {kind}" in done.stderr
+        after = os.lstat(path)
+        assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert (tmp_path / "victim.txt").read_text() == "keep me"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_retry_refuses_requests_and_results_swapped(tmp_path: Path) -> None:
+    """REQUESTS and RESULTS given the other way round (or the request file twice) is a
+    usage error, not a NEW file of result lines."""
+    requests = tmp_path / "requests.jsonl"
+    write_batch(Weather, ["x", "y"], requests, model="m")
+    results = tmp_path / "results.jsonl"
+    results.write_bytes(openai_result("request-1", GOOD) + b"\n"
+                        + openai_result("request-2", None, status=500) + b"\n")
+    new = tmp_path / "new.jsonl"
+    done = run("batch", "retry", str(results), str(requests), "--out", str(new))
+    assert done.returncode == 2
+    assert f"{requests} holds batch requests, not results" in done.stderr
+    assert not new.exists()
+    # With RESULTS right, result lines as REQUESTS are named as such.
+    done = run("batch", "retry", str(results), str(results), "--out", str(new))
+    assert done.returncode == 2
+    assert f"{results}:1 is a result line, not a batch request" in done.stderr
+    assert not new.exists()
+    done = run("batch", "retry", str(requests), str(requests), "--out", str(new))
+    assert done.returncode == 2
+    assert f"{requests} holds batch requests, not results" in done.stderr
+    assert not new.exists()
+
+
+def test_retry_without_a_target_says_the_successes_were_not_decoded(tmp_path: Path) -> None:
+    """Without --target a reply is taken as the provider reports it: the summary says
+    that one that does not decode was not sent again, and how to send it."""
+    requests = tmp_path / "requests.jsonl"
+    write_batch(Weather, ["x", "y"], requests, model="m")
+    results = tmp_path / "results.jsonl"
+    results.write_bytes(openai_result("request-1", GOOD) + b"\n"
+                        + openai_result("request-2", BAD) + b"\n")
+    done = run("batch", "retry", str(requests), str(results), "--out", "-")
+    assert done.returncode == 0
+    assert done.stderr.startswith("2 requests: 2 succeeded, 0 failed")
+    assert ("note: the 2 that succeeded were answered, not decoded (no --target): a reply "
+            "among them that does not decode was not written; pass --target TARGET") \
+        in done.stderr

@@ -23,6 +23,7 @@ READING_ORDER = (
     "streaming",
     "tools",
     "batches",
+    "evaluation",
 )
 
 

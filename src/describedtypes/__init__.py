@@ -17,6 +17,9 @@ from ._codec.converter import make_converter, register_hooks
 from ._codec.decode import decode, decode_arguments
 from ._codec.encode import encode
 from ._codec.partial import Partial
+from ._eval.evaluate import evaluate
+from ._eval.evaluation import Comparison, Evaluation, PathScore, Score, compare
+from ._eval.normalize import Normalize
 from ._schema.adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
@@ -83,11 +86,13 @@ __all__ = [
     "BatchRequests",
     "BatchResult",
     "BatchSummary",
+    "Comparison",
     "Context",
     "DecodeError",
     "DefinitionChange",
     "DescribedTypesError",
     "Diagram",
+    "Evaluation",
     "ExtractStream",
     "Extraction",
     "FrozenDict",
@@ -100,6 +105,7 @@ __all__ = [
     "MCP_TOOLS",
     "MalformedLineError",
     "MaxTurnsError",
+    "Normalize",
     "OLLAMA",
     "OLLAMA_TOOLS",
     "OPENAI",
@@ -107,6 +113,7 @@ __all__ = [
     "OPENAI_TOOLS",
     "ParseArgs",
     "Partial",
+    "PathScore",
     "Problem",
     "RefusalError",
     "Registry",
@@ -117,6 +124,7 @@ __all__ = [
     "SGLANG_TOOLS",
     "STANDARD",
     "SchemaError",
+    "Score",
     "Tool",
     "ToolCall",
     "ToolResult",
@@ -132,6 +140,7 @@ __all__ = [
     "annotate",
     "check",
     "check_request",
+    "compare",
     "count_tokens",
     "decode",
     "decode_arguments",
@@ -140,6 +149,7 @@ __all__ = [
     "decode_stream",
     "diff_definitions",
     "encode",
+    "evaluate",
     "explain",
     "extract",
     "extract_stream",

@@ -34,6 +34,7 @@ print(marks[n // 3], marks[n])
 """
 
 
+@pytest.mark.slow  # measures memory over a long batch in a subprocess
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
 def test_memory_stays_flat_over_a_long_batch() -> None:
     from pathlib import Path

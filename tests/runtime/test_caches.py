@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import textwrap
 
+import pytest
+
 from .isolated import run_isolated
 
 
+@pytest.mark.slow  # a subprocess that builds and drops many types
 def test_dropped_types_are_collected_with_everything_built_for_them() -> None:
     """2,000 classes made at run time, described, decoded, encoded and dropped: all freed."""
     out = run_isolated(
@@ -90,6 +93,7 @@ def test_functions_partials_and_bound_methods_are_collected() -> None:
     assert json.loads(out.strip().splitlines()[-1]) == {"alive": 0}
 
 
+@pytest.mark.slow  # measures memory over many rounds in a subprocess
 def test_memory_stays_flat_over_many_dropped_types() -> None:
     """Peak traced memory does not grow with the number of dropped types."""
     out = run_isolated(

@@ -7,9 +7,12 @@ threads alive, a cancelled batch leaving threads nobody can see.
 
 from __future__ import annotations
 
+import pytest
+
 from .isolated import run_isolated
 
 
+@pytest.mark.slow  # many toolboxes in a subprocess, memory measured
 def test_a_toolbox_per_request_keeps_no_session_or_service_alive() -> None:
     out = run_isolated(
         """

@@ -8,6 +8,8 @@ fail by the timeout, not by a clock reading.
 
 from __future__ import annotations
 
+import pytest
+
 from .isolated import run_isolated
 
 _SETUP = """
@@ -65,6 +67,7 @@ _SETUP = """
 """
 
 
+@pytest.mark.slow  # 100,000 calls
 def test_acall_many_with_100_000_calls_runs_32() -> None:
     out = run_isolated(
         _SETUP
@@ -81,6 +84,7 @@ def test_acall_many_with_100_000_calls_runs_32() -> None:
     assert out.split() == ["32", "99968"]
 
 
+@pytest.mark.slow  # 100,000 calls, twice
 def test_run_and_arun_with_a_reply_of_100_000_calls_run_32() -> None:
     out = run_isolated(
         _SETUP

@@ -18,7 +18,16 @@ __all__ = ["Attempt", "Extraction", "ToolRun", "Turn"]
 T = TypeVar("T")
 
 
-@attrs.frozen
+#: At most this many characters of a value's own repr in the short reprs below.
+_VALUE_REPR = 200
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _VALUE_REPR else text[: _VALUE_REPR - 3] + "..."
+
+
+@attrs.frozen(repr=False)
 class Attempt(Generic[T]):
     """One request of ``extract()`` and what came of it.
 
@@ -41,8 +50,13 @@ class Attempt(Generic[T]):
     def ok(self) -> bool:
         return not isinstance(self.outcome, DecodeError)
 
+    def __repr__(self) -> str:
+        # The SDK's response is a field away (``attempt.response``), never in the repr.
+        return (f"Attempt(ok={self.ok}, outcome={_short(self.outcome)}, usage={self.usage!r}, "
+                f"seconds={self.seconds:.3f})")
 
-@attrs.frozen
+
+@attrs.frozen(repr=False)
 class Extraction(Generic[T]):
     """The decoded value of ``extract(..., details=True)`` and what it cost.
 
@@ -64,6 +78,12 @@ class Extraction(Generic[T]):
     messages: tuple[Any, ...]
     seconds: float
 
+    def __repr__(self) -> str:
+        # Short: the responses and the conversation are a field away (``attempts``,
+        # ``messages``), not thousands of characters on one line.
+        return (f"Extraction(value={_short(self.value)}, attempts={len(self.attempts)}, "
+                f"usage={self.usage!r}, seconds={self.seconds:.3f})")
+
     def _repr_html_(self) -> str:
         return _summary(
             f"Extraction of {type(self.value).__name__}",
@@ -71,7 +91,7 @@ class Extraction(Generic[T]):
         )
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class Turn:
     """One model turn of ``Toolbox.run()``.
 
@@ -97,8 +117,13 @@ class Turn:
     tool_seconds: float = 0.0
     phase: str = "combined"
 
+    def __repr__(self) -> str:
+        names = [call.name for call, _ in self.calls]
+        return (f"Turn(calls={_short(names)}, usage={self.usage!r}, "
+                f"seconds={self.seconds:.3f}, tool_seconds={self.tool_seconds:.3f})")
 
-@attrs.frozen
+
+@attrs.frozen(repr=False)
 class ToolRun(Generic[T]):
     """The final answer of ``Toolbox.run(..., details=True)`` and what it cost.
 
@@ -121,6 +146,11 @@ class ToolRun(Generic[T]):
     messages: tuple[Any, ...]
     seconds: float
     plan: Any = None
+
+    def __repr__(self) -> str:
+        calls = sum(len(t.calls) for t in self.turns)
+        return (f"ToolRun(output={_short(self.output)}, turns={len(self.turns)}, "
+                f"calls={calls}, usage={self.usage!r}, seconds={self.seconds:.3f})")
 
     def _repr_html_(self) -> str:
         calls = sum(len(t.calls) for t in self.turns)

@@ -32,3 +32,14 @@ class LazyModule:
 
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported on first use>"
+
+
+def install_hint(requirement: str, extra: str) -> str:
+    """How to install an optional dependency, in words that work today.
+
+    describedtypes is installed from a clone of its repository, not from a package index,
+    so installing it by name with an extra would fail: name the library itself, and
+    the extra for a clone.
+    """
+    return (f"pip install '{requirement}' "
+            f"(or, in a clone of describedtypes: pip install -e '.[{extra}]')")

@@ -9,9 +9,20 @@ import attrs
 __all__ = ["Usage"]
 
 
+#: The largest count read (int64's, what the providers' own APIs use); a larger one from
+#: a hostile server is no count (it could not even be printed: Python refuses to turn an
+#: int of more than 4,300 digits into text), and a sum stops there.
+MAX_COUNT = 2**63 - 1
+
+
 def _count(value: Any) -> int:
-    """A token count as the provider gave it; anything but a non-negative int is 0."""
-    return value if type(value) is int and value >= 0 else 0
+    """A token count as the provider gave it; anything but an int from 0 to ``MAX_COUNT``
+    is 0."""
+    return value if type(value) is int and 0 <= value <= MAX_COUNT else 0
+
+
+def _sum(a: int, b: int) -> int:
+    return min(a + b, MAX_COUNT)
 
 
 @attrs.frozen(slots=True)
@@ -23,7 +34,8 @@ class Usage:
     the sum of ``input_tokens``, ``cache_read_input_tokens`` and
     ``cache_creation_input_tokens``); ``output_tokens`` is all output, reasoning included
     (for Gemini ``candidatesTokenCount`` plus ``thoughtsTokenCount``). A count the provider
-    does not report is 0.
+    does not report is 0, and so is one beyond 2**63 - 1 (no real count; a sum stops
+    there).
 
     Attributes:
         requests: Requests made (a reply without usage fields still counts one).
@@ -45,11 +57,11 @@ class Usage:
         if not isinstance(other, Usage):
             return NotImplemented
         return Usage(
-            self.requests + other.requests,
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cached_input_tokens + other.cached_input_tokens,
-            self.reasoning_tokens + other.reasoning_tokens,
+            _sum(self.requests, other.requests),
+            _sum(self.input_tokens, other.input_tokens),
+            _sum(self.output_tokens, other.output_tokens),
+            _sum(self.cached_input_tokens, other.cached_input_tokens),
+            _sum(self.reasoning_tokens, other.reasoning_tokens),
         )
 
     def __radd__(self, other: object) -> Usage:

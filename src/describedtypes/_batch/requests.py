@@ -21,11 +21,9 @@ Provider facts, from their own documentation:
 
 from __future__ import annotations
 
-import contextlib
 import html
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -33,6 +31,7 @@ import attrs
 import orjson
 
 from .._ask.extract import conversation
+from .._base.files import replaced
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry, annotate
 from .._vendors.clients import ANTHROPIC_MAX_TOKENS, Anthropic, OpenAIChat, OpenAIResponses
@@ -194,7 +193,8 @@ def write_batch(
             ``extract(messages=...)`` takes), given ids ``request-1``, ``request-2``, ...;
             or all ``(custom_id, messages)`` tuples, whose ids must be unique non-empty
             strings (for Anthropic: 1 to 64 letters, digits, ``_`` or ``-``).
-        path: The file to write (replaced if it exists).
+        path: The file to write (replaced if it is a regular file; a symlink, FIFO,
+            device or directory there is refused).
         llm_adapter: ``OPENAI`` or ``ANTHROPIC``: whose batch API the file is for.
         model: The model's name, sent with every request.
         api: For OpenAI, ``"chat"`` (Chat Completions) or ``"responses"``.
@@ -212,7 +212,8 @@ def write_batch(
         each line.
 
     Raises:
-        ValueError: An adapter other than OPENAI or ANTHROPIC; no requests; a custom id
+        ValueError: ``path`` is a symlink, FIFO, device or directory; an adapter other
+            than OPENAI or ANTHROPIC; no requests; a custom id
             that is empty, repeated, or refused by Anthropic (naming the request); more
             requests or bytes than the provider takes in one batch (nothing is written).
         TypeError: A request that is not a conversation; pairs mixed with conversations.
@@ -245,35 +246,26 @@ def write_batch(
         raise ValueError(msg)
     shared = provider.structured(tp, extra)  # the schema, built once for every line
     target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
-    fd, temporary = tempfile.mkstemp(prefix=".write_batch-", suffix=".jsonl", dir=folder)
     written = 0
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for i, (custom_id, messages) in enumerate(numbered):
-                try:
-                    transcript = conversation(messages, provider, "write_batch")
-                except (TypeError, ValueError) as exc:
-                    raise type(exc)(f"requests[{i}]: {exc}") from None
-                body = provider.request(model, transcript, shared)
-                line: dict[str, Any] = (
-                    {"custom_id": custom_id, "method": "POST", "url": endpoint, "body": body}
-                    if name == "openai"
-                    else {"custom_id": custom_id, "params": body}
+    with replaced(target, ".write_batch.jsonl") as (fd, _), os.fdopen(fd, "wb") as out:
+        for i, (custom_id, messages) in enumerate(numbered):
+            try:
+                transcript = conversation(messages, provider, "write_batch")
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"requests[{i}]: {exc}") from None
+            body = provider.request(model, transcript, shared)
+            line: dict[str, Any] = (
+                {"custom_id": custom_id, "method": "POST", "url": endpoint, "body": body}
+                if name == "openai"
+                else {"custom_id": custom_id, "params": body}
+            )
+            data = orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+            written += len(data)
+            if written > most_bytes:
+                msg = (
+                    f"requests[{i}] takes the file past {most_bytes // (1024 * 1024)} MB, "
+                    f"the provider's limit per batch; write requests[{i}:] to a second file"
                 )
-                data = orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
-                written += len(data)
-                if written > most_bytes:
-                    msg = (
-                        f"requests[{i}] takes the file past {most_bytes // (1024 * 1024)} MB, "
-                        f"the provider's limit per batch; write requests[{i}:] to a second file"
-                    )
-                    raise ValueError(msg)
-                out.write(data)
-        os.chmod(temporary, 0o644)  # mkstemp makes it private to its owner
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+                raise ValueError(msg)
+            out.write(data)
     return BatchRequests(target, name, endpoint, tuple(cid for cid, _ in numbered))

@@ -20,12 +20,12 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
 import orjson
 
+from .._base.files import FileRefused, rename_over, temporary_beside
 from .._batch.lines import decode_batch
 from ..errors import DescribedTypesError
 from .targets import UsageError, load_target
@@ -36,7 +36,9 @@ __all__ = ["add_batch_command", "run_batch"]
 def add_batch_command(commands: Any) -> None:
     """Add ``batch retry`` to the command line's subparsers."""
     batch = commands.add_parser("batch", help="work with batch request and results files")
-    sub = batch.add_subparsers(dest="batch_command", required=True)
+    # Not ``required=True``: argparse would then name the internal ``dest`` in its error.
+    sub = batch.add_subparsers(dest="batch_command", metavar="SUBCOMMAND")
+    batch.set_defaults(batch_parser=batch)
     cmd = sub.add_parser(
         "retry",
         help="write the requests whose results failed or are missing, for a second round",
@@ -93,6 +95,7 @@ def _results(path: str, tp: Any) -> tuple[set[str], set[str], int]:
             if result.ok:
                 succeeded.add(result.custom_id)
         return succeeded, seen, unreadable
+    requests = 0  # request lines where results belong
     with open(path, "rb") as handle:
         for _, raw in _lines(handle):
             if not raw.strip():
@@ -106,10 +109,19 @@ def _results(path: str, tp: Any) -> tuple[set[str], set[str], int]:
             if not isinstance(custom_id, str):
                 unreadable += 1
                 continue
+            if not _is_result(line) and _is_request(line):
+                requests += 1
+                continue
             seen.add(custom_id)
             if _succeeded(line):
                 succeeded.add(custom_id)
-    return succeeded, seen, unreadable
+    if requests and not seen:
+        msg = (
+            f"{path} holds batch requests, not results; give the request file first, then "
+            "the results: batch retry REQUESTS RESULTS"
+        )
+        raise _Refused(msg)
+    return succeeded, seen, unreadable + requests
 
 
 def _request_id(raw: bytes, number: int, path: str) -> str:
@@ -122,7 +134,25 @@ def _request_id(raw: bytes, number: int, path: str) -> str:
     if not isinstance(custom_id, str):
         msg = f"{path}:{number} has no custom_id; is it a batch request file?"
         raise _Refused(msg)
+    if not _is_request(line):
+        what = "a result line" if _is_result(line) else "no request"
+        msg = (
+            f"{path}:{number} is {what}, not a batch request (it has no body or params); "
+            "give the request file first, then the results: batch retry REQUESTS RESULTS"
+        )
+        raise _Refused(msg)
     return custom_id
+
+
+def _is_request(line: dict[str, Any]) -> bool:
+    """An OpenAI Batch input line (``body``) or an Anthropic one (``params``)."""
+    return isinstance(line.get("body"), dict) or isinstance(line.get("params"), dict)
+
+
+def _is_result(line: dict[str, Any]) -> bool:
+    """A results line: OpenAI's (``response``/``error``), Anthropic's (``result``) or a
+    ``describedtypes decode`` output's (``outcome``)."""
+    return any(key in line for key in ("response", "error", "result", "outcome"))
 
 
 def _check_paths(args: argparse.Namespace) -> None:
@@ -153,8 +183,9 @@ def retry(args: argparse.Namespace) -> str:
             fd, temporary = os.dup(sys.stdout.fileno()), ""
             sys.stdout.flush()
         else:
-            folder = os.path.dirname(os.path.abspath(args.out))
-            fd, temporary = tempfile.mkstemp(prefix=".batch-retry-", suffix=".jsonl", dir=folder)
+            fd, temporary = temporary_beside(args.out, ".batch-retry.jsonl")
+    except FileRefused as exc:
+        raise _Refused(f"--out {exc}") from None
     except OSError as exc:
         msg = f"cannot write {args.out}: {exc.strerror or exc}"
         raise _Refused(msg) from None
@@ -193,8 +224,10 @@ def retry(args: argparse.Namespace) -> str:
             )
             raise _Refused(msg)
         if not to_stdout:
-            os.chmod(temporary, 0o644)  # mkstemp makes it private to its owner
-            os.replace(temporary, args.out)
+            rename_over(temporary, args.out)
+    except FileRefused as exc:
+        _drop(temporary)
+        raise _Refused(f"--out {exc}") from None
     except OSError as exc:
         _drop(temporary)
         where = "standard output" if to_stdout else args.out
@@ -203,9 +236,15 @@ def retry(args: argparse.Namespace) -> str:
     except BaseException:
         _drop(temporary)
         raise
+    notes: list[str] = []
     total = sum(counts.values())
+    if tp is None and counts["succeeded"]:
+        notes.append(
+            f"the {counts['succeeded']:,} that succeeded were answered, not decoded (no "
+            "--target): a reply among them that does not decode was not written; pass "
+            "--target TARGET to send those again too"
+        )
     strangers = len(seen - first.keys())
-    notes = []
     if strangers:
         notes.append(
             f"{strangers:,} result{' is' if strangers == 1 else 's are'} for no request of "
@@ -213,8 +252,8 @@ def retry(args: argparse.Namespace) -> str:
         )
     if unreadable:
         notes.append(
-            f"{unreadable:,} line{'' if unreadable == 1 else 's'} of {args.results} had no "
-            "readable custom_id"
+            f"{unreadable:,} line{'' if unreadable == 1 else 's'} of {args.results} "
+            f"{'was' if unreadable == 1 else 'were'} not a result with a readable custom_id"
         )
     head = (
         f"{total:,} requests: {counts['succeeded']:,} succeeded, {counts['failed']:,} failed, "
@@ -236,6 +275,10 @@ def _drop(temporary: str) -> None:
 
 def run_batch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``batch retry``; returns the exit status."""
+    if args.batch_command is None:
+        args.batch_parser.print_usage(sys.stderr)
+        parser.exit(2, "error: 'batch' needs a subcommand: retry (write the requests whose "
+                       "results failed or are missing, for a second round)\n")
     try:
         summary = retry(args)
     except (_Refused, UsageError) as exc:

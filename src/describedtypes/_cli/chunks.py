@@ -13,6 +13,7 @@ import orjson
 from .._batch.lines import MAX_LINE_BYTES, OUTCOMES, BatchResult, TooLong, decode_line, read_lines
 from .._batch.summary import error_paths
 from .._codec.encode import encoder_for, json_value
+from .._types import pydantic_models as pyd
 from ..errors import DecodeError
 
 #: Lines per chunk decoded at once (a chunk also ends after ``CHUNK_BYTES`` of input).
@@ -22,7 +23,8 @@ CHUNK_BYTES = 1 << 20
 
 
 class _Encoders(dict[type, Any]):
-    """Encoders of plain (non-generic) attrs classes and dataclasses, for one chunk.
+    """Encoders of plain (non-generic) attrs classes, dataclasses and pydantic models, for
+    one chunk.
 
     Made per chunk, so no class is kept alive past the run.
     """
@@ -30,7 +32,9 @@ class _Encoders(dict[type, Any]):
     def __missing__(self, cls: type) -> Any:
         params: Any = getattr(cls, "__parameters__", None)
         found = None
-        if not params and (attrs.has(cls) or dataclasses.is_dataclass(cls)):
+        if not params and (
+            attrs.has(cls) or dataclasses.is_dataclass(cls) or pyd.is_model(cls)
+        ):
             found = encoder_for(cls)
         self[cls] = found
         return found

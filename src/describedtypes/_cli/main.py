@@ -3,8 +3,9 @@
 ``graph TARGET`` prints a Mermaid class diagram of it; ``--version`` the version.
 ``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``,
 ``batch retry REQUESTS RESULTS`` (the requests to send again) in ``batch.py``, ``mcp TARGET``
-(serving a Toolbox over MCP) in ``mcp.py``, ``tools TARGET --adapter A`` (a Toolbox's
-definitions, fingerprint or diff) in ``tools.py``.
+(serving a Toolbox over MCP) in ``mcp.py``, ``eval TARGET PREDICTIONS GOLD`` (field-level
+scores) in ``evaluate.py``, ``tools TARGET --adapter A`` (a Toolbox's definitions,
+fingerprint or diff) in ``tools.py``.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from ..errors import DescribedTypesError
 from .stdout import emit
 from .targets import UsageError, load_target
 
-__all__ = ["main"]
+__all__ = ["adapter_names", "main"]
 
 
-def _adapter_names() -> dict[str, _adapters.Adapter]:
+def adapter_names() -> dict[str, _adapters.Adapter]:
+    """Every adapter the command line accepts, by its `--adapter` name (lower case)."""
     found = {}
     for name in dir(_adapters):
         value = getattr(_adapters, name)
@@ -66,13 +68,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     ``prog`` is the program's name in the usage line: ``python -m describedtypes`` from
     ``__main__``, otherwise the name it was invoked by (the ``describedtypes`` script).
     """
-    adapters = _adapter_names()
+    adapters = adapter_names()
     parser = argparse.ArgumentParser(
         prog=prog or Path(sys.argv[0]).name or "describedtypes",
         description="Describe Python types and functions to large language models.",
     )
     parser.add_argument("--version", action=_VersionAction)
-    commands = parser.add_subparsers(dest="command", required=True)
+    # Not ``required=True``: argparse would then name the internal ``dest`` in its error.
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     cmd = commands.add_parser("schema", help="print the schema of a type or function as JSON")
     cmd.add_argument("target", metavar="TARGET", help="package.module:Name or path/to/file.py:Name")
     cmd.add_argument(
@@ -95,10 +98,17 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     from .batch import add_batch_command, run_batch
 
     add_batch_command(commands)
+    from .evaluate import add_eval_command, run_eval
+
+    add_eval_command(commands)
     from .tools import add_tools_command, run_tools
 
     add_tools_command(commands, adapters)
     args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        parser.exit(2, f"error: choose a command: {', '.join(commands.choices)} "
+                       "(--help says what each does)\n")
     if args.command == "graph":
         return _graph_command(parser, args)
     if args.command == "decode":
@@ -107,6 +117,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return run_mcp(args, parser)
     if args.command == "batch":
         return run_batch(args, parser)
+    if args.command == "eval":
+        return run_eval(args, parser)
     if args.command == "tools":
         return run_tools(args, parser, adapters)
     try:

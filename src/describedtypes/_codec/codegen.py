@@ -16,6 +16,7 @@ import attrs
 
 from .._base.text import escape
 from .._types import inspector as ni
+from .._types import pydantic_models as pyd
 from .problems import (
     ABSENT,
     MAX_KEY_FOR_SUGGESTION,
@@ -530,6 +531,9 @@ def _exception_text(exc: BaseException) -> str:
 
 def ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
     """The problem a constructor (attrs validators, ``__post_init__``) reported."""
+    validated = model_errors(exc, fields)  # a pydantic dataclass's ValidationError
+    if validated is not None:
+        return validated
     text = _exception_text(exc)
     key: str | None = None
     for arg in exc.args[1:]:
@@ -544,6 +548,27 @@ def ctor_errors(exc: BaseException, fields: dict[str, str]) -> list[list[Any]]:
     if key is not None:
         item.append(key)
     return [item]
+
+
+def model_errors(exc: BaseException, keys: dict[Any, str]) -> list[list[Any]] | None:
+    """The problems a pydantic model's own validation (its validators) reported.
+
+    ``keys`` maps what pydantic names a field by in an error's location (the key the
+    value was passed by, or the field name) to the JSON key the model sent it as. None
+    when ``exc`` is not a ``ValidationError``: the exception propagates.
+    """
+    found = pyd.validation_problems(exc)
+    if found is None:
+        return None
+    errs: list[list[Any]] = []
+    for loc, message in found:
+        item: list[Any] = [f"invalid value: {escape(message[:200])}"]
+        path = list(loc)
+        if path and path[0] in keys:
+            path[0] = keys[path[0]]
+        item.extend(reversed(path))
+        errs.append(item)
+    return errs or [["invalid value: the model's validation refused it"]]
 
 
 def hook_errors(exc: BaseException) -> list[list[Any]]:

@@ -18,6 +18,7 @@ from .codegen import (
     expected_kinds,
     hook_errors,
     list_problems,
+    model_errors,
     node_kind_names,
     object_chooser,
     repeated_key,
@@ -73,6 +74,7 @@ class Compiler:
             "as_array": as_array,
             "unknown": unknown,
             "ctor_errors": ctor_errors,
+            "model_errors": model_errors,
             "is_model_mistake": is_model_mistake,
             "list_problems": list_problems,
         }

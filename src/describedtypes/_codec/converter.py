@@ -2,10 +2,10 @@
 
 ``make_converter()`` returns a ``cattrs.Converter`` and ``register_hooks()`` installs the
 same hooks on a user's converter. They are hook factories behind one predicate: the
-classes the schema describes (attrs classes, dataclasses, ``TypedDict``, ``NamedTuple``,
-and their parametrizations) and type expressions built around them (``list[Weather]``,
-``Weather | None``, ``dict[str, Weather]``). Scalars, enums and the user's other types
-stay with cattrs.
+classes the schema describes (attrs classes, dataclasses, pydantic models, ``TypedDict``,
+``NamedTuple``, and their parametrizations) and type expressions built around them
+(``list[Weather]``, ``Weather | None``, ``dict[str, Weather]``). Scalars, enums and the
+user's other types stay with cattrs.
 
 Structure hooks are the compiled decoders of ``decode()`` (``_decode.structure_value``), so
 ``converter.structure(value, Weather)`` follows the same rules and raises the same
@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # cattrs loads when a converter is made, not at import
 
 from .._schema.adapters import STANDARD, Adapter, check_adapter
 from .._types import inspector as ni
+from .._types import pydantic_models as pyd
 from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from ..errors import SchemaError
 from .decode import baseline_converter, structure_value, users_own_hook
@@ -58,7 +59,7 @@ _CONTAINERS = frozenset(
 def _is_class(cls: Any) -> bool:
     if not isinstance(cls, type):
         return False
-    if attrs.has(cls) or dataclasses.is_dataclass(cls) or is_typeddict(cls):
+    if attrs.has(cls) or dataclasses.is_dataclass(cls) or is_typeddict(cls) or pyd.is_model(cls):
         return True
     return issubclass(cls, tuple) and hasattr(cls, "_fields")  # a NamedTuple
 

@@ -18,8 +18,14 @@ import orjson
 from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types import kinds as mt
+from .._types import pydantic_models as pyd
 from .._types.annotate import annotate, current_stamp
-from .._types.nodes import closed_keys_as_object, hook_type, scalar_of
+from .._types.nodes import (
+    closed_keys_as_object,
+    empty_dict_is_ambiguous,
+    hook_type,
+    scalar_of,
+)
 from .._types.scalars import scalar_of_value
 from .problems import ABSENT, brief, quote
 from .union_options import (
@@ -167,12 +173,23 @@ class _EncodeCompiler:
         ordered = sorted(node.options, key=lambda o: not is_exact_class(o))
         # With a fixed-length tuple option, a tuple is that option's, not a list's.
         fixed = any(isinstance(o, ni.TupleNode) for o in node.options)
+        # The entries form writes an empty dict as [], which an array option of the
+        # union reads as its own: the schema gives the empty dict the form {} there.
+        empty_forms = self.entries and empty_dict_is_ambiguous(node)
         options = []
         for o in ordered:
             matches = deep_matcher(o, memo) if deep else matcher(o)
             if fixed and isinstance(o, ni.ArrayNode):
                 matches = not_a_tuple(matches)
-            options.append((o, matches, self.compile(o)))
+            un = self.compile(o)
+            target = o.target if isinstance(o, ni.UseNode) else o
+            if (
+                empty_forms
+                and isinstance(target, ni.DictNode)
+                and not closed_keys_as_object(target)
+            ):
+                un = _empty_as_object(un)
+            options.append((o, matches, un))
         check = None
         if not self.entries and self.hooks is None and overlapping(node):
             check = read_back_check(node, lenient=not fixed)
@@ -269,6 +286,13 @@ class _EncodeCompiler:
         return fn
 
 
+def _empty_as_object(un: Unstructure) -> Unstructure:
+    def fn(v: Any) -> Any:
+        return {} if not v else un(v)
+
+    return fn
+
+
 def _plain(v: Any) -> Any:
     return v
 
@@ -335,7 +359,11 @@ def _encode_any(v: Any) -> Any:
     row = scalar_of_value(v)
     if row is not None:
         return v if row.write is None else row.write(v)
-    if attrs.has(type(v)) or (dataclasses.is_dataclass(v) and not isinstance(v, type)):
+    if (
+        attrs.has(type(v))
+        or (dataclasses.is_dataclass(v) and not isinstance(v, type))
+        or pyd.is_model_instance(v)
+    ):
         return _encoder_for(_runtime_type(v))(v)
     if mt.is_namedtuple(type(v)):
         return _encoder_for(type(v))(v)
@@ -439,8 +467,8 @@ def encode(obj: Any) -> bytes:
     decodes back to an equal instance with ``decode(type(obj), ...)``.
 
     Args:
-        obj: An attrs or dataclass instance, or any value made of JSON types, enums,
-            date/time values, UUIDs and such instances.
+        obj: An attrs, dataclass or pydantic model instance, or any value made of JSON
+            types, enums, date/time values, UUIDs and such instances.
 
     Returns:
         UTF-8 JSON bytes.

@@ -1,12 +1,13 @@
 """An optional fast path for ``decode()``: msgspec checks the reply, attrs builds it.
 
-With msgspec installed (``pip install "describedtypes[fast]"``), ``decode(cls, text)``
+With msgspec installed (the ``fast`` extra), ``decode(cls, text)``
 first decodes the text with msgspec into generated mirror ``Struct`` types, one per
 class in the tree, with ``forbid_unknown_fields=True``; then the user's classes are
-built from them through their own constructors, so validators, converters and
-``__attrs_post_init__`` run exactly as on the normal path. When msgspec rejects the
-reply, or a constructor raises, the normal decoder runs on the same text and produces
-the full ``DecodeError`` (or, where msgspec was only stricter, the value).
+built from them through their own constructors (a pydantic model's ``model_validate``),
+so validators, converters and ``__attrs_post_init__`` run exactly as on the normal
+path. When msgspec rejects the reply, or a constructor raises, the normal decoder runs
+on the same text and produces the full ``DecodeError`` (or, where msgspec was only
+stricter, the value).
 
 The mirror is exact or it is not built: a type is decoded on the fast path only when
 every part of it is something msgspec accepts no more of than the normal decoder does,
@@ -30,6 +31,7 @@ import attrs
 from .._base.generated import run_source
 from .._types import declared
 from .._types import inspector as ni
+from .._types import pydantic_models as pyd
 
 __all__ = ["FALLBACK", "fast_decoder_for"]
 
@@ -88,6 +90,8 @@ class _Mirror:
         self.objects: dict[int, tuple[Any, str | None]] = {}
         self.active: set[int] = set()
         self.depth = 0
+        #: The fields being mirrored are a pydantic model's.
+        self.model_parent = False
 
     def name(self, prefix: str, value: Any) -> str:
         """The generated code's global for ``value`` (one per object)."""
@@ -229,7 +233,13 @@ class _Mirror:
         struct, fname = done
         if fname is not None:
             return struct, f"{fname}({var})"
-        return struct, self.call(node, var, self.field_values(node, var))
+        values = self.field_values(node, var)
+        if self.model_parent and pyd.is_model(self.constructor(node.python_type)):
+            # A model among a model's fields: its data, which the outermost model's one
+            # validation turns into the model (validators included), without a call per
+            # object. Should it fail, the normal path builds each one and says where.
+            return struct, "{" + ", ".join(f"{k!r}: {v}" for k, v in values.items()) + "}"
+        return struct, self.call(node, var, values)
 
     def struct(self, node: ni.ObjectNode) -> tuple[Any, str | None]:
         """The mirror Struct of a class, and the builder function's name if it needs one."""
@@ -303,10 +313,15 @@ class _Mirror:
     def field_values(self, node: ni.ObjectNode, var: str) -> dict[str, str]:
         """Each field's value read from mirror ``var``, by constructor keyword."""
         values: dict[str, str] = {}
-        for i, f in enumerate(node.fields):
-            raw = f"{var}.f{i}"
-            _, convert = self.of(f.node, raw)
-            values[f.init_name] = convert or raw
+        outer = self.model_parent
+        self.model_parent = pyd.is_model(self.constructor(node.python_type))
+        try:
+            for i, f in enumerate(node.fields):
+                raw = f"{var}.f{i}"
+                _, convert = self.of(f.node, raw)
+                values[f.init_name] = convert or raw
+        finally:
+            self.model_parent = outer
         return values
 
     def call(
@@ -314,6 +329,12 @@ class _Mirror:
     ) -> str:
         """The constructor call sending ``values`` (by constructor keyword), then ``rest``."""
         constructor = self.constructor(node.python_type)
+        build = pyd.model_builder(constructor)
+        if build is not None:  # a pydantic model: model_validate, so its validators run
+            entries = [f"{key!r}: {value}" for key, value in values.items()]
+            if rest is not None:
+                entries.append(rest)
+            return f"{self.name('_cls', build)}({{{', '.join(entries)}}})"
         args = self.call_arguments(constructor, values)
         name = self.name("_cls", constructor)
         if rest is None and args and args == [f"{var}.f{i}" for i in range(len(node.fields))]:

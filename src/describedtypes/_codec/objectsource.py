@@ -14,6 +14,7 @@ from typing import Any
 from .._types import declared
 from .._types import inspector as ni
 from .._types import kinds as mt
+from .._types import pydantic_models as pyd
 from .codegen import (
     Compiled,
     call_arguments,
@@ -151,11 +152,17 @@ def object_source(
         lines.append("    return kw")
         return "\n".join(lines) + "\n"
     constructor = constructor_of(node.python_type)
+    build = pyd.model_builder(constructor)
+    if build is not None:
+        return "\n".join(lines + _model_call(node, build, always, uses_kw, name)) + "\n"
     if mt.is_typeddict(constructor):
         constructor = dict  # what calling the TypedDict makes, without the detour
     cls = name("_cls", constructor)
     fields = name("_fm", {f.name: f.key for f in node.fields})
-    call_args = call_arguments(constructor, always)
+    # A pydantic dataclass names a field by its position when it was passed by position:
+    # by name, its errors say which field.
+    by_name = pyd.is_pydantic_dataclass(constructor)
+    call_args = call_arguments(None if by_name else constructor, always)
     if uses_kw:
         call_args.append("**kw")
     lines += [
@@ -169,3 +176,28 @@ def object_source(
         f"        raise Invalid(ctor_errors(exc, {fields})) from None",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _model_call(
+    node: ni.ObjectNode,
+    build: Callable[[dict[str, Any]], Any],
+    always: dict[str, str],
+    uses_kw: bool,
+    name: Callable[[str, Any], str],
+) -> list[str]:
+    """A pydantic model is built by ``model_validate`` from the checked values, so its
+    validators run; what its validation refuses is the model's mistake, by field."""
+    entries = [f"{init!r}: {var}" for init, var in always.items()]
+    if uses_kw:
+        entries.append("**kw")
+    keys: dict[str, str] = {f.name: f.key for f in node.fields}
+    keys.update({f.init_name: f.key for f in node.fields})
+    return [
+        "    try:",
+        f"        return {name('_cls', build)}({{{', '.join(entries)}}})",
+        "    except Exception as exc:",
+        f"        errs = model_errors(exc, {name('_fm', keys)})",
+        "        if errs is None:",
+        "            raise",
+        "        raise Invalid(errs) from None",
+    ]

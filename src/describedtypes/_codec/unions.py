@@ -4,7 +4,10 @@ Naming one option's failure misleads the model's next try (``''`` for
 ``Literal[7, "yzz", "z"] | Annotated[str, Len(2, 6)] | None`` said only that ``''`` is
 not one of the literals). When every option that was tried failed with one problem at
 the same place, those problems are merged into one that names each option's; otherwise
-the smallest failure is kept, and its first problem names the options of other kinds.
+the smallest failure is kept (of two as small, the one whose problems lie deeper: the
+value went further in that option, as ``{"f0": {"code": ""}}`` does in a class with a
+field ``f0`` beside a ``dict[str, Color]``), and its first problem names the options of
+other kinds.
 """
 
 from __future__ import annotations
@@ -41,8 +44,13 @@ def union_failure(
             if len(parts) > 1:
                 message = "matches none of the union's options: " + "; or: ".join(parts)
                 return Invalid([[message, *where]])
-    best = [list(item) for item in min(failures, key=len)] if failures else [[allowed]]
+    best = [list(item) for item in min(failures, key=_rank)] if failures else [[allowed]]
     first = best[0]
     if isinstance(first[0], str) and untried and len(first) == 1:
         first[0] = f"{first[0]} (the union also allows {' or '.join(untried)})"
     return Invalid(best)
+
+
+def _rank(failure: list[list[Any]]) -> tuple[int, int]:
+    """Fewer problems first; then the deepest (a problem's path segments follow its text)."""
+    return len(failure), -max((len(item) for item in failure), default=0)

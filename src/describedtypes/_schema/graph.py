@@ -14,6 +14,7 @@ from typing import Any, Literal
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate
 from .._types.nodes import children_of, object_graph
+from .diagram_svg import Box, Edge, draw
 from .naming import defs_keys
 
 __all__ = ["Diagram", "graph"]
@@ -46,25 +47,32 @@ class Diagram(str):
 
     Everything a string does it does (``print``, ``==``, slicing, writing it to a file);
     ``repr`` and ``str`` are those of the text. In JupyterLab (4.1 or later, whose
-    ``@jupyterlab/mermaid`` renders the ``text/vnd.mermaid`` MIME type) and in pages made
-    by nbconvert, a cell ending in ``graph(X)`` shows the picture; elsewhere the text.
+    ``@jupyterlab/mermaid`` renders the ``text/vnd.mermaid`` MIME type) a cell ending in
+    ``graph(X)`` shows the picture Mermaid draws; front ends that prefer SVG to Mermaid
+    (nbconvert's HTML, whose Mermaid script comes from a CDN and so is hidden offline,
+    and the docs site built from it) show the same boxes and arrows as the ``svg``
+    drawing, which needs no script and no network; elsewhere the text.
 
     Attributes:
         empty: True when the diagram has no box: the type uses no class, enum or
             function (``graph(int)``), so there is nothing to draw.
+        svg: The same diagram as a standalone SVG document (boxes laid out in layers
+            from the root), for a page or a file that cannot run Mermaid.
 
     .. versionadded:: 0.3.0
     """
 
     empty: bool
+    svg: str
 
-    def __new__(cls, text: str = "", empty: bool = False) -> Diagram:
+    def __new__(cls, text: str = "", empty: bool = False, svg: str = "") -> Diagram:
         self = super().__new__(cls, text)
         self.empty = empty
+        self.svg = svg
         return self
 
-    def __getnewargs__(self) -> tuple[str, bool]:  # type: ignore[override]
-        return str(self), self.empty
+    def __getnewargs__(self) -> tuple[str, bool, str]:  # type: ignore[override]
+        return str(self), self.empty, self.svg
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """IPython's plain text: the diagram's lines, not the quoted string with escapes."""
@@ -73,9 +81,12 @@ class Diagram(str):
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None
     ) -> dict[str, str]:
-        """What Jupyter shows: the diagram, drawn (Mermaid) or as its text (plain)."""
+        """What Jupyter shows: the diagram drawn by Mermaid, or as SVG, or as its text."""
         text = str(self)
-        return {"text/vnd.mermaid": text, "text/plain": text}
+        bundle = {"text/vnd.mermaid": text, "text/plain": text}
+        if self.svg and not self.empty:
+            bundle["image/svg+xml"] = self.svg
+        return bundle
 
 
 class _Diagram:
@@ -145,25 +156,24 @@ class _Diagram:
             return " | ".join(self.spell(o) for o in node.options)
         return type(node).__name__  # pragma: no cover - every node kind is listed above
 
-    def render(self, direction: Direction) -> Diagram:
-        lines = ["classDiagram", f"    direction {direction}"]
+    def boxes(self) -> list[Box]:
+        """Every box, in the diagram's order: classes and functions, then enums."""
+        out = []
         for o in self.objects:
-            lines.append(_box(self.ids[id(o)], self.label(o)))
-            if o.is_function:
-                lines.append("        <<function>>")
-            elif o in self.recursive:
-                lines.append("        <<recursive>>")
-            for f in o.fields:
-                mark = "" if f.required else "?"
-                lines.append(f"        {_text(f.key + mark)}: {_text(self.spell(f.node))}")
-            lines.append("    }")
-        for cls, node in self.enums.items():
-            lines.append(_box(self.ids[cls], cls.__name__))
-            lines.append("        <<enumeration>>")
-            lines.extend(
-                f"        {_text(json.dumps(v, ensure_ascii=False))}" for v in node.values
+            stereotype = ("function" if o.is_function
+                          else "recursive" if o in self.recursive else None)
+            members = tuple(
+                f"{f.key}{'' if f.required else '?'}: {self.spell(f.node)}" for f in o.fields
             )
-            lines.append("    }")
+            out.append(Box(self.ids[id(o)], self.label(o), stereotype, members))
+        for cls, node in self.enums.items():
+            values = tuple(json.dumps(v, ensure_ascii=False) for v in node.values)
+            out.append(Box(self.ids[cls], cls.__name__, "enumeration", values))
+        return out
+
+    def edges(self) -> list[Edge]:
+        """Every arrow: from a class to each class or enum a field refers to."""
+        out = []
         for o in self.objects:
             for f in o.fields:
                 for target, many in _targets(f.node):
@@ -172,10 +182,25 @@ class _Diagram:
                     else:
                         target_id = self.ids[target.cls]
                     end = "*" if many else ("0..1" if not f.required or f.nullable else "1")
-                    lines.append(
-                        f'    {self.ids[id(o)]} --> "{end}" {target_id} : {_text(f.key)}'
-                    )
-        return Diagram("\n".join(lines) + "\n", not self.objects and not self.enums)
+                    out.append(Edge(self.ids[id(o)], target_id, f.key, end))
+        return out
+
+    def render(self, direction: Direction) -> Diagram:
+        boxes, edges = self.boxes(), self.edges()
+        lines = ["classDiagram", f"    direction {direction}"]
+        for box in boxes:
+            lines.append(_box(box.id, box.title))
+            if box.stereotype:
+                lines.append(f"        <<{box.stereotype}>>")
+            # Escaped character by character, so ``key: type`` keeps its ": ".
+            lines.extend(f"        {_text(line)}" for line in box.lines)
+            lines.append("    }")
+        lines.extend(
+            f'    {e.source} --> "{e.end}" {e.target} : {_text(e.label)}' for e in edges
+        )
+        empty = not self.objects and not self.enums
+        svg = "" if empty else draw(boxes, edges, direction)
+        return Diagram("\n".join(lines) + "\n", empty, svg)
 
 
 def _type_name(tp: Any) -> str:

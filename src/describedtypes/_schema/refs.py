@@ -26,15 +26,63 @@ from .render import Json, Rewrite
 Build = Callable[[frozenset[ni.ObjectNode]], tuple[Json, list[Rewrite]]]
 
 
+#: The most field copies a body written out in full may hold (a class written out twice
+#: counts its fields twice): past it, ``use_references=False`` is a SchemaError naming
+#: ``use_references=True``, since shared classes can double the body per level.
+MAX_INLINE_COPIES = 100_000
+#: Up to this many field copies in full, ``"auto"`` tries each shared class by a real
+#: build (the exact, smallest choice); past it, it decides per class in one pass.
+EXACT_COPIES = 4_000
+#: What a ``$defs`` entry and its ``$ref``s cost, in field copies: a class written out
+#: more often than this saves by moving.
+_DEF_COST = 2
+
+
+def inline_copies(root: ni.Node) -> tuple[int, ni.ObjectNode | None]:
+    """How many field copies the body written out in full holds, and the class written
+    out most often (counted, not built: linear in the classes)."""
+    objects, recursive = object_graph(root)
+    uses = written_out(root, recursive)
+    root_object = ni.object_of(root)
+    total = 1 + (len(root_object.fields) if root_object is not None else 0)
+    most: ni.ObjectNode | None = None
+    for o in objects:
+        if o is root_object:
+            continue
+        total += uses[o] * (len(o.fields) + 1)
+        if most is None or uses[o] > uses[most]:
+            most = o
+    return total, most
+
+
+def too_large(copies: int, most: ni.ObjectNode | None, obj: object) -> SchemaError:
+    shared = f" ({most.name} alone is written out many times)" if most is not None else ""
+    return SchemaError(
+        f"written out in full, the schema would hold {copies:,} field copies{shared}, more "
+        f"than {MAX_INLINE_COPIES:,}: classes used in several places are written out at "
+        "each, doubling the body per level; pass use_references=True (each class once "
+        "under $defs) or use_references='auto'",
+        type_=obj,
+    )
+
+
 def smallest(root: ni.Node, build: Build) -> tuple[Json, list[Rewrite]]:
     """The smallest body ``build`` makes from ``root`` that drops nothing inline keeps."""
-    best, best_rewrites = build(frozenset())  # inline: its errors are the caller's
     objects, recursive = object_graph(root)
     root_object = ni.object_of(root)
     uses = written_out(root, recursive)
     candidates = [
         o for o in objects if o is not root_object and o not in recursive and uses[o] > 1
     ]
+    copies, _ = inline_copies(root)
+    if candidates and copies > EXACT_COPIES:
+        # Too large to write out in full and try class by class: one pass, each shared
+        # class moved when its copies outweigh a $defs entry (linear in the classes).
+        moved = frozenset(
+            o for o in candidates if (uses[o] - 1) * (len(o.fields) + 1) > _DEF_COST
+        )
+        return build(moved)
+    best, best_rewrites = build(frozenset())  # inline: its errors are the caller's
     if not candidates:
         return best, best_rewrites
     allowed = _dropped(best_rewrites)

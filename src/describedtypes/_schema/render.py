@@ -17,6 +17,7 @@ from .._types import inspector as ni
 from .._types.nodes import (
     NO_CONSTRAINTS,
     closed_keys_as_object,
+    empty_dict_is_ambiguous,
     is_number_text,
     object_graph,
 )
@@ -551,11 +552,25 @@ class Builder:
             if "enum" in inner and None not in inner["enum"]:
                 inner["enum"] = [*inner["enum"], None]
             return inner
-        return {
-            "anyOf": [
-                self.render(o, f"{pointer}/anyOf/{i}", path) for i, o in enumerate(options)
-            ]
-        }
+        rendered = [
+            self.render(o, f"{pointer}/anyOf/{i}", path) for i, o in enumerate(options)
+        ]
+        if self.adapter.dict_as_entries and empty_dict_is_ambiguous(node):
+            # An empty dict's entries array, [], is what the array option writes too: the
+            # empty dict gets a form of its own, {}, which decode() reads as the dict.
+            rendered.append(
+                {"type": "object", "properties": {}, "required": [],
+                 "additionalProperties": False}
+            )
+            self.rewrites.append(
+                Rewrite(
+                    pointer or "/",
+                    "rewritten",
+                    "an empty dict as {} (its entries array, [], would read as the "
+                    "union's array option)",
+                )
+            )
+        return {"anyOf": rendered}
 
     # -- objects -------------------------------------------------------------------
 

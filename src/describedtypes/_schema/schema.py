@@ -15,7 +15,7 @@ from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from ..errors import SchemaError
 from .adapters import STANDARD, Adapter, check, check_adapter
-from .refs import smallest
+from .refs import MAX_INLINE_COPIES, inline_copies, smallest, too_large
 from .render import Builder, Json, Rewrite
 
 __all__ = ["Rewrite", "build", "explain", "schema"]
@@ -89,6 +89,10 @@ def build_definition(
             return smallest(node, build_with)
         except RecursionError:
             raise ni.too_deep_error(obj, "build the schema of") from None
+    if use_references is False:
+        copies, most = inline_copies(node)
+        if copies > MAX_INLINE_COPIES:
+            raise too_large(copies, most, obj)
     return _checked(Builder(node, adapter, use_references is True, obj), node, obj, adapter,
                     name, description)
 

@@ -13,6 +13,7 @@ import json
 import warnings
 from typing import Any, Literal
 
+from .._base.lazy import install_hint
 from .._types.annotate import Registry, annotate
 from .adapters import Adapter
 from .schema import references, schema
@@ -25,7 +26,7 @@ ENCODINGS = ("o200k_base", "cl100k_base")
 
 _EXTRA = (
     "count_tokens() counts with the bpe-openai tokenizer, which is not installed; "
-    "install it with: pip install 'describedtypes[tokens]'"
+    f"install it with: {install_hint('bpe-openai>=0.1.4', 'tokens')}"
 )
 
 _encodings: dict[str, Any] = {}
@@ -83,8 +84,8 @@ def count_tokens(
     their own, so the billed input tokens of a request differ from it (read them from the
     response's usage).
 
-    Counted offline with the ``bpe-openai`` tokenizer (``pip install
-    'describedtypes[tokens]'``), which bundles OpenAI's encodings; other providers'
+    Counted offline with the ``bpe-openai`` tokenizer (the ``tokens``
+    extra), which bundles OpenAI's encodings; other providers'
     tokenizers differ, so for them the count is an estimate.
 
     Args:

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._base.lazy import install_hint
 from .._codec.encode import json_value
 from .._schema.adapters import MCP_TOOLS, STANDARD
 from .._schema.schema import schema
@@ -45,7 +46,7 @@ parameters of a tool receive for one ``tools/call``; ``request_context`` is the 
 
 #: The smallest SDK with the API used here (``Server(on_list_tools=..., ...)``).
 SDK_REQUIREMENT = "mcp>=2.3"
-_INSTALL = "pip install 'describedtypes[mcp]'"
+_INSTALL = install_hint(SDK_REQUIREMENT, "mcp")
 
 
 def load_sdk() -> Any:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast, overload
 
 import attrs
 
+from . import pydantic_models as pyd
 from .docstrings import own_docstring, parse_docstring
 from .type_hints import type_hints
 
@@ -469,8 +470,8 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
 
     label = registry._label()
     what = (
-        "an attrs class, dataclass, TypedDict, NamedTuple or Enum class (or a generic "
-        "alias such as Box[int]), or a Python function, method or functools.partial"
+        "an attrs class, dataclass, pydantic model, TypedDict, NamedTuple or Enum class (or a "
+        "generic alias such as Box[int]), or a Python function, method or functools.partial"
     )
     if not isinstance(tp, type) and typing.get_origin(tp) is None and not callable(tp):
         msg = (
@@ -517,7 +518,7 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
             )
         else:
             reason = f"{target.__qualname__} is not a class describedtypes can describe"
-            fix = "make it an attrs class or a dataclass"
+            fix = "make it an attrs class, a dataclass or a pydantic model"
         msg = f"{label}.register() needs {what}; {reason}: {fix}."
         raise TypeError(msg)
     func = tp
@@ -538,6 +539,8 @@ def _check_registrable(tp: Any, registry: Registry) -> None:
 
 def _describable_class(cls: type) -> bool:
     if attrs.has(cls) or dataclasses.is_dataclass(cls) or issubclass(cls, enum.Enum):
+        return True
+    if pyd.is_model(cls):
         return True
     # TypedDict and NamedTuple classes.
     return hasattr(cls, "__required_keys__") or (
@@ -633,13 +636,33 @@ def default_annotation(obj: Any) -> Annotation:
         summary, param_docs = parse_docstring(own_docstring(obj))
         target = getattr(obj, "__origin__", None) if not isinstance(obj, type) else obj
         descriptions = {**param_docs, **_field_metadata_descriptions(target or obj)}
-    annotated = _annotated_parameters(obj)
+    # A pydantic model's Field(description=..., alias=...), over the docstring; pydantic
+    # keeps the field's Annotated metadata in FieldInfo, which the inspector reads.
+    annotated = _model_parameters(obj) if pyd.is_model(obj) else _annotated_parameters(obj)
     if not (descriptions or annotated):  # most classes: nothing said of any field
         return Annotation(name=object_name(obj), description=summary)
     parameters = {key: Annotation(description=value) for key, value in descriptions.items()}
     for key, found in annotated.items():
         parameters[key] = found.merged_over(parameters[key]) if key in parameters else found
     return Annotation(name=object_name(obj), description=summary, parameters=parameters)
+
+
+def _model_parameters(cls: Any) -> dict[str, Annotation]:
+    """What a pydantic model's ``Field(...)`` says of each field: its description, and
+    its serialization alias as the name the model sees."""
+    found: dict[str, Annotation] = {}
+    try:
+        fields = cls.model_fields
+    except Exception:  # an incomplete model: reported when the type is inspected
+        return found
+    for name, info in fields.items():
+        key = info.serialization_alias or info.alias
+        description = info.description
+        if key == name:
+            key = None
+        if key is not None or description is not None:
+            found[name] = Annotation(name=key, description=description)
+    return found
 
 
 def _annotated_parameters(obj: Any) -> dict[str, Annotation]:

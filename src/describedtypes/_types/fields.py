@@ -98,6 +98,20 @@ def bounded(node: Node, bounds: list[tuple[str, Any, str]], path: str, owner: An
                     type_=owner,
                 )
             value = as_bound(value, number_text=scalar is not None and scalar.number_text)
+        elif field == "pattern":
+            if scalar is not STRING:
+                raise SchemaError(
+                    f"{spelled} constrains text, but the type here is {_node_kind(target)}; "
+                    "put a pattern on str",
+                    path=path,
+                    type_=owner,
+                )
+            if not isinstance(value, str):
+                raise SchemaError(
+                    f"{spelled}: a pattern must be a regular expression given as str",
+                    path=path,
+                    type_=owner,
+                )
         else:
             if not sized:
                 raise SchemaError(

@@ -22,6 +22,7 @@ from ..errors import SchemaError
 from . import cache as _cache
 from . import kinds as mt
 from . import predicates as t
+from . import pydantic_models as pyd
 from .annotate import (
     Annotation,
     Registry,
@@ -420,6 +421,7 @@ class _Inspector:
             or dataclasses.is_dataclass(cls)
             or mt.is_typeddict(cls)
             or mt.is_namedtuple(cls)
+            or pyd.is_model(cls)
         ):
             return self.object(tp, path)
         if t.is_classvar(tp):
@@ -428,16 +430,19 @@ class _Inspector:
             hint = _SUGGESTIONS.get(tp)
         except TypeError:  # an unhashable object where a type should be
             hint = None
-        if hint is None and isinstance(tp, type) and hasattr(tp, "model_json_schema"):
+        if hint is None and isinstance(tp, type) and hasattr(tp, "__fields__") and hasattr(
+            tp, "parse_obj"
+        ):
             hint = (
-                "describedtypes describes attrs classes and dataclasses; for a pydantic model "
-                "take Model.model_json_schema() and lint it with describedtypes.check()"
+                "it is a pydantic v1 model (pydantic.v1.BaseModel); describedtypes reads "
+                "pydantic v2 models: derive it from pydantic.BaseModel"
             )
         if hint is None and isinstance(tp, type) and issubclass(tp, str):
             return ScalarNode(type="string", python_type=tp)
         reason = f"cannot describe {t.type_repr(tp)} to a model"
         fix = hint or (
-            "use an attrs class or dataclass, a builtin (str, int, float, bool, list, dict), "
+            "use an attrs class, dataclass or pydantic model, a builtin (str, int, float, bool, "
+            "list, dict), "
             "an Enum, a Literal, datetime/date/time/UUID, or a union of these"
         )
         raise SchemaError(f"{reason}; {fix}", path=path, type_=owner)
@@ -478,9 +483,16 @@ class _Inspector:
 
     def _literal(self, tp: Any, path: str, owner: Any) -> Node:
         python_values: list[Any] = []
+        keys: set[Any] = set()
         for arg in _flatten_literal(tp):
-            # By type and value: 1 == True, yet Literal[1, True] allows both.
-            if not any(same_value(arg, seen) for seen in python_values):
+            # By type and value: 1 == True, yet Literal[1, True] allows both. A set of
+            # keys that mean what same_value means keeps this linear in the values.
+            key = _literal_key(arg)
+            if key is None:
+                if not any(same_value(arg, seen) for seen in python_values):
+                    python_values.append(arg)
+            elif key not in keys:
+                keys.add(key)
                 python_values.append(arg)
         values = []
         for v in python_values:
@@ -509,21 +521,36 @@ class _Inspector:
             return cached
         origin = None if type(tp) is type else t.get_origin(tp)  # Box[int]'s is Box
         cls = origin if origin is not None else tp
-        ann = self.annotation(tp) if origin is None else self._alias_annotation(tp, cls)
-        override = self.override_parameters(tp, cls)
+        model = origin is None and type(tp) is not type and pyd.is_model(tp)
+        # pydantic makes a class of Box[int]: Box with its arguments, as for attrs.
+        generic = pyd.generic_origin(tp) if model else None
+        if generic is not None:
+            base, generic_args = generic
+            ann = self._alias_annotation(tp, base)
+            override = self.override_parameters(tp, base)
+        else:
+            base, generic_args = cls, t.get_args(tp) if origin is not None else ()
+            ann = self.annotation(tp) if origin is None else self._alias_annotation(tp, cls)
+            override = self.override_parameters(tp, cls)
         node = ObjectNode(
             python_type=tp,
-            name=ann.name or object_name(cls),
+            name=ann.name or object_name(base),
             description=ann.description,
-            generic_args=t.get_args(tp) if origin is not None else (),
+            generic_args=generic_args,
         )
         # Registered before the fields are read, so a type that contains itself
         # finds this node instead of recursing forever.
         self._objects[tp] = node
         root = path or node.name
         try:
-            hints = class_hints(cls, tp)
-            raw_fields = list(class_fields(cls, hints))
+            if model:
+                hints, raw_fields = _model_rows(tp, root)
+            else:
+                hints = class_hints(cls, tp)
+                raw_fields = list(class_fields(cls, hints))
+        except SchemaError:
+            del self._objects[tp]
+            raise
         except NameError as exc:
             del self._objects[tp]
             raise SchemaError(
@@ -642,12 +669,35 @@ class _Inspector:
         )
 
 
+def _model_rows(cls: Any, path: str) -> tuple[dict[str, Any], list[Any]]:
+    """A pydantic model's hints and field rows, in the shape ``class_fields`` gives."""
+    fields = pyd.model_fields(cls, path)
+    hints = {f.name: f.hint for f in fields}
+    rows = [(f.name, f.init_key, f.default, f.factory, None) for f in fields]
+    return hints, rows
+
+
 def _is_string_key(node: Node) -> bool:
     if isinstance(node, ScalarNode):
         return node.type == "string"
     if isinstance(node, (EnumNode, LiteralNode)):
         return node.types == ("string",)
     return False
+
+
+def _literal_key(value: Any) -> Any:
+    """A hashable key that two Literal values share exactly when ``same_value`` says they
+    are the same (None for a value that cannot be hashed: compared one by one)."""
+    base = value
+    if isinstance(value, enum.Enum) and isinstance(value, (str, int, float)):
+        # A str or int enum member equals its value, but hashes by its name.
+        base = value._value_
+    key = (isinstance(value, bool), base)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _flatten_literal(tp: Any) -> Iterator[Any]:
@@ -677,7 +727,9 @@ def is_function_like(obj: Any) -> bool:
 def _check_describable(obj: Any) -> None:
     """Catch the common slips of passing something that stands for a type."""
     cls = type(obj)
-    if not isinstance(obj, type) and (attrs.has(cls) or dataclasses.is_dataclass(cls)):
+    if not isinstance(obj, type) and (
+        attrs.has(cls) or dataclasses.is_dataclass(cls) or pyd.is_model_instance(obj)
+    ):
         raise SchemaError(
             f"got an instance of {cls.__qualname__}, not a type; pass the class itself: "
             f"schema({cls.__qualname__})",

@@ -1,5 +1,6 @@
-"""Facts about the less common types: TypedDict, NamedTuple, Flag, InitVar and
-the ``annotated_types`` constraints, shared by inspection, decoding and encoding.
+"""Facts about the less common types: TypedDict, NamedTuple, Flag, InitVar and the
+``annotated_types`` constraints (and pydantic's pattern), shared by inspection, decoding
+and encoding.
 
 Flag
 ----
@@ -145,10 +146,23 @@ def metadata_bounds(metadata: Any) -> Iterator[tuple[str, Any, str]]:
     except ImportError:
         return
     for item in metadata:
-        if isinstance(item, (at.Interval, at.Len)):  # several bounds at once
+        kind = type(item).__name__
+        if kind == "_PydanticGeneralMetadata":
+            # pydantic's own constraints without an annotated_types class: only the
+            # pattern is a bound of the JSON value; the rest (strict, allow_inf_nan,
+            # strip_whitespace...) pydantic applies when it builds the instance.
+            pattern = item.__dict__.get("pattern")
+            if pattern is not None:
+                text = getattr(pattern, "pattern", pattern)  # a compiled re.Pattern
+                yield "pattern", text, f"pattern={text!r}"
+            continue
+        if kind == "FieldInfo" and isinstance(getattr(item, "metadata", None), list):
+            # Annotated[T, Field(gt=0)] inside a container: pydantic's field metadata.
+            yield from metadata_bounds(item.metadata)
+            continue
+        if isinstance(item, at.GroupedMetadata):  # Interval, Len, StringConstraints...
             yield from metadata_bounds(list(item))
             continue
-        kind = type(item).__name__
         found = _BOUND_ATTRS.get(kind)
         if found is None or not isinstance(item, at.BaseMetadata):
             continue

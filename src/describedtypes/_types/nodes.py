@@ -399,3 +399,23 @@ def closed_keys_as_object(node: DictNode) -> bool:
     return bool(values) and all(isinstance(v, str) for v in values) and not admits_null(
         node.values
     )
+
+
+def empty_dict_is_ambiguous(node: UnionNode) -> bool:
+    """Whether, in the entries form of the strict adapters, an empty dict of one of
+    ``node``'s options would be written as ``[]`` that another option reads as something
+    else (a list, a set, an empty tuple, any JSON): such a union gets an empty object as
+    an option of its own, and an empty dict is written as ``{}``.
+    """
+    entries = False
+    arrays = False
+    for option in node.options:
+        if isinstance(option, UseNode):
+            option = option.target
+        if isinstance(option, DictNode):
+            entries = entries or not closed_keys_as_object(option)
+        elif isinstance(option, (ArrayNode, AnyNode)) or (
+            isinstance(option, TupleNode) and not option.items
+        ):
+            arrays = True
+    return entries and arrays

@@ -43,6 +43,13 @@ def _texts(content: Any) -> str:
     )
 
 
+def _blocked(response: Any) -> str | None:
+    """Why the prompt was blocked (``promptFeedback.blockReason``), if it was."""
+    feedback = field_any(response, "prompt_feedback", "promptFeedback")
+    blocked = enum_value(field_any(feedback, "block_reason", "blockReason"))
+    return str(blocked) if blocked else None
+
+
 def _finish(candidate: Any) -> Any:
     return enum_value(field_any(candidate, "finish_reason", "finishReason"))
 
@@ -64,7 +71,10 @@ class GeminiFormat(WireFormat):
         return str(reason) if reason is not None else None
 
     def owns_reply(self, response: Any) -> bool:
-        return has(response, "candidates") and not has(response, "choices")
+        # A reply whose prompt was blocked has no candidates, only its promptFeedback.
+        return (has(response, "candidates") or _blocked(response) is not None) and not has(
+            response, "choices"
+        )
 
     def owns_event(self, event: Any) -> bool:
         return self.owns_reply(event) or (
@@ -77,9 +87,8 @@ class GeminiFormat(WireFormat):
     def _candidate(self, response: Any) -> Any:
         candidates = items_of(field_of(response, "candidates"))
         if not candidates:
-            feedback = field_any(response, "prompt_feedback", "promptFeedback")
-            blocked = enum_value(field_any(feedback, "block_reason", "blockReason"))
-            if blocked:
+            blocked = _blocked(response)
+            if blocked is not None:
                 raise RefusalError(f"the prompt was blocked ({blocked})")
             raise no_reply("no candidates")
         return candidates[0]
@@ -96,7 +105,7 @@ class GeminiFormat(WireFormat):
     def tool_calls(self, response: Any) -> list[ToolCall]:
         if isinstance(response, list):  # the parts
             return self._calls({"parts": response}, "parts")
-        if not has(response, "candidates"):
+        if not has(response, "candidates") and _blocked(response) is None:
             msg = f"expected {self.shape}, got {type(response).__name__}"
             raise ShapeError(msg)
         candidates = items_of(field_of(response, "candidates"))
@@ -138,8 +147,10 @@ class GeminiFormat(WireFormat):
         )
 
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
+        # Gemini matches a function response to its call by name and order; the id is
+        # optional (the Gemini API leaves it out of most calls) and is echoed when given.
         parts = []
-        for r in checked_results(results):
+        for r in checked_results(results, ids=False):
             response = {"error": r.content} if r.is_error else {"output": r.content}
             answer: dict[str, Any] = {"name": r.name, "response": response}
             if r.call_id is not None:
@@ -154,9 +165,8 @@ class GeminiFormat(WireFormat):
             state.usage = self.usage(chunk)  # cumulative: the last chunk's is the total
         candidates = items_of(field_of(chunk, "candidates"))
         if not candidates:
-            feedback = field_any(chunk, "prompt_feedback", "promptFeedback")
-            blocked = enum_value(field_any(feedback, "block_reason", "blockReason"))
-            if blocked:
+            blocked = _blocked(chunk)
+            if blocked is not None:
                 state.add_refusal(f"the prompt was blocked ({blocked})")
             return None, False
         candidate = candidates[0]

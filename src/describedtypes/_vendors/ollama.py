@@ -107,7 +107,7 @@ class OllamaFormat(WireFormat):
 
     def feed(self, state: StreamState, chunk: Any) -> Any:
         if field_of(chunk, "done"):
-            state.stop = field_of(chunk, "done_reason")
+            state.stop = field_of(chunk, "done_reason") or "stop"  # the stream is over
             state.usage = self.usage(chunk)
         message = field_of(chunk, "message")
         for call in items_of(field_of(message, "tool_calls")):

@@ -25,13 +25,16 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
+import orjson
+
+from .._base.lazy import install_hint
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
 from .._codec.partial import Partial, PartialBuilder, PartialPlan
 from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
-from ..errors import DecodeError
+from ..errors import DecodeError, IncompleteReplyError, RefusalError
 from .access import ShapeError, field_of
 from .detect import event_format
 from .replies import decode_reply
@@ -50,6 +53,10 @@ _MIN_STEP = 16
 _MAX_REPLY = 64 * 1024 * 1024
 #: The most tool calls one streamed reply may make.
 _MAX_CALLS = 1024
+#: The most events of one stream that add nothing to its reply (no text, no call, no
+#: refusal: pings, empty deltas, usage chunks); a real stream sends a handful, a broken
+#: server may send them forever.
+_MAX_IDLE = 100_000
 #: The most characters of refusal text kept (the rest is counted, not kept).
 _MAX_REFUSAL = 16 * 1024
 #: Pieces waiting for the next parse are joined once this many have arrived, so a
@@ -63,7 +70,7 @@ _TEXT = (str, bytes, bytearray, memoryview)
 
 _EXTRA = (
     "decode_stream() and adecode_stream() read partial JSON with the jiter package, "
-    "which is not installed; install it with: pip install 'describedtypes[stream]'"
+    f"which is not installed; install it with: {install_hint('jiter>=0.5', 'stream')}"
 )
 
 
@@ -261,6 +268,7 @@ class _Stream(StreamState):
         self.kind: str | None = None  # "text", or the name of the events' wire format
         self.wire: WireFormat | None = None
         self.count = 0
+        self.idle = 0  # events that added nothing to the reply
         self.text = _Text(self.plan, self.from_json)  # the answer's text
         self.texts: dict[Any, _Text] = {None: self.text}  # every message's, by key
         self.answer: Any = None  # the key of the answer's message
@@ -290,6 +298,18 @@ class _Stream(StreamState):
 
     def feed(self, chunk: Any) -> Partial[Any] | None:
         self.count += 1
+        before = (self.size, len(self.tools), self.refusal_size)
+        partial = self._feed(chunk)
+        if (self.size, len(self.tools), self.refusal_size) == before:
+            self.idle += 1
+            if self.idle > _MAX_IDLE:
+                raise IncompleteReplyError(
+                    f"the stream sent more than {_MAX_IDLE:,} events that added nothing "
+                    "to the reply; the server is not answering"
+                )
+        return partial
+
+    def _feed(self, chunk: Any) -> Partial[Any] | None:
         if isinstance(chunk, _TEXT):
             if self.kind != "text":
                 self._kind("text", None)
@@ -433,7 +453,37 @@ class _Stream(StreamState):
             ToolCall(t.name or "", t.value if t.value is not None else t.text())
             for t in self.tools.values()
         ]
-        return decode_reply(tp, self.wire.stream_reply(self, text, calls), **opts)
+        reply = self.wire.stream_reply(self, text, calls)
+        try:
+            return decode_reply(tp, reply, **opts)
+        except (RefusalError, IncompleteReplyError):
+            raise
+        except DecodeError:
+            if self.stop is not None or self.status is not None or _whole(reply):
+                raise
+        # No finish reason and JSON that stops short: the stream was cut (a dropped
+        # connection, a proxy's timeout), which is no mistake of the model's.
+        cut = IncompleteReplyError(_CUT)
+        cut.args = (f"The reply stopped before it was complete ({_CUT}); ask again.",)
+        raise cut from None
+
+
+#: The reason of a stream that ended with no finish reason before its reply was whole.
+_CUT = "the stream ended without a finish reason; the connection was cut"
+
+
+def _whole(reply: Any) -> bool:
+    """Whether the reply's text, or else its one tool call's arguments, is whole JSON
+    (a mistake of the model's, not a stream cut short)."""
+    texts = [reply.text] if reply.text else [c.arguments for c in reply.calls]
+    for text in texts:
+        if not isinstance(text, str):
+            return True  # arguments given as an object arrived whole
+        try:
+            orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return False
+    return bool(texts)
 
 
 #: One stream's decoder (``feed`` each event, ``finish`` at the end; ``usage`` holds the
@@ -448,6 +498,33 @@ def _describe(kind: str) -> str:
 # -- the entry points -----------------------------------------------------------------
 
 
+def _hostile(name: str, chunks: Any, method: str, exc: BaseException) -> ShapeError:
+    return ShapeError(
+        f"{name}(): the stream's {method} raised {type(exc).__name__}, so it cannot be "
+        f"read ({type(chunks).__name__}); pass the stream as the provider's SDK returns it"
+    )
+
+
+def _has(chunks: Any, method: str, name: str) -> bool:
+    """Whether ``chunks`` has ``method``; a lookup that raises is a ShapeError."""
+    try:
+        return hasattr(chunks, method)
+    except Exception as exc:
+        raise _hostile(name, chunks, method, exc) from None
+
+
+def _close(source: Any, *names: str) -> Any:
+    """The source's close method, if it has one (a lookup that raises: none)."""
+    for method in names:
+        try:
+            close = getattr(source, method, None)
+        except Exception:
+            continue
+        if callable(close):
+            return close
+    return None
+
+
 def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
     if isinstance(chunks, (*_TEXT, dict)):
         msg = (
@@ -455,7 +532,7 @@ def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
             "pass the stream itself (or [text]), or use decode() for a whole reply"
         )
         raise TypeError(msg)
-    if hasattr(chunks, "__aiter__") and not hasattr(chunks, "__iter__"):
+    if _has(chunks, "__aiter__", name) and not _has(chunks, "__iter__", name):
         msg = f"{name}() takes a sync iterable; for an async stream use adecode_stream()"
         raise TypeError(msg)
     try:
@@ -466,6 +543,8 @@ def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
             f"got {type(chunks).__name__}"
         )
         raise TypeError(msg) from None
+    except Exception as exc:
+        raise _hostile(name, chunks, "__iter__", exc) from None
 
 
 @overload
@@ -532,8 +611,8 @@ def _run(stream: _Stream, chunks: Iterator[Any], source: Any) -> Iterator[Any]:
         done = True
     finally:
         if not done:  # stopped early or failed: let an SDK stream release its connection
-            close = getattr(source, "close", None)
-            if callable(close):
+            close = _close(source, "close")
+            if close is not None:
                 close()
     yield stream.finish()
 
@@ -557,8 +636,9 @@ def adecode_stream(
 
     .. versionadded:: 0.2.0
     """
-    if not hasattr(chunks, "__aiter__"):
-        hint = "; for a sync iterable use decode_stream()" if hasattr(chunks, "__iter__") else ""
+    if not _has(chunks, "__aiter__", "adecode_stream"):
+        sync = _has(chunks, "__iter__", "adecode_stream")
+        hint = "; for a sync iterable use decode_stream()" if sync else ""
         msg = (
             f"adecode_stream() takes an async iterable of chunks (text, or a provider's "
             f"stream events), got {type(chunks).__name__}{hint}"
@@ -571,16 +651,27 @@ def adecode_stream(
 async def _arun(stream: _Stream, chunks: AsyncIterable[Any]) -> AsyncIterator[Any]:
     done = False
     try:
-        async for chunk in chunks:
+        try:
+            iterator = chunks.__aiter__()
+        except Exception as exc:
+            raise _hostile("adecode_stream", chunks, "__aiter__", exc) from None
+        while True:
+            # The errors of __anext__ are the source's own (a provider's network error
+            # among them): they pass unchanged.
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                break
             partial = stream.feed(chunk)
             if partial is not None:
                 yield partial
         done = True
     finally:
         if not done:  # stopped early or failed: let an SDK stream release its connection
-            close = getattr(chunks, "aclose", None) or getattr(chunks, "close", None)
-            if callable(close):
+            close = _close(chunks, "aclose", "close")
+            if close is not None:
                 closed = close()
                 if inspect.isawaitable(closed):
                     await closed
     yield stream.finish()
+

@@ -112,7 +112,7 @@ def as_dict(value: Any, what: str) -> dict[str, Any]:
 
 def checked_results(results: Any, *, ids: bool = True) -> list[ToolResult]:
     """``results`` as a list of ``ToolResult`` objects that each carry a ``call_id``
-    (unless the format has no call ids: ``ids=False``)."""
+    (unless the format matches results to calls without ids: ``ids=False``)."""
     if isinstance(results, (str, bytes, Mapping)) or not (
         isinstance(results, ToolResult) or hasattr(results, "__iter__")
     ):
