@@ -602,7 +602,9 @@ def test_run_with_output_type(kind: Kind, is_async: bool) -> None:
         kind.text(BAD),
         kind.text(GOOD),
     ]
-    value, server = run_loop(kind, is_async, replies, output_type=Weather)
+    # Gemini 2.x takes no format beside tools: its runs are two-phase unless told
+    phases = {"phases": "combined"} if isinstance(kind, Gemini) else {}
+    value, server = run_loop(kind, is_async, replies, output_type=Weather, **phases)
     assert value == WEATHER
     assert all(kind.sent_schema(b) == kind.expected_schema() for b in server.bodies)
     assert "did you mean 'temperature'" in kind.last_text(server.bodies[2])
@@ -833,6 +835,10 @@ def test_run_refusal_and_truncation_raise(kind: Kind, is_async: bool) -> None:
         run_loop(kind, is_async, [kind.refusal(), kind.text("late")])
     with pytest.raises(IncompleteReplyError):
         run_loop(kind, is_async, [kind.truncated(), kind.text("late")], output_type=Weather)
+    # in a two-phase run, a cut-off last tool turn raises before the closing request
+    with pytest.raises(IncompleteReplyError):
+        run_loop(kind, is_async, [kind.truncated(), kind.text("late")], output_type=Weather,
+                 phases="two-phase")
 
 
 def test_sdk_errors_pass_through_unchanged() -> None:

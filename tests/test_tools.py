@@ -236,7 +236,12 @@ class TestDefinitions:
             box.add(functools.partial(get_weather, days=i), name=f"weather_{i}")
         assert len(box.definitions(OPENAI_TOOLS)) == 21
         with pytest.raises(SchemaError, match="21 strict tools"):
-            box.definitions(ANTHROPIC_TOOLS)
+            box.definitions(ANTHROPIC_TOOLS, strict="require")
+        with pytest.raises(SchemaError, match="21 strict tools"):
+            Toolbox(box, strict="require").definitions(ANTHROPIC_TOOLS)
+        # The default policy sends the last one non-strict instead.
+        sent = box.definitions(ANTHROPIC_TOOLS)
+        assert [d["strict"] for d in sent] == [True] * 20 + [False]
 
     def test_name_and_description_overrides(self) -> None:
         """name= and description= replace the function's own in the definition."""

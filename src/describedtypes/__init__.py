@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 # are for type checkers (mypy, pyright) and editors only; they name the same modules as
 # _WHERE, which tests/test_public_api.py keeps in step.
 if TYPE_CHECKING:
+    from ._ask.counting import count_tokens
     from ._ask.extract import aextract, extract
     from ._ask.results import Attempt, Extraction, ToolRun, Turn
     from ._ask.stream import AsyncExtractStream, ExtractStream, aextract_stream, extract_stream
@@ -51,7 +52,8 @@ if TYPE_CHECKING:
     from ._schema.graph import Diagram, graph
     from ._schema.problem import Problem
     from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
-    from ._schema.tokens import count_tokens
+    from ._tools.diff import DefinitionChange, diff_definitions
+    from ._tools.requests import RequestPlan
     from ._tools.tool import ParseArgs, Tool
     from ._tools.toolbox import Toolbox
     from ._types.annotate import Annotation, Registry, annotate
@@ -93,6 +95,7 @@ __all__ = [
     "Comparison",
     "Context",
     "DecodeError",
+    "DefinitionChange",
     "DescribedTypesError",
     "Diagram",
     "Evaluation",
@@ -121,6 +124,7 @@ __all__ = [
     "RefusalError",
     "Registry",
     "RequestError",
+    "RequestPlan",
     "Rewrite",
     "SGLANG",
     "SGLANG_TOOLS",
@@ -149,6 +153,7 @@ __all__ = [
     "decode_batch",
     "decode_response",
     "decode_stream",
+    "diff_definitions",
     "encode",
     "evaluate",
     "explain",
@@ -184,6 +189,7 @@ _WHERE: dict[str, str] = {
     "Comparison": "._eval.evaluation",
     "Context": "._types.context",
     "DecodeError": ".errors",
+    "DefinitionChange": "._tools.diff",
     "DescribedTypesError": ".errors",
     "Diagram": "._schema.graph",
     "Evaluation": "._eval.evaluation",
@@ -212,6 +218,7 @@ _WHERE: dict[str, str] = {
     "RefusalError": ".errors",
     "Registry": "._types.annotate",
     "RequestError": ".errors",
+    "RequestPlan": "._tools.requests",
     "Rewrite": "._schema.schema",
     "SGLANG": "._schema.adapters",
     "SGLANG_TOOLS": "._schema.adapters",
@@ -234,12 +241,13 @@ _WHERE: dict[str, str] = {
     "check": "._schema.adapters",
     "check_request": "._schema.adapters",
     "compare": "._eval.evaluation",
-    "count_tokens": "._schema.tokens",
+    "count_tokens": "._ask.counting",
     "decode": "._codec.decode",
     "decode_arguments": "._codec.decode",
     "decode_batch": "._batch.lines",
     "decode_response": "._vendors.replies",
     "decode_stream": "._vendors.stream",
+    "diff_definitions": "._tools.diff",
     "encode": "._codec.encode",
     "evaluate": "._eval.evaluate",
     "explain": "._schema.schema",

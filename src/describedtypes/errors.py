@@ -167,7 +167,13 @@ class ArgumentError(DescribedTypesError, ValueError):
 
 
 class RequestError(DescribedTypesError):
-    """A batch line reports that the request itself failed: there is no reply to decode.
+    """The request itself failed: there is no reply to decode.
+
+    A batch line that reports a failed request raises it; so does a request of
+    ``extract()`` or ``Toolbox.run()`` that a provider refused for going over one of its
+    strict-schema budgets (Anthropic: strict tools, optional and union-typed parameters,
+    the compiled grammar), with the budget and the fix in ``reason`` and ``message`` and
+    the provider's error chained.
 
     Attributes:
         reason: The provider's word for it: an OpenAI error ``code`` or ``"status 429"``

@@ -21,6 +21,7 @@ from .._base.records import ToolCall, ToolResult
 from .._base.tracing import NO_SPAN, capture_content, request_span
 from .._base.usage import Usage
 from .._types.annotate import Registry, annotate
+from .._vendors.budgets import budget_error
 from .._vendors.clients import Provider, provider_for, retry_text
 from ..errors import DecodeError, DescribedTypesError, IncompleteReplyError, RefusalError
 from .results import Attempt, Extraction
@@ -63,6 +64,8 @@ class Ledger:
         self.attempts: list[Attempt[Any]] = []
         self.turns: list[Any] = []
         self.messages: list[Any] = []
+        #: The request plan of a tool run (a ``RequestPlan``), once made.
+        self.plan: Any = None
 
     def charge(self, provider: Provider, response: Any) -> Usage:
         """Add the usage of ``response`` (read from the provider's own fields)."""
@@ -277,6 +280,15 @@ def _json(value: Any) -> str:
     return orjson.dumps(value, default=repr).decode()
 
 
+def raise_budget_error(exc: Exception) -> None:
+    """Raise the ``RequestError`` naming the budget when ``exc`` is a provider's error over
+    a strict-schema budget (the provider's error chained); else return."""
+    error = budget_error(exc)
+    if error is not None:
+        log.warning("the request went over a budget of the provider: %s", error.reason)
+        raise error from exc
+
+
 def drive(
     steps: Steps, provider: Provider, toolbox: Toolbox | None = None, context: Any = None
 ) -> Any:
@@ -285,7 +297,11 @@ def drive(
     while True:
         if isinstance(step, Send):
             with request_span(*span_names(provider, step.kwargs)) as span:
-                outcome = provider.create(**step.kwargs)
+                try:
+                    outcome = provider.create(**step.kwargs)
+                except Exception as exc:
+                    raise_budget_error(exc)
+                    raise
                 if _pyinspect.isawaitable(outcome):
                     if _pyinspect.iscoroutine(outcome):
                         outcome.close()
@@ -311,7 +327,11 @@ async def adrive(
         outcome: Any
         if isinstance(step, Send):
             with request_span(*span_names(provider, step.kwargs)) as span:
-                outcome = await provider.create(**step.kwargs)
+                try:
+                    outcome = await provider.create(**step.kwargs)
+                except Exception as exc:
+                    raise_budget_error(exc)
+                    raise
                 describe(span, provider, step.kwargs, outcome)
         else:
             assert toolbox is not None

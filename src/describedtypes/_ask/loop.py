@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._types.annotate import annotate
@@ -33,6 +34,14 @@ log = logging.getLogger("describedtypes")
 _TOOLBOX_KEYWORDS = ("max_calls_per_turn", "max_result_chars_per_turn", "max_result_chars")
 
 
+#: What the model is asked in the closing request of a two-phase run.
+CLOSING_REQUEST = "Now give your final answer as JSON in the required format."
+
+#: ``planner(tools_adapter, format_adapter, output_type, model)``: the request plan of
+#: a run (``Toolbox.run`` hands down a function of its own toolbox).
+Planner = Callable[[Any, Any, Any, str], Any]
+
+
 def _run_steps(
     toolbox: Toolbox,
     provider: Provider,
@@ -43,11 +52,18 @@ def _run_steps(
     retries: int,
     request: dict[str, Any],
     ledger: Ledger,
+    planner: Planner,
 ) -> Steps:
-    definitions = toolbox.definitions(provider.tool_adapter)  # SchemaError before sending
-    extra = provider.with_tools(definitions, request) if definitions else dict(request)
-    if output_type is not None:
-        extra = provider.structured(output_type, extra)
+    # SchemaError before sending anything
+    plan = planner(provider.tool_adapter, provider.format_adapter, output_type, model)
+    ledger.plan = plan
+    definitions = plan.tools
+    tool_extra = provider.with_tools(definitions, request) if definitions else dict(request)
+    two_phase = output_type is not None and plan.phases == "two-phase"
+    phase = "tools" if two_phase else "combined"
+    extra = tool_extra
+    if output_type is not None and not two_phase:
+        extra = provider.structured(output_type, tool_extra)
     attempts: list[tuple[object, DecodeError]] = []
     turn = 0
     while True:
@@ -74,7 +90,7 @@ def _run_steps(
             results = yield RunTools(calls)
             ledger.turns.append(Turn(
                 response, usage, seconds, tuple(zip(calls, results, strict=False)),
-                time.perf_counter() - started,
+                time.perf_counter() - started, phase,
             ))
             transcript = [
                 *transcript,
@@ -82,11 +98,44 @@ def _run_steps(
                 *provider.result_messages(results),
             ]
             continue
-        ledger.turns.append(Turn(response, usage, seconds))
+        ledger.turns.append(Turn(response, usage, seconds, phase=phase))
         if output_type is None:
             text = provider.text(response)
             ledger.messages = [*transcript, *provider.reply_messages(response)]
             return text
+        if two_phase:
+            provider.text(response)  # a refusal or a cut-off answer raises here
+            transcript = [
+                *transcript, *provider.reply_messages(response),
+                provider.user_message(CLOSING_REQUEST),
+            ]
+            return (yield from _closing_steps(
+                provider, transcript, model, output_type, retries, tool_extra, ledger,
+            ))
+        done, outcome = decode_or_retry(
+            output_type, provider, response, attempts, retries, ledger, usage, seconds
+        )
+        if done:
+            ledger.messages = [*transcript, *provider.reply_messages(response)]
+            return outcome
+        transcript = [*transcript, *outcome]
+
+
+def _closing_steps(
+    provider: Provider, transcript: list[Any], model: str, output_type: Any, retries: int,
+    tool_extra: dict[str, Any], ledger: Ledger,
+) -> Steps:
+    """The closing request of a two-phase run: the format, no tool to call; a reply that
+    does not decode is sent back as ``extract()`` does, up to ``retries`` times."""
+    extra = provider.structured(output_type, provider.closing(tool_extra))
+    attempts: list[tuple[object, DecodeError]] = []
+    while True:
+        log.debug("%s: closing request %d (format, no tools)", provider.name, len(attempts) + 1)
+        sent = time.perf_counter()
+        response = yield Send(provider.request(model, transcript, extra))
+        seconds = time.perf_counter() - sent
+        usage = ledger.charge(provider, response)
+        ledger.turns.append(Turn(response, usage, seconds, phase="closing"))
         done, outcome = decode_or_retry(
             output_type, provider, response, attempts, retries, ledger, usage, seconds
         )
@@ -99,7 +148,7 @@ def _run_steps(
 def _prepare(
     entry: str, toolbox: Toolbox, client: Any, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, request: dict[str, Any], *, want_async: bool,
-    registry: Any, ledger: Ledger, llm_adapter: Any = None,
+    registry: Any, ledger: Ledger, planner: Planner, llm_adapter: Any = None,
 ) -> tuple[Provider, Steps]:
     provider = provider_for(
         client, api, want_async=want_async, names=("Toolbox.run", "Toolbox.arun"),
@@ -117,7 +166,8 @@ def _prepare(
     check_call(entry, provider, model, retries, "retries", 0, {})
     transcript = conversation(messages, provider, entry)
     steps = _run_steps(
-        toolbox, provider, transcript, model, max_turns, output_type, retries, request, ledger
+        toolbox, provider, transcript, model, max_turns, output_type, retries, request, ledger,
+        planner,
     )
     return provider, steps
 
@@ -125,14 +175,15 @@ def _prepare(
 def run(
     toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
-    request: dict[str, Any], llm_adapter: Any = None, details: Any = False,
+    request: dict[str, Any], planner: Planner, llm_adapter: Any = None,
+    details: Any = False,
 ) -> Any:
     details = check_details("Toolbox.run", details)
     ledger = Ledger()
     provider, steps = _prepare(
         "Toolbox.run", toolbox, client, messages, model, max_turns, output_type, retries,
         api, request, want_async=False, registry=registry, ledger=ledger,
-        llm_adapter=llm_adapter,
+        llm_adapter=llm_adapter, planner=planner,
     )
     output = drive(steps, provider, toolbox, context)
     return _details(ledger, output) if details else output
@@ -141,14 +192,15 @@ def run(
 async def arun(
     toolbox: Toolbox, client: Any, *, messages: Any, model: Any, max_turns: Any,
     output_type: Any, retries: Any, api: Any, context: Any, registry: Any,
-    request: dict[str, Any], llm_adapter: Any = None, details: Any = False,
+    request: dict[str, Any], planner: Planner, llm_adapter: Any = None,
+    details: Any = False,
 ) -> Any:
     details = check_details("Toolbox.arun", details)
     ledger = Ledger()
     provider, steps = _prepare(
         "Toolbox.arun", toolbox, client, messages, model, max_turns, output_type, retries,
         api, request, want_async=True, registry=registry, ledger=ledger,
-        llm_adapter=llm_adapter,
+        llm_adapter=llm_adapter, planner=planner,
     )
     output = await adrive(steps, provider, toolbox, context)
     return _details(ledger, output) if details else output
@@ -156,5 +208,6 @@ async def arun(
 
 def _details(ledger: Ledger, output: Any) -> ToolRun[Any]:
     return ToolRun(
-        output, ledger.usage, tuple(ledger.turns), tuple(ledger.messages), ledger.seconds()
+        output, ledger.usage, tuple(ledger.turns), tuple(ledger.messages), ledger.seconds(),
+        ledger.plan,
     )

@@ -102,8 +102,12 @@ class Turn:
         calls: The tool calls the model made, each with its result, in order (empty on
             the turn that answered).
         tool_seconds: How long running those calls took, together.
+        phase: ``"combined"`` (the tools, and the format of a typed answer, in one
+            request), ``"tools"`` (a tool turn of a two-phase run: no format) or
+            ``"closing"`` (its closing request: the format, no tool to call).
 
     .. versionadded:: 0.3.0
+    .. versionchanged:: 0.4.0 ``phase``.
     """
 
     response: object
@@ -111,6 +115,7 @@ class Turn:
     seconds: float
     calls: tuple[tuple[ToolCall, ToolResult], ...] = ()
     tool_seconds: float = 0.0
+    phase: str = "combined"
 
     def __repr__(self) -> str:
         names = [call.name for call, _ in self.calls]
@@ -128,8 +133,11 @@ class ToolRun(Generic[T]):
         turns: Every model turn, in order.
         messages: The conversation in the provider's shape, the final reply included.
         seconds: The whole run.
+        plan: The ``RequestPlan`` the run sent: the tools (which strict, which
+            downgraded and why), the output format, the phases, the fingerprint.
 
     .. versionadded:: 0.3.0
+    .. versionchanged:: 0.4.0 ``plan``.
     """
 
     output: T
@@ -137,6 +145,7 @@ class ToolRun(Generic[T]):
     turns: tuple[Turn, ...]
     messages: tuple[Any, ...]
     seconds: float
+    plan: Any = None
 
     def __repr__(self) -> str:
         calls = sum(len(t.calls) for t in self.turns)

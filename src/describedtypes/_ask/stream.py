@@ -15,7 +15,16 @@ from .._types.annotate import Registry, annotate
 from .._vendors.clients import Provider, provider_for
 from .._vendors.stream import StreamDecoder
 from ..errors import DecodeError, IncompleteReplyError, RefusalError
-from .extract import Ledger, check_call, conversation, count, span_names, type_name, where
+from .extract import (
+    Ledger,
+    check_call,
+    conversation,
+    count,
+    raise_budget_error,
+    span_names,
+    type_name,
+    where,
+)
 from .results import Attempt, Extraction
 
 __all__ = ["AsyncExtractStream", "ExtractStream", "aextract_stream", "extract_stream"]
@@ -162,7 +171,11 @@ class ExtractStream(_Progress[T], Iterator[Any]):
             kwargs = attempts.request()
             started = time.perf_counter()
             with request_span(*span_names(provider, kwargs), current=False) as span:
-                stream = provider.stream_create(**kwargs)
+                try:
+                    stream = provider.stream_create(**kwargs)
+                except Exception as exc:
+                    raise_budget_error(exc)
+                    raise
                 if _pyinspect.isawaitable(stream):
                     if _pyinspect.iscoroutine(stream):
                         stream.close()
@@ -214,7 +227,11 @@ class AsyncExtractStream(_Progress[T], AsyncIterator[Any]):
             kwargs = attempts.request()
             started = time.perf_counter()
             with request_span(*span_names(provider, kwargs), current=False) as span:
-                stream = await provider.stream_create(**kwargs)
+                try:
+                    stream = await provider.stream_create(**kwargs)
+                except Exception as exc:
+                    raise_budget_error(exc)
+                    raise
                 decoder = attempts.decoder()
                 done = False
                 try:

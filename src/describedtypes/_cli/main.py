@@ -4,7 +4,8 @@
 ``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``,
 ``batch retry REQUESTS RESULTS`` (the requests to send again) in ``batch.py``, ``mcp TARGET``
 (serving a Toolbox over MCP) in ``mcp.py``, ``eval TARGET PREDICTIONS GOLD`` (field-level
-scores) in ``evaluate.py``.
+scores) in ``evaluate.py``, ``tools TARGET --adapter A`` (a Toolbox's definitions,
+fingerprint or diff) in ``tools.py``.
 """
 
 from __future__ import annotations
@@ -100,6 +101,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     from .evaluate import add_eval_command, run_eval
 
     add_eval_command(commands)
+    from .tools import add_tools_command, run_tools
+
+    add_tools_command(commands, adapters)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_usage(sys.stderr)
@@ -115,6 +119,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return run_batch(args, parser)
     if args.command == "eval":
         return run_eval(args, parser)
+    if args.command == "tools":
+        return run_tools(args, parser, adapters)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)

@@ -190,11 +190,20 @@ class Adapter:
             description (see ``Engine``).
         backends: The engines the server can be started with, as (backend name,
             engine) pairs; ``replace(backend=...)`` picks one.
+        combined: Whether a structured-output format and tools can share one request
+            with tool calls still possible. When False, the format constrains every
+            turn (the model can no longer call a tool), so ``Toolbox.run`` asks in two
+            phases: tools without the format, then one closing request with the format.
+        combined_models: Model name prefixes for which ``combined`` is True even though
+            the adapter says False (a newer model generation that allows both).
+        tool_search: The provider's tool definitions take ``defer_loading: true`` (tool
+            search: OpenAI Responses, Anthropic); ``Tool(defer_loading=True)`` sets it.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.3.0
        ``ref_any_of``, ``closed_objects``; ``engine`` and ``backends``, for the
        self-hosted servers.
+    .. versionchanged:: 0.4.0 ``combined``, ``combined_models`` and ``tool_search``.
     """
 
     name: str
@@ -223,6 +232,18 @@ class Adapter:
     checks: tuple[Rule, ...] = ()
     engine: Engine | None = None
     backends: tuple[tuple[str, Engine], ...] = ()
+    combined: bool = True
+    combined_models: tuple[str, ...] = ()
+    tool_search: bool = False
+
+    def combines(self, model: str | None = None) -> bool:
+        """Whether a format and tools may share one request for ``model`` (see ``combined``).
+
+        .. versionadded:: 0.4.0
+        """
+        if self.combined:
+            return True
+        return model is not None and model.startswith(self.combined_models)
 
     @property
     def backend(self) -> str | None:
@@ -354,7 +375,8 @@ OPENAI = Adapter(
 .. versionadded:: 0.1.0
 """
 
-OPENAI_TOOLS = OPENAI.replace(name="OPENAI_TOOLS", wrap=openai_responses_tool)
+OPENAI_TOOLS = OPENAI.replace(name="OPENAI_TOOLS", wrap=openai_responses_tool,
+                              tool_search=True)
 """An OpenAI Responses API function tool: ``{"type": "function", "name", ..., "parameters"}``.
 
 .. versionadded:: 0.1.0
@@ -387,6 +409,7 @@ ANTHROPIC_TOOLS = Adapter(
     name_pattern=_ANTHROPIC_NAME,
     limits=ANTHROPIC_LIMITS,
     checks=ANTHROPIC_RULES,
+    tool_search=True,
 )
 """An Anthropic Messages API tool with ``strict: true``.
 
@@ -413,6 +436,11 @@ GEMINI = Adapter(
     empty_enum_strings=False,
     name_pattern=_GEMINI_NAME,
     checks=GEMINI_RULES,
+    # Gemini 2.x refuses a JSON response type beside function declarations ("Function
+    # calling with a response mime type: 'application/json' is unsupported"); Gemini 3
+    # takes both (docs/requests.md has the sources).
+    combined=False,
+    combined_models=("gemini-3",),
 )
 """A Gemini function declaration on the JSON Schema path (``parameters_json_schema``).
 
@@ -480,6 +508,9 @@ def _served(name: str, wrap: Wrapper, backends: tuple[tuple[str, Engine], ...], 
         checks=ENGINE_TOOL_RULES if tools else ENGINE_RULES,
         engine=engine,
         backends=backends,
+        # The format constrains every turn: the model can never call a tool while it is
+        # set (docs/requests.md has the sources).
+        combined=False,
     )
 
 

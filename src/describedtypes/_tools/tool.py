@@ -113,13 +113,24 @@ class Tool:
             for a function that returns at once and never blocks (it then cannot have a
             ``timeout``).
         registry: Where registered annotations are looked up (``annotate`` by default).
+        strict: Whether the tool is sent strict (its arguments constrained by the
+            provider): True keeps it strict whatever the budgets (a ``SchemaError`` if the
+            strict tools marked so exceed one alone), False always sends it non-strict,
+            None (the default) follows the toolbox's ``strict`` policy. The decoder checks
+            the arguments against the full type either way.
+        defer_loading: Send the tool for the provider's tool search: its
+            ``defer_loading: true`` (OpenAI Responses function tools, Anthropic tools),
+            so the definition stays out of the prompt (and its cached prefix) until the
+            model searches for it. Providers without tool search get the tool as usual.
 
     Raises:
         SchemaError: ``func`` cannot be described to a model (a parameter without a type
             annotation, ``*args``/``**kwargs``, positional-only parameters, ...).
+        ValueError: ``strict`` is not True, False or None.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0 ``timeout``, ``blocking`` and ``registry``.
+    .. versionchanged:: 0.4.0 ``strict`` and ``defer_loading``.
     """
 
     __slots__ = (
@@ -130,12 +141,14 @@ class Tool:
         "_plan",
         "blocking",
         "concurrent",
+        "defer_loading",
         "func",
         "gate",
         "is_async",
         "name",
         "parse_args",
         "registry",
+        "strict",
         "timeout",
     )
 
@@ -150,8 +163,23 @@ class Tool:
         timeout: float | None = None,
         blocking: bool = True,
         registry: Registry = annotate,
+        strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> None:
         _check_options(func, name, description, parse_args)
+        deferred: Any = defer_loading  # checked at run time: callers may pass anything
+        if not isinstance(deferred, bool):
+            msg = f"Tool(defer_loading=...) takes True or False, got {deferred!r}"
+            raise ValueError(msg)
+        self.defer_loading: bool = deferred
+        flag: Any = strict  # checked at run time: callers may pass anything
+        if flag is not None and not isinstance(flag, bool):
+            msg = (
+                f"Tool(strict=...) takes True, False or None (the toolbox's policy), got "
+                f"{strict!r}"
+            )
+            raise ValueError(msg)
+        self.strict: bool | None = strict
         check_registry(registry)
         self.registry = registry
         _check_not_unbound(func)
@@ -182,6 +210,10 @@ class Tool:
             extra += f", timeout={self.timeout!r}"
         if not self.blocking:
             extra += ", blocking=False"
+        if self.strict is not None:
+            extra += f", strict={self.strict!r}"
+        if self.defer_loading:
+            extra += ", defer_loading=True"
         return f"Tool({self.name!r}, func={self.func!r}{extra})"
 
     def _current(self) -> Plan:

@@ -15,9 +15,10 @@ from .._base import tracing
 from .._base.lazy import LazyModule as _LazyModule
 from .._codec.problems import brief
 from .._schema import adapters as _adapters
-from .._schema.adapters import request_problems
+from .._schema.adapters import check_adapter
 from .._schema.schema import references
 from .._types.annotate import Registry, annotate, check_registry
+from .._vendors.wire import described
 from ..errors import SchemaError
 from .eager import start_eagerly
 from .limits import (
@@ -28,6 +29,19 @@ from .limits import (
     refused,
 )
 from .model_text import DEFAULT_MAX_RESULT_CHARS, ErrorDetail, check_error_detail
+from .requests import (
+    Chosen,
+    Cost,
+    RequestPlan,
+    StrictPolicy,
+    check_order,
+    check_phases,
+    check_policy,
+    cost_of,
+    fingerprint_of,
+    output_adapter_for,
+    plan_tools,
+)
 from .running import Settings, check_timeout, logger, off_loop
 from .threads import DEFAULT_MAX_WORKERS
 
@@ -50,6 +64,8 @@ from .tool import (
 __all__ = ["Toolbox", "result_limit", "run_off_loop"]
 
 T = TypeVar("T")
+
+Phases = Literal["combined", "two-phase"]
 
 
 class Toolbox:
@@ -90,6 +106,14 @@ class Toolbox:
             the notes count in it too.
         registry: Where the annotations of the functions added are looked up
             (``annotate`` by default); a ``Tool`` added as it is keeps its own.
+        strict: Which tools are sent strict, for providers with per-request budgets on
+            strict tools (Anthropic: 20 strict tools, 24 optional and 16 union-typed
+            parameters, the output format included): ``"prefer"`` (the default) keeps
+            every tool strict while the budgets allow, tools marked ``Tool(strict=True)``
+            first, then the cheapest, and sends the rest non-strict (the output is the
+            same as ``"require"`` whenever that fits); ``"require"`` sends every tool
+            strict or raises a ``SchemaError`` naming the budget; ``"off"`` sends none
+            strict. A tool's own ``strict=True | False`` overrides it.
 
     Nothing a tool does raises out of ``call``, ``acall`` or ``acall_many``, nor does a
     mistake in the model's call: an unknown tool, missing, unrecognized or wrongly typed
@@ -103,6 +127,7 @@ class Toolbox:
     .. versionchanged:: 0.2.0 ``error_detail``, ``timeout``, ``max_result_chars``,
        ``max_workers``, ``max_calls_per_turn``, ``max_result_chars_per_turn``,
        ``registry``, ``close()`` and ``running_calls``.
+    .. versionchanged:: 0.4.0 ``strict``, ``plan()`` and ``fingerprint()``.
     """
 
     def __init__(
@@ -116,9 +141,11 @@ class Toolbox:
         max_calls_per_turn: int | None = DEFAULT_MAX_CALLS_PER_TURN,
         max_result_chars_per_turn: int | None = DEFAULT_MAX_RESULT_CHARS_PER_TURN,
         registry: Registry = annotate,
+        strict: StrictPolicy = "prefer",
     ) -> None:
         check_registry(registry)
         self._registry = registry
+        self.strict: str = check_policy(strict, "Toolbox()")
         if max_result_chars is not None and (
             isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int)
             or max_result_chars < 1
@@ -197,6 +224,8 @@ class Toolbox:
         concurrent: bool = True,
         timeout: float | None = None,
         blocking: bool = True,
+        strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> Tool:
         """Register a function (or a ready ``Tool``) and return its ``Tool``.
 
@@ -209,12 +238,13 @@ class Toolbox:
         """
         if isinstance(func, Tool):
             if name is not None or description is not None or parse_args is not None or (
-                not concurrent or timeout is not None or not blocking
+                not concurrent or timeout is not None or not blocking or strict is not None
+                or defer_loading
             ):
                 msg = (
                     f"{func!r} is already a Tool; set name=, description=, parse_args=, "
-                    "concurrent=, timeout= and blocking= when making it, or pass its "
-                    "function instead"
+                    "concurrent=, timeout=, blocking=, strict= and defer_loading= when "
+                    "making it, or pass its function instead"
                 )
                 raise SchemaError(msg, type_=func.func)
             tool = func
@@ -228,6 +258,8 @@ class Toolbox:
                 timeout=timeout,
                 blocking=blocking,
                 registry=self._registry,
+                strict=strict,
+                defer_loading=defer_loading,
             )
         with self._lock:
             if tool.name in self._tools:
@@ -262,6 +294,8 @@ class Toolbox:
         concurrent: bool = True,
         timeout: float | None = None,
         blocking: bool = True,
+        strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -274,11 +308,13 @@ class Toolbox:
         concurrent: bool = True,
         timeout: float | None = None,
         blocking: bool = True,
+        strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> Any:
         """Decorator: register the function as a tool and return it unchanged.
 
         ``@toolbox.tool`` or ``@toolbox.tool(name=..., description=..., parse_args=...,
-        concurrent=False, timeout=..., blocking=False)``.
+        concurrent=False, timeout=..., blocking=False, strict=True)``.
         """
         options: dict[str, Any] = {
             "name": name,
@@ -287,6 +323,8 @@ class Toolbox:
             "concurrent": concurrent,
             "timeout": timeout,
             "blocking": blocking,
+            "strict": strict,
+            "defer_loading": defer_loading,
         }
         if func is not None:
             self.add(func, **options)
@@ -299,12 +337,19 @@ class Toolbox:
         return decorator
 
     def definitions(
-        self, llm_adapter: _adapters.Adapter, *, use_references: bool | Literal["auto"] = False
+        self,
+        llm_adapter: _adapters.Adapter,
+        *,
+        use_references: bool | Literal["auto"] = False,
+        strict: StrictPolicy | None = None,
+        order: Literal["registration", "name"] = "registration",
     ) -> list[Any]:
-        """Every tool's definition in ``llm_adapter``'s shape, in registration order.
+        """Every tool's definition in ``llm_adapter``'s shape, as one request sends them.
 
         For example ``OPENAI_TOOLS`` (Responses API ``tools=``), ``OPENAI_CHAT_TOOLS``,
-        ``ANTHROPIC_TOOLS``, ``GEMINI`` or ``MCP_TOOLS``.
+        ``ANTHROPIC_TOOLS``, ``GEMINI`` or ``MCP_TOOLS``. The same tools give the same
+        bytes in every process (whatever ``PYTHONHASHSEED`` or the order annotations
+        were registered in), so the provider's prompt cache keeps them.
 
         Args:
             llm_adapter: The provider's tool form.
@@ -313,24 +358,109 @@ class Toolbox:
                 nested class under ``$defs``, ``"auto"`` picks per class whichever gives
                 the smaller definition (each tool's is then ``schema(f, llm_adapter,
                 use_references="auto")``).
+            strict: The strict policy for this call (``"prefer"``, ``"require"`` or
+                ``"off"``); None: the toolbox's.
+            order: ``"registration"`` (the default) or ``"name"``.
 
         Raises:
             SchemaError: A tool cannot be described for that provider, or the tools
-                together break one of its per-request limits.
+                break one of its per-request budgets under ``strict="require"`` (or
+                the tools marked ``strict=True`` do alone).
             TypeError: ``use_references`` is not ``True``, ``False`` or ``"auto"``.
+            ValueError: ``strict`` or ``order`` is not one of its values.
 
         .. versionchanged:: 0.3.0 ``use_references`` (new).
+        .. versionchanged:: 0.4.0 ``strict`` and ``order``; over a budget, the default
+           ``"prefer"`` sends the tools that do not fit non-strict instead of raising.
         """
+        return self._chosen(llm_adapter, use_references, strict, order, None).definitions
+
+    def _chosen(
+        self, llm_adapter: Any, use_references: Any, strict: Any, order: Any,
+        format_cost: Cost | None, where: str = "Toolbox.definitions()",
+    ) -> Chosen:
         refs = references(use_references)  # checked once, before any tool is built
-        found = [tool.definition(llm_adapter, use_references=refs) for tool in self]
-        # Each definition was checked as it was built: only the request-wide budgets
-        # and the unique names remain.
-        problems = request_problems(found, llm_adapter)
-        if problems:
-            text = "; ".join(str(p) for p in problems)
-            msg = f"{llm_adapter.name} would reject these tools together: {text}"
-            raise SchemaError(msg)
-        return found
+        check_adapter(llm_adapter)
+        policy = self.strict if strict is None else check_policy(strict, where)
+        # Each definition is checked as it is built and the budgets as they are planned;
+        # the names are unique, being the toolbox's keys.
+        return plan_tools(
+            list(self), llm_adapter, policy, use_references=refs, format_cost=format_cost,
+            order=check_order(order, where),
+        )
+
+    def plan(
+        self,
+        llm_adapter: _adapters.Adapter,
+        *,
+        output_type: Any = None,
+        strict: StrictPolicy | None = None,
+        model: str | None = None,
+        order: Literal["registration", "name"] = "registration",
+        use_references: bool | Literal["auto"] = False,
+    ) -> RequestPlan:
+        """What a request with these tools (and a typed answer) sends, and why.
+
+        Args:
+            llm_adapter: The provider's tool form (``ANTHROPIC_TOOLS``, ``VLLM_TOOLS``...).
+            output_type: The type of the final answer, or None for text. Its format is
+                built by the structured-output adapter of the same provider
+                (``ANTHROPIC`` for ``ANTHROPIC_TOOLS``, ``VLLM`` for ``VLLM_TOOLS``) and,
+                when it shares the request with the tools, counts in the same budgets.
+            strict: The strict policy; None: the toolbox's.
+            model: The model, for adapters whose ``combined`` depends on the model
+                generation (Gemini).
+            order: ``"registration"`` (the default) or ``"name"``.
+            use_references: As for ``definitions()``.
+
+        Raises:
+            SchemaError: As ``definitions()``; or the format adapter of ``llm_adapter``
+                is not known (for an adapter of your own, pass a provider's own).
+
+        .. versionadded:: 0.4.0
+        """
+        return self._plan(llm_adapter, None, output_type, strict, model, order, use_references,
+                          self._registry, None, "Toolbox.plan()")
+
+    def _plan(
+        self, llm_adapter: Any, format_adapter: Any, output_type: Any, strict: Any,
+        model: Any, order: Any, use_references: Any, registry: Any, phases: Any,
+        where: str,
+    ) -> RequestPlan:
+        check_adapter(llm_adapter)
+        chosen_phases = check_phases(phases, where) or (
+            "combined" if llm_adapter.combines(model) else "two-phase"
+        )
+        if output_type is None:  # nothing to send apart from the tools
+            chosen_phases = "combined"
+        body = None
+        format_cost = None
+        if output_type is not None:
+            if format_adapter is None:
+                format_adapter = output_adapter_for(llm_adapter)
+            body = described(output_type, format_adapter, registry)
+            # Counted in the budgets even for two phases: Anthropic's closing request
+            # keeps the tools (its conversation holds tool blocks) beside the format.
+            format_cost = cost_of(body, format_adapter)
+        chosen = self._chosen(llm_adapter, use_references, strict, order, format_cost, where)
+        return RequestPlan(
+            chosen.definitions, chosen.strict, chosen.downgraded, body, chosen_phases,
+            fingerprint_of(chosen.definitions, body), llm_adapter, chosen.costs,
+        )
+
+    def fingerprint(
+        self,
+        llm_adapter: _adapters.Adapter,
+        *,
+        strict: StrictPolicy | None = None,
+        order: Literal["registration", "name"] = "registration",
+    ) -> str:
+        """A short stable hex digest of ``definitions(llm_adapter)`` as sent (16 digits
+        of SHA-256 over their compact JSON): equal exactly when the bytes are.
+
+        .. versionadded:: 0.4.0
+        """
+        return fingerprint_of(self.definitions(llm_adapter, strict=strict, order=order))
 
     def mcp_server(
         self,
@@ -517,33 +647,49 @@ class Toolbox:
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: None = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[str]: ...
     @overload
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: type[T], retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[T]: ...
     @overload
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any: ...
     def run(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any:
         """The tool loop: ask, run the model's tool calls, send the results back, until
         the model answers without calling a tool.
 
-        Each request carries ``definitions()`` in the client's shape; the calls of one
-        turn run concurrently (``acall_many``) and their results go back matched by id.
+        Each request carries what ``plan()`` says for the client's tool form (the tools
+        strict as the toolbox's ``strict`` policy fits them in the provider's budgets;
+        ``ToolRun.plan`` keeps the plan); the calls of one turn run concurrently
+        (``acall_many``) and their results go back matched by id.
+
+        With ``output_type``, where the provider takes a structured-output format beside
+        tools with tool calls still possible (OpenAI, Anthropic, Gemini 3), the format
+        goes with every turn (``"combined"``). Where the format would constrain every
+        turn so that no tool could be called (vLLM, SGLang, llama.cpp, Ollama, Gemini
+        2.x), the run has two phases: tool turns without the format until the model
+        answers without a tool call, then one closing request with the format and no
+        tool to call (Anthropic keeps the tools with ``tool_choice`` none, since its
+        conversation holds tool blocks), decoded with ``extract()``'s retry rules.
+        The closing request and its retries do not count in ``max_turns``.
         The toolbox's ``max_calls_per_turn`` and ``max_result_chars_per_turn`` bound each
         turn: calls past the first ``max_calls_per_turn`` get an error result (the model
         is told to make fewer at a time) and are never run.
@@ -554,8 +700,9 @@ class Toolbox:
             messages: The conversation, in the provider's shape, or one str; copied.
             model: The model name.
             max_turns: The most requests to send.
-            output_type: A type for the final answer: sent as structured output on every
-                turn and decoded, with ``extract()``'s retry rules; ``None`` for text.
+            output_type: A type for the final answer: sent as structured output (on
+                every turn, or in the closing request of a two-phase run) and decoded,
+                with ``extract()``'s retry rules; ``None`` for text.
             retries: Retries of a final answer that does not decode into ``output_type``.
             api: For OpenAI clients: ``"chat"`` (the default) or ``"responses"``.
             context: Passed to the tools' ``Context`` parameters.
@@ -565,8 +712,11 @@ class Toolbox:
                 client: ``VLLM``, ``SGLANG``, ``LLAMACPP`` or ``OLLAMA`` (or their
                 ``_TOOLS`` forms); the tools go as that server's tool form (``strict``
                 where the server constrains only strict tools).
+            phases: ``"combined"`` or ``"two-phase"`` overrides the adapter's choice
+                (``Adapter.combined``); None (the default) keeps it.
             details: Return a ``ToolRun`` (the output, the usage summed over every turn,
-                each turn with its calls and results, the conversation, the time).
+                each turn with its calls, results and phase, the conversation, the time,
+                the plan).
             **request: Passed on to the SDK call (``temperature``, ``system``, ...).
 
         Returns:
@@ -577,16 +727,20 @@ class Toolbox:
             MaxTurnsError: ``max_turns`` requests were sent and the model still called
                 tools; ``.transcript`` holds the conversation.
             DecodeError: As ``extract()`` raises, for ``output_type``.
+            RequestError: The provider refused the request for going over one of its
+                strict-schema budgets; the message names the budget and the fix.
 
         .. versionadded:: 0.2.0
+        .. versionchanged:: 0.4.0 The request plan, ``phases`` and two-phase runs.
         """
         from .._ask import loop as _loop
 
+        registry = self._registry if registry is None else registry
         return _loop.run(
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
-            registry=self._registry if registry is None else registry, request=request,
-            llm_adapter=llm_adapter, details=details,
+            registry=registry, request=request, llm_adapter=llm_adapter, details=details,
+            planner=self._planner(registry, phases, "Toolbox.run()"),
         )
 
     @overload
@@ -594,27 +748,31 @@ class Toolbox:
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: None = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[str]: ...
     @overload
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: type[T], retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: Literal[True], **request: Any,
+        phases: Phases | None = None, details: Literal[True],
+        **request: Any,
     ) -> ToolRun[T]: ...
     @overload
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any: ...
     async def arun(
         self, client: Any, *, messages: Any, model: str, max_turns: int = 10,
         output_type: Any = None, retries: int = 2, api: str | None = None,
         context: Any = None, registry: Any = None, llm_adapter: Any = None,
-        details: bool = False, **request: Any,
+        phases: Phases | None = None, details: bool = False,
+        **request: Any,
     ) -> Any:
         """``run`` for async clients (``AsyncOpenAI``, ``AsyncAnthropic``, genai ``.aio``).
 
@@ -622,12 +780,25 @@ class Toolbox:
         """
         from .._ask import loop as _loop
 
+        registry = self._registry if registry is None else registry
         return await _loop.arun(
             self, client, messages=messages, model=model, max_turns=max_turns,
             output_type=output_type, retries=retries, api=api, context=context,
-            registry=self._registry if registry is None else registry, request=request,
-            llm_adapter=llm_adapter, details=details,
+            registry=registry, request=request, llm_adapter=llm_adapter, details=details,
+            planner=self._planner(registry, phases, "Toolbox.arun()"),
         )
+
+    def _planner(self, registry: Any, phases: Any, where: str) -> Callable[..., RequestPlan]:
+        """The request plan of one run, once its client's adapters are known."""
+        check_phases(phases, where)  # before the client is even looked at
+
+        def planner(
+            tools_adapter: Any, format_adapter: Any, output_type: Any, model: str
+        ) -> RequestPlan:
+            return self._plan(tools_adapter, format_adapter, output_type, None, model,
+                              "registration", False, registry, phases, where)
+
+        return planner
 
 
 def result_limit(toolbox: Toolbox) -> int | None:

@@ -178,6 +178,11 @@ class AnthropicFormat(WireFormat):
         sent.setdefault("max_tokens", MAX_TOKENS)
         return sent
 
+    def closing(self, extra: dict[str, Any]) -> dict[str, Any]:
+        # A conversation holding tool_use blocks must still define the tools: they stay,
+        # and tool_choice none keeps the model from calling one.
+        return {**extra, "tool_choice": {"type": "none"}} if extra.get("tools") else dict(extra)
+
     def structured(
         self, tp: Any, extra: dict[str, Any], registry: Registry,
         adapter: _adapters.Adapter | None = None,

@@ -153,6 +153,15 @@ class Provider:
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         return self.wire.with_tools(definitions, extra)
 
+    def closing(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """A tool turn's keywords for a closing request that may call no tool."""
+        return self.wire.closing(extra)
+
+    @property
+    def format_adapter(self) -> _adapters.Adapter:
+        """The adapter of the structured output this provider sends."""
+        return self.adapter if self.adapter is not None else self.wire.adapter
+
     # -- replies -----------------------------------------------------------------------
 
     def decode(self, tp: Any, response: Any) -> Any:

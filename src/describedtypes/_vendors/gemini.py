@@ -227,6 +227,14 @@ class GeminiFormat(WireFormat):
         config["response_json_schema"] = declaration["parameters_json_schema"]
         return {**extra, "config": config}
 
+    def closing(self, extra: dict[str, Any]) -> dict[str, Any]:
+        # Gemini 2.x refuses function declarations beside a JSON response type.
+        if "config" not in extra:
+            return dict(extra)
+        config = {k: v for k, v in as_dict(extra["config"], "config").items()
+                  if k not in ("tools", "tool_config")}
+        return {**extra, "config": config}
+
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         config = as_dict(extra.get("config"), "config")
         tools = list(items_of(config.get("tools")))

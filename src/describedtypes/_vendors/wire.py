@@ -196,6 +196,8 @@ class WireFormat(abc.ABC):
     messages_key: ClassVar[str] = "messages"
     #: The adapter of this format's tool definitions.
     tool_adapter: ClassVar[_adapters.Adapter] = _adapters.OPENAI_CHAT_TOOLS
+    #: The adapter of this format's structured output.
+    adapter: ClassVar[_adapters.Adapter] = _adapters.OPENAI
     #: What ``read_tool_calls`` says this format's replies look like.
     shape: ClassVar[str] = ""
     #: ``gen_ai.provider.name`` and ``gen_ai.operation.name`` of its requests (the
@@ -284,6 +286,13 @@ class WireFormat(abc.ABC):
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         tools = list(items_of(extra.get("tools")))
         return {**extra, "tools": [*tools, *definitions]}
+
+    def closing(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """``extra`` (a tool turn's keywords) for the closing request of a two-phase run:
+        the model may no longer call a tool. Here the tools go, with the keywords only
+        allowed beside them (OpenAI's ``tool_choice`` and ``parallel_tool_calls``)."""
+        return {k: v for k, v in extra.items()
+                if k not in ("tools", "tool_choice", "parallel_tool_calls")}
 
     #: The client method that streams, when it is not the create method with stream=True.
     stream_method: ClassVar[str | None] = None
