@@ -474,3 +474,38 @@ def test_check_reports_what_the_engine_would_not_hold(adapter: Adapter,
     for p in problems:
         assert p.rule.startswith("engine"), str(p)
         assert ";" in p.message, str(p)  # what is wrong; how to fix it
+
+
+# -- patterns an engine refuses to compile go into the description ---------------------------
+
+#: Patterns Python reads (so decode() holds them) that Rust's regex crate, under
+#: llguidance and outlines-core, refuses: \b and \B are lookarounds there, \b in a class an
+#: invalid escape, \0 a backreference.
+RUST_REFUSED = [r"^\bcat\b$", r"^a\Bb$", r"^[a\b]+$", r"^a\0$"]
+RUST_ENGINES = [
+    pytest.param("llguidance", GUIDANCE[0], id="guidance"),
+    pytest.param("llguidance", SGLANG.replace(backend="llguidance"), id="sglang-llguidance"),
+    pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
+]
+
+
+@pytest.mark.parametrize(("engine_name", "adapter"), RUST_ENGINES)
+@pytest.mark.parametrize("pattern", RUST_REFUSED)
+def test_patterns_the_engine_cannot_compile_are_described(engine_name: str, adapter: Adapter,
+                                                          pattern: str) -> None:
+    """The body compiles in the engine itself; the pattern is said in words and decoded."""
+    engine = harness(engine_name)
+    bare = _bug_body({"type": "string", "pattern": pattern})
+    with pytest.raises(Exception):  # noqa: B017, PT011 - the engine's own error types
+        engine.compile(bare)
+    problems = check(bare, adapter)
+    assert [p.rule for p in problems if p.pointer == "/properties/v/pattern"] == ["engine.pattern"]
+
+    cls = attrs.make_class("Tagged", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern))})
+    body = body_of(cls, adapter, False)
+    assert "pattern" not in body["properties"]["v"]
+    assert pattern in body["properties"]["v"]["description"]
+    engine.compile(body)
+    with pytest.raises(DecodeError, match="match"):
+        decode(cls, '{"v": "a b"}')

@@ -187,6 +187,10 @@ _ASCII_SHORTHANDS = frozenset({"d", "w"})
 # engine matching the whole string (matching="full") cannot read either.
 _REFUSED_BY_ALL = frozenset({"lookahead", "lookbehind", "backreferences"})
 _FULL_MATCH = frozenset({"unanchored", "inner anchors"})
+# What Rust's regex crate (llguidance's and outlines-core's) refuses to compile: \b and
+# \B (word boundaries are lookarounds there), \b in a class (a backspace in ECMA-262, an
+# invalid escape there), \0 (read as a backreference) and \cX.
+_RUST_REFUSED = frozenset({"word boundaries", "\\b", "\\0", "\\c"})
 
 _NUMBER_BOUNDS_OVER_STRICT = tuple(
     (f"number {k}", f"refuses exponents (5e0) in a number with {k}") for k in sorted(_BOUNDS)
@@ -256,7 +260,7 @@ LLGUIDANCE = Engine(
     multiple_of_beside_bounds=True,
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                        "ipv6", "uuid", "uri"}),
-    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL),
+    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL | _RUST_REFUSED),
     over_strict=_NUMBER_BOUNDS_OVER_STRICT,
     open_objects=True,
     siblings_of_ref=True,
@@ -269,6 +273,8 @@ LLGUIDANCE = Engine(
         "oneOf is an error unless its branches are provably disjoint; not, if/then/else, "
         "dependentRequired, uniqueItems, contains, propertyNames are errors",
         "a \\uXXXX escape is taken only for control characters; a raw U+007F is refused",
+        "a pattern with \\b or \\B (a lookaround there), \\b in a class, \\0 or \\cX "
+        "fails to compile: such patterns go into the description",
         "unknown formats are errors; the date check has no leap years",
     ),
 )
@@ -290,7 +296,7 @@ OUTLINES_CORE = Engine(
     formats=frozenset({"email", "uuid"}),
     # Its date regex reads \d as any Unicode digit ("၆２۱๔-06-12" passes).
     format_patterns=(("date", DATE_PATTERN), *_FORMAT_PATTERNS),
-    dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries"},
+    dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | _RUST_REFUSED,
                     rewritten=_ASCII_SHORTHANDS),
     recursion=False,
     # {} compiles to a grammar that takes no value at all.
