@@ -184,5 +184,8 @@ class LlamaCpp:
         with contextlib.suppress(OSError):
             self.process.kill()
             self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 

@@ -509,3 +509,79 @@ def test_patterns_the_engine_cannot_compile_are_described(engine_name: str, adap
     engine.compile(body)
     with pytest.raises(DecodeError, match="match"):
         decode(cls, '{"v": "a b"}')
+
+
+# -- llama.cpp's own converter (tests/llama_support.py builds it) -----------------------------
+
+LLAMA_ADAPTERS = [LLAMACPP, LLAMACPP_TOOLS, OLLAMA, OLLAMA_TOOLS]
+
+
+@pytest.fixture(scope="session")
+def llama() -> Any:
+    """llama.cpp's converter and matcher; skips, saying why, where it cannot be built."""
+    from .llama_support import LlamaCpp, probe_missing
+
+    why = probe_missing()
+    if why is not None:
+        pytest.skip(why)
+    harness = LlamaCpp()
+    yield harness
+    harness.close()
+
+
+def _llama_body(cls: Any, adapter: Adapter, use_references: bool = False) -> dict[str, Any]:
+    body = body_of(cls, adapter, use_references)
+    return body["function"]["parameters"] if "function" in body else body
+
+
+@attrs.define
+class Tree:
+    """A class that holds itself."""
+
+    value: int
+    next: Tree | None = None
+    kids: list[Tree] = attrs.field(factory=list)
+
+
+@pytest.mark.parametrize("adapter", LLAMA_ADAPTERS, ids=lambda a: a.name)
+@pytest.mark.parametrize("use_references", [False, True])
+def test_a_class_holding_itself_converts_in_llama_cpp(llama: Any, adapter: Adapter,
+                                                      use_references: bool) -> None:
+    """The root class goes under $defs as well: llama.cpp refuses {"$ref": "#"}."""
+    from .llama_support import ConversionError
+
+    with pytest.raises(ConversionError, match="unsupported \\$ref #"):
+        llama.compile(schema(Tree, VLLM)["schema"])  # what other engines are sent
+    body = _llama_body(Tree, adapter, use_references)
+    assert "#" not in _refs(body)
+    grammar = llama.compile(body)
+    value = Tree(1, Tree(2), [Tree(3, kids=[Tree(4)])])
+    text = orjson.dumps(make_converter(adapter).unstructure(value, Tree))
+    assert llama.accepts(grammar, text) is None
+    assert decode(Tree, text) == value
+    assert llama.accepts(grammar, b'{"value":1,"next":{"next":null},"kids":[]}') is not None
+    (rewrite,) = [r for r in explain(Tree, adapter, use_references=use_references)
+                  if "refers to itself" in r.detail]
+    assert rewrite.action == "rewritten"
+
+
+def _refs(part: Any) -> list[str]:
+    if isinstance(part, dict):
+        return [v for k, v in part.items() if k == "$ref"] + [
+            r for v in part.values() for r in _refs(v)]
+    if isinstance(part, list):
+        return [r for v in part for r in _refs(v)]
+    return []
+
+
+@pytest.mark.parametrize("adapter", [LLAMACPP, OLLAMA_TOOLS], ids=lambda a: a.name)
+def test_check_reports_a_root_reference(adapter: Adapter) -> None:
+    """A hand-written {"$ref": "#"} is reported where llama.cpp refuses it, not elsewhere."""
+    hand_written = {"type": "object", "properties": {"next": {"anyOf": [
+        {"$ref": "#"}, {"type": "null"}]}}, "required": ["next"],
+        "additionalProperties": False}
+    problems = check(hand_written, adapter)
+    assert [(p.pointer, p.rule) for p in problems] == [
+        ("/properties/next/anyOf/0/$ref", "engine.rejected")], [str(p) for p in problems]
+    assert "#/$defs/" in problems[0].message
+    assert check(hand_written, VLLM.replace(backend="guidance")) == []

@@ -82,6 +82,8 @@ class Engine:
         required_needs_properties: ``required`` is read only beside ``properties``.
         any_value: ``{}`` (any JSON value, for ``Any``) compiles to a grammar that takes
             any value.
+        root_reference: ``{"$ref": "#"}`` (the whole document, for a class that holds
+            itself) compiles; when False, such a class goes under ``$defs`` too.
         max_integer_digits: Digits an integer (or a number's integral part) may have.
         notes: The engine's other limits and bugs, in words.
 
@@ -111,6 +113,7 @@ class Engine:
     siblings_of_any_of: bool = False
     required_needs_properties: bool = True
     any_value: bool = True
+    root_reference: bool = True
     max_integer_digits: int | None = None
     notes: tuple[str, ...] = ()
 
@@ -333,6 +336,8 @@ _LLAMA_CPP_NOTES = (
     "its date-time takes 0 or 3 fraction digits: describedtypes sends its own pattern",
     "a raw U+007F is refused (write \\u007f)",
     "keywords beside $ref or anyOf are ignored",
+    "a $ref that does not start with #/ is a conversion error (HTTP 400), \"#\" too: a class "
+    "that holds itself goes under $defs as well as at the root",
 )
 
 LLAMA_CPP = Engine(
@@ -358,6 +363,7 @@ LLAMA_CPP = Engine(
         rewritten=_ASCII_SHORTHANDS,
     ),
     closed_tuples=False,
+    root_reference=False,
     max_integer_digits=16,
     notes=_LLAMA_CPP_NOTES,
 )
@@ -457,6 +463,13 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                                   f"{engine.name} misreads part of this pattern (\\d or "
                                   "\\w as Unicode classes or not at all, or an optional "
                                   f"group); send {sent!r}, which means the same")
+        ref = s.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#") and not ref.startswith("#/") and (
+                not engine.root_reference):
+            yield doc.problem(f"{at}/$ref", "engine.rejected",
+                              f"{engine.name} converts only references that start with #/ "
+                              f"(not {ref!r}), so {server} answers 400; put the schema under "
+                              "$defs and refer to it as #/$defs/<name> (describedtypes does)")
         if "$ref" in s:
             extra = [k for k in s if k not in ("$ref", "$defs", "description", "title")]
             if extra and not engine.siblings_of_ref:

@@ -104,6 +104,13 @@ class Builder:
             self.to_defs = [o for o in objects if o is not root_obj]
         else:
             self.to_defs = [o for o in objects if o in self.recursive and o is not root_obj]
+        engine = adapter.engine
+        self.root_copy = (root_obj is not None and root_obj in self.recursive
+                          and engine is not None and not engine.root_reference)
+        if self.root_copy:
+            # The engine refuses {"$ref": "#"}: the root class goes under $defs as well,
+            # and its uses refer there.
+            self.to_defs.insert(0, root_obj)  # type: ignore[arg-type]
         self.keys = defs_keys(self.to_defs)
         # Definitions are emitted only when something refers to them (a described use
         # may have been inlined instead).
@@ -141,6 +148,12 @@ class Builder:
                     built[id(o)] = self.object_body(o, pointer, o.name)
                     if o.description is not None:
                         built[id(o)]["description"] = o.description
+        if self.root_copy and id(obj) in built:
+            self.rewrites.append(Rewrite(
+                "/", "rewritten",
+                f"the class {path} refers to itself: its uses refer to a copy under $defs "
+                f"({self.adapter.engine.name} refuses the root reference '#')",  # type: ignore[union-attr]
+            ))
         if built:
             out["$defs"] = {self.keys[id(o)]: built[id(o)] for o in self.to_defs if id(o) in built}
         return out
@@ -560,7 +573,7 @@ class Builder:
     # -- objects -------------------------------------------------------------------
 
     def object_use(self, obj: ni.ObjectNode, pointer: str, path: str) -> Json:
-        if obj is self.root_object and obj in self.recursive:
+        if obj is self.root_object and obj in self.recursive and not self.root_copy:
             return {"$ref": "#"}
         if id(obj) in self.keys:
             self.referenced.add(id(obj))
