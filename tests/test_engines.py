@@ -26,6 +26,7 @@ from typing import Annotated, Any
 
 import annotated_types as at
 import attrs
+import jsonschema
 import orjson
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -585,3 +586,40 @@ def test_check_reports_a_root_reference(adapter: Adapter) -> None:
         ("/properties/next/anyOf/0/$ref", "engine.rejected")], [str(p) for p in problems]
     assert "#/$defs/" in problems[0].message
     assert check(hand_written, VLLM.replace(backend="guidance")) == []
+
+
+# Open, as allOf branches must be for their merge to take anything.
+_OBJ_A = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+_OBJ_B = {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}
+#: (schema under "v", a valid value, an invalid value): hand-written allOf bodies.
+ALL_OF = [
+    ({"allOf": [{"type": "integer"}, {"minimum": 3}]}, 5, 1),
+    ({"type": "integer", "allOf": [{"minimum": 3}]}, 5, 1),
+    ({"type": "string", "allOf": [{"maxLength": 3}]}, "ab", "abcd"),
+    ({"allOf": [{"type": "array", "items": {"type": "integer"}}]}, [1], ["x"]),
+    ({"allOf": [_OBJ_A, _OBJ_B]}, {"a": 1, "b": "x"}, {"a": 1}),
+    ({"allOf": [dict(_OBJ_A, required=[])]}, {}, {"a": "x"}),
+    ({"allOf": [{"enum": [1, 2]}, {"enum": [2, 3]}]}, 2, 1),
+    ({"allOf": [{"$ref": "#/$defs/A"}]}, {"a": 1}, {}),
+    ({"type": "object", "properties": {"x": {"type": "integer"}}, "allOf": [_OBJ_A]},
+     {"x": 1, "a": 1}, {"x": 1}),
+]
+
+
+@pytest.mark.parametrize(("part", "valid", "invalid"), ALL_OF)
+@pytest.mark.parametrize("adapter", [LLAMACPP, OLLAMA], ids=lambda a: a.name)
+def test_check_reports_the_all_of_llama_cpp_misreads(llama: Any, adapter: Adapter, part: Any,
+                                                     valid: Any, invalid: Any) -> None:
+    """check() reports an allOf exactly where llama.cpp's grammar does not hold it."""
+    body = dict(_bug_body(part), **{"$defs": {"A": _OBJ_A}})
+    validator = jsonschema.Draft202012Validator(body)
+    assert validator.is_valid({"v": valid})
+    assert not validator.is_valid({"v": invalid})
+    grammar = llama.compile(body)
+    took_valid = llama.accepts(grammar, orjson.dumps({"v": valid})) is None
+    took_invalid = llama.accepts(grammar, orjson.dumps({"v": invalid})) is None
+    misread = not took_valid or took_invalid
+    reported = [p for p in check(body, adapter) if "/allOf" in p.pointer]
+    assert bool(reported) == misread, (took_valid, took_invalid, [str(p) for p in reported])
+    for p in reported:
+        assert ";" in p.message

@@ -84,6 +84,10 @@ class Engine:
             any value.
         root_reference: ``{"$ref": "#"}`` (the whole document, for a class that holds
             itself) compiles; when False, such a class goes under ``$defs`` too.
+        all_of_merges_objects: ``allOf`` is read only as one object with every property
+            of its object branches, each required (or as the intersection of enums);
+            other branches are dropped, and ``allOf`` beside ``properties``, an ``enum``
+            or a type other than object and string is ignored.
         max_integer_digits: Digits an integer (or a number's integral part) may have.
         notes: The engine's other limits and bugs, in words.
 
@@ -114,6 +118,7 @@ class Engine:
     required_needs_properties: bool = True
     any_value: bool = True
     root_reference: bool = True
+    all_of_merges_objects: bool = False
     max_integer_digits: int | None = None
     notes: tuple[str, ...] = ()
 
@@ -336,6 +341,10 @@ _LLAMA_CPP_NOTES = (
     "its date-time takes 0 or 3 fraction digits: describedtypes sends its own pattern",
     "a raw U+007F is refused (write \\u007f)",
     "keywords beside $ref or anyOf are ignored",
+    "allOf is read as one object with every property of its object branches, each "
+    "required (or as the intersection of enums): a branch that is not an object is dropped "
+    "(allOf over integers becomes {}), and allOf beside properties, an enum or a type "
+    "other than object or string is ignored",
     "a $ref that does not start with #/ is a conversion error (HTTP 400), \"#\" too: a class "
     "that holds itself goes under $defs as well as at the root",
 )
@@ -364,6 +373,7 @@ LLAMA_CPP = Engine(
     ),
     closed_tuples=False,
     root_reference=False,
+    all_of_merges_objects=True,
     max_integer_digits=16,
     notes=_LLAMA_CPP_NOTES,
 )
@@ -470,6 +480,8 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                               f"{engine.name} converts only references that start with #/ "
                               f"(not {ref!r}), so {server} answers 400; put the schema under "
                               "$defs and refer to it as #/$defs/<name> (describedtypes does)")
+        if engine.all_of_merges_objects and isinstance(s.get("allOf"), list):
+            yield from _merged_all_of(doc, at, s, engine.name, server)
         if "$ref" in s:
             extra = [k for k in s if k not in ("$ref", "$defs", "description", "title")]
             if extra and not engine.siblings_of_ref:
@@ -499,6 +511,57 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                                   f"{engine.name} leaves an object without "
                                   "additionalProperties open (any extra key passes); set "
                                   "additionalProperties: false")
+
+
+def _merged_all_of(doc: Document, at: str, s: Mapping[str, Any], name: str,
+                   server: str) -> Iterator[Problem]:
+    """What an engine reading ``allOf`` as a merge of object branches does not hold."""
+    where = f"{at}/allOf"
+    kind = s.get("type")
+    beside = [k for k in ("enum", "const", "properties") if k in s]
+    if s.get("additionalProperties", True) is not True:
+        beside.append("additionalProperties")
+    if kind not in (None, "object", "string") or beside:
+        found = ", ".join(beside) if beside else f"type {kind!r}"
+        yield doc.problem(where, "engine.ignored",
+                          f"{name} ignores allOf beside {found} ({server} answers 200 with "
+                          f"output that may break it); merge the schemas into one")
+        return
+    branches: list[tuple[str, Any, bool]] = []
+    for i, branch in enumerate(s["allOf"]):
+        options = branch.get("anyOf") if is_map(branch) else None
+        if isinstance(options, list):
+            branches += [(f"{where}/{i}/anyOf/{j}", o, False) for j, o in enumerate(options)]
+        else:
+            branches.append((f"{where}/{i}", branch, True))
+    resolved = [(p, _resolved(doc, b), direct) for p, b, direct in branches]
+    if resolved and all(is_map(b) and "enum" in b for _, b, _ in resolved):
+        return  # read as the intersection of the enums
+    for pointer, branch, direct in resolved:
+        if not (is_map(branch) and branch.get("type", "object") == "object"
+                and is_map(branch.get("properties")) and "enum" not in branch):
+            yield doc.problem(pointer, "engine.all-of",
+                              f"{name} reads allOf only as one object holding the properties "
+                              "of its object branches, and drops this branch (allOf over "
+                              "integers or strings becomes the empty object {}); merge the "
+                              "schemas into one")
+        elif direct:
+            required = branch.get("required", [])
+            loose = [k for k in branch["properties"]
+                     if not (isinstance(required, list) and k in required)]
+            if loose:
+                yield doc.problem(pointer, "engine.over-strict",
+                                  f"{name} makes every property of an allOf branch required "
+                                  f"(here {', '.join(map(repr, loose))}), so the model cannot "
+                                  "leave them out; merge the schemas into one object")
+
+
+def _resolved(doc: Document, branch: Any) -> Any:
+    ref = branch.get("$ref") if is_map(branch) else None
+    if isinstance(ref, str):
+        target = doc.resolve(ref)
+        return target if target is not None else branch
+    return branch
 
 
 def _fix_for(keyword: str) -> str:
