@@ -21,8 +21,9 @@ import collections
 import datetime
 import importlib.util
 import random
+import re
 import uuid
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import annotated_types as at
 import attrs
@@ -623,3 +624,40 @@ def test_check_reports_the_all_of_llama_cpp_misreads(llama: Any, adapter: Adapte
     assert bool(reported) == misread, (took_valid, took_invalid, [str(p) for p in reported])
     for p in reported:
         assert ";" in p.message
+
+
+# -- property names an engine cannot write --------------------------------------------------
+
+ESCAPED_KEYS = ['q"uote', "back\\slash", "tab\there", "bell\x07"]
+
+
+@needs_outlines
+@pytest.mark.parametrize("key", ESCAPED_KEYS)
+def test_a_key_outlines_cannot_write_is_a_schema_error(key: str) -> None:
+    """outlines-core writes property names raw: a key that needs an escape is refused."""
+    engine = harness("outlines-core")
+    body = {"type": "object", "properties": {key: {"type": "integer"}}, "required": [key],
+            "additionalProperties": False}
+    compiled = engine.compile(body)
+    assert engine.accepts(compiled, orjson.dumps({key: 1})) is not None  # the limit holds
+    outlines = VLLM.replace(backend="outlines")
+    problems = check(body, outlines)
+    assert [(p.pointer, p.rule) for p in problems] == [(f"/properties/{key}", "engine.key")]
+
+    keyed = TypedDict("keyed", {key: int, "plain": int})  # type: ignore[misc]
+    with pytest.raises(SchemaError, match=re.escape(repr(key))) as caught:
+        schema(keyed, outlines)
+    assert "rename it" in str(caught.value)
+    # Elsewhere the key is written escaped, as JSON needs.
+    guidance = harness("llguidance")
+    compiled = guidance.compile(body_of(keyed, GUIDANCE[0], False))
+    assert guidance.accepts(compiled, orjson.dumps({key: 1, "plain": 2})) is None
+    assert check(body, GUIDANCE[0]) == []
+
+
+@pytest.mark.parametrize("key", ESCAPED_KEYS)
+def test_llama_cpp_writes_keys_escaped(llama: Any, key: str) -> None:
+    """llama.cpp writes a property name as JSON: no key rule is needed there."""
+    keyed = TypedDict("keyed", {key: int})  # type: ignore[misc]
+    grammar = llama.compile(_llama_body(keyed, LLAMACPP))
+    assert llama.accepts(grammar, orjson.dumps({key: 1})) is None

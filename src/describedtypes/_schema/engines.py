@@ -84,6 +84,9 @@ class Engine:
             any value.
         root_reference: ``{"$ref": "#"}`` (the whole document, for a class that holds
             itself) compiles; when False, such a class goes under ``$defs`` too.
+        escaped_keys: A property name that needs a JSON escape (``"``, ``\\`` or a
+            control character) is written escaped; when False the engine writes it raw,
+            which is not JSON, so no reply can hold that key.
         all_of_merges_objects: ``allOf`` is read only as one object with every property
             of its object branches, each required (or as the intersection of enums);
             other branches are dropped, and ``allOf`` beside ``properties``, an ``enum``
@@ -118,6 +121,7 @@ class Engine:
     required_needs_properties: bool = True
     any_value: bool = True
     root_reference: bool = True
+    escaped_keys: bool = True
     all_of_merges_objects: bool = False
     max_integer_digits: int | None = None
     notes: tuple[str, ...] = ()
@@ -309,6 +313,7 @@ OUTLINES_CORE = Engine(
     recursion=False,
     # {} compiles to a grammar that takes no value at all.
     any_value=False,
+    escaped_keys=False,
     siblings_of_any_of=True,
     notes=(
         "numeric bounds and multipleOf are ignored, even on integers",
@@ -323,6 +328,8 @@ OUTLINES_CORE = Engine(
         "strings take no \\uXXXX escape and no raw U+007F-U+009F: a control character "
         "other than \\b \\f \\n \\r \\t, DEL or a C1 character cannot be written",
         "an exponent needs its sign (1e+16, not 1e16); whitespace is one optional space",
+        "a property name is written raw, unescaped: a name holding \", \\ or a control "
+        "character cannot be written as JSON, so such a key is a SchemaError",
         "ipv4, ipv6, hostname, duration and unknown formats fail to compile; uri takes "
         "only http(s), ftp and urn; uuid only lower case",
     ),
@@ -399,6 +406,11 @@ _DESCRIBE = ("state it in the description instead (describedtypes does, and its 
 def _engine_of(adapter: Adapter) -> Engine | None:
     engine = getattr(adapter, "engine", None)
     return engine if isinstance(engine, Engine) else None
+
+
+def needs_escape(key: str) -> bool:
+    """``key`` holds a character JSON writes only escaped: ``"``, ``\\``, U+0000-U+001F."""
+    return any(c in ('"', "\\") or c < " " for c in key)
 
 
 def _kind_of(schema: Mapping[str, Any]) -> str | None:
@@ -480,6 +492,15 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                               f"{engine.name} converts only references that start with #/ "
                               f"(not {ref!r}), so {server} answers 400; put the schema under "
                               "$defs and refer to it as #/$defs/<name> (describedtypes does)")
+        properties = s.get("properties")
+        if not engine.escaped_keys and is_map(properties):
+            for key in properties:
+                if needs_escape(key):
+                    yield doc.problem(f"{at}/properties/{escape(key)}", "engine.key",
+                                      f"{engine.name} writes property names unescaped, so "
+                                      f"the key {key!r} (it needs a JSON escape) can never be "
+                                      "written as JSON; rename it without \", \\ or control "
+                                      "characters, or use another backend")
         if engine.all_of_merges_objects and isinstance(s.get("allOf"), list):
             yield from _merged_all_of(doc, at, s, engine.name, server)
         if "$ref" in s:

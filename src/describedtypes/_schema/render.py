@@ -23,7 +23,7 @@ from .._types.nodes import (
 from ..errors import SchemaError
 from .adapters import Adapter
 from .defaults import NO_DEFAULT, json_default
-from .engines import Engine
+from .engines import Engine, needs_escape
 from .naming import defs_keys
 from .rules import regex_features
 from .wording import constraint_sentences, format_sentence, key_sentence, one_of_sentence
@@ -483,7 +483,7 @@ class Builder:
             # each is nullable, and null means "no such key" (decode() drops it).
             nullable = ni.UnionNode(options=(node.values, ni.NullNode()))
             properties = {
-                key: self.render(
+                self.key_written(key, f"{path}{{{key}}}"): self.render(
                     nullable, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
                 )
                 for key in _enum_values(node.keys)
@@ -509,7 +509,7 @@ class Builder:
                 # It means what propertyNames would, and grammar engines compile it
                 # (llguidance, for one, does not implement propertyNames).
                 properties = {
-                    key: self.render(
+                    self.key_written(key, f"{path}{{{key}}}"): self.render(
                         node.values, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
                     )
                     for key in _enum_values(node.keys)
@@ -580,11 +580,27 @@ class Builder:
             return {"$ref": "#/$defs/" + _escape(self.keys[id(obj)])}
         return self.object_body(obj, pointer, path)
 
+    def key_written(self, key: str, path: str) -> str:
+        """``key``, where the engine can write it as a property name."""
+        engine = self.adapter.engine
+        if engine is not None and not engine.escaped_keys and needs_escape(key):
+            raise SchemaError(
+                f"the key {key!r} cannot be written under {self.adapter.name}: "
+                f"{engine.name} writes property names unescaped, and this one needs a JSON "
+                "escape (\", \\ or a control character), so no reply could hold it; rename "
+                f"it, or use another backend ({self.adapter.name.split('(')[0]}"
+                '.replace(backend="xgrammar"))',
+                path=path,
+                type_=self.owner,
+            )
+        return key
+
     def object_body(self, obj: ni.ObjectNode, pointer: str, path: str) -> Json:
         properties: Json = {}
         required: list[str] = []
         for f in obj.fields:
             fpath = f"{path}.{f.name}" if path else f.name
+            self.key_written(f.key, fpath)
             fpointer = f"{pointer}/properties/{_escape(f.key)}"
             node = f.node
             nullable = f.nullable
