@@ -661,3 +661,80 @@ def test_llama_cpp_writes_keys_escaped(llama: Any, key: str) -> None:
     keyed = TypedDict("keyed", {key: int})  # type: ignore[misc]
     grammar = llama.compile(_llama_body(keyed, LLAMACPP))
     assert llama.accepts(grammar, orjson.dumps({key: 1})) is None
+
+
+# -- patterns matched against a string's JSON text -------------------------------------------
+
+#: (pattern, valid strings holding a character JSON escapes): patterns whose . or classes
+#: would let outlines-core and llama.cpp write a raw '"', backslash or control character.
+#: llama.cpp reads no \s in a pattern (that one is described there).
+JSON_TEXT_PATTERNS = [
+    (r"^.+$", ['say "hi"', "C:\\dir", "tab\there"]),
+    (r"^[^a]+$", ['"quoted"', "b\\c", "two\nlines"]),
+    (r"^[ -~]{1,12}$", ['"x"', "a\\b"]),
+    (r'^a"b$', ['a"b']),
+    (r"^x\\y$", ["x\\y"]),
+    (r"^[^0-9]*$", ['"', "\\"]),
+]
+JSON_TEXT_ENGINES = [
+    pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
+    pytest.param("llama.cpp", LLAMACPP, id="llama.cpp"),
+    pytest.param("llama.cpp", OLLAMA_TOOLS, id="ollama-tools"),
+]
+
+
+def _json_text_case(request: pytest.FixtureRequest, engine_name: str, adapter: Adapter,
+                    pattern: str) -> tuple[Any, Any, dict[str, Any], Any]:
+    engine = request.getfixturevalue("llama") if engine_name == "llama.cpp" else harness(
+        engine_name)
+    cls = attrs.make_class("Patterned", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
+    body = _llama_body(cls, adapter) if engine_name == "llama.cpp" else body_of(
+        cls, adapter, False)
+    return engine, cls, body, engine.compile(body)
+
+
+@pytest.mark.parametrize(("engine_name", "adapter"), JSON_TEXT_ENGINES)
+@pytest.mark.parametrize(("pattern", "values"), [
+    *JSON_TEXT_PATTERNS,
+    (r"^[\s\w]+$", ["a\tb\nc"]),
+])
+def test_patterns_keep_strings_valid_json(request: pytest.FixtureRequest, engine_name: str,
+                                          adapter: Adapter, pattern: str,
+                                          values: list[str]) -> None:
+    """What the engine writes under a pattern is JSON, and the escaped values stay writable."""
+    if engine_name == "llama.cpp" and "\\s" in pattern:
+        assert LLAMA_CPP.dialect.fit(pattern)[0] is None  # described there
+        return
+    engine, cls, body, compiled = _json_text_case(request, engine_name, adapter, pattern)
+    assert body["properties"]["v"]["pattern"] != pattern  # sent rewritten, not described
+    for value in values:
+        text = orjson.dumps({"v": value})
+        assert decode(cls, text).v == value
+        assert engine.accepts(compiled, text) is None, (text, body["properties"]["v"])
+        unescaped = b'{"v":"' + value.encode() + b'"}'
+        if unescaped != text:
+            assert engine.accepts(compiled, unescaped) is not None, unescaped
+    rng = random.Random(pattern)
+    for _ in range(6):
+        written = engine.walk(compiled, rng, budget=24)
+        decoded = decode(cls, written)  # JSON, and the pattern holds
+        assert isinstance(decoded.v, str)
+
+
+@pytest.mark.parametrize(("engine_name", "adapter"), JSON_TEXT_ENGINES)
+@pytest.mark.parametrize(("pattern", "values"), JSON_TEXT_PATTERNS)
+def test_the_engines_match_patterns_against_json_text(
+        request: pytest.FixtureRequest, engine_name: str, adapter: Adapter, pattern: str,
+        values: list[str]) -> None:
+    """Sent as written, the pattern lets the engine take text that is not JSON."""
+    engine = request.getfixturevalue("llama") if engine_name == "llama.cpp" else harness(
+        engine_name)
+    bare = engine.compile(_bug_body({"type": "string", "pattern": pattern}))
+    raw = b'{"v":"' + values[0].encode() + b'"}'
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(raw)
+    assert engine.accepts(bare, raw) is None
+    problems = check(_bug_body({"type": "string", "pattern": pattern}), adapter)
+    assert [p.rule for p in problems] == ["engine.pattern"], [str(p) for p in problems]
+    assert "JSON text" in problems[0].message

@@ -309,7 +309,7 @@ OUTLINES_CORE = Engine(
     # Its date regex reads \d as any Unicode digit ("၆２۱๔-06-12" passes).
     format_patterns=(("date", DATE_PATTERN), *_FORMAT_PATTERNS),
     dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | _RUST_REFUSED,
-                    rewritten=_ASCII_SHORTHANDS),
+                    rewritten=_ASCII_SHORTHANDS, json_text=True),
     recursion=False,
     # {} compiles to a grammar that takes no value at all.
     any_value=False,
@@ -323,6 +323,9 @@ OUTLINES_CORE = Engine(
         "describedtypes sends its own patterns instead",
         "\\d and \\w in a pattern are Unicode classes (Rust's regex): they are sent as "
         "[0-9] and [A-Za-z0-9_], what they mean in JSON Schema",
+        "a pattern is matched against the string's JSON text as written, so . or [^a] let "
+        "the model write a raw \", backslash or control character (not JSON): such classes "
+        "are sent without them, or with their JSON escapes (\\\" and \\\\) as options",
         "recursion is unrolled 3 levels deep (max_recursion_depth=3)",
         "{} (Any) compiles to a grammar that takes no value: Any is a SchemaError",
         "strings take no \\uXXXX escape and no raw U+007F-U+009F: a control character "
@@ -346,6 +349,9 @@ _LLAMA_CPP_NOTES = (
     "date, time, date-time and uuid are ignored",
     "items: false is a conversion error (HTTP 400); prefixItems alone closes the array",
     "its date-time takes 0 or 3 fraction digits: describedtypes sends its own pattern",
+    "a pattern is matched against the string's JSON text as written (. is [^\\n\\r]), so "
+    ". or [^a] let the model write a raw \", backslash or control character (not JSON): "
+    "such classes are sent without them, or with their JSON escapes as options",
     "a raw U+007F is refused (write \\u007f)",
     "keywords beside $ref or anyOf are ignored",
     "allOf is read as one object with every property of its object branches, each "
@@ -376,7 +382,10 @@ LLAMA_CPP = Engine(
         matching="full",
         refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
         escapes=frozenset({"\\-"}),
+        # Every build copies an escape in a class into the grammar, which reads \xHH.
+        class_escapes=frozenset({"\\x"}),
         rewritten=_ASCII_SHORTHANDS,
+        json_text=True,
     ),
     closed_tuples=False,
     root_reference=False,
@@ -483,8 +492,10 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
             elif sent != pattern:
                 yield doc.problem(f"{at}/pattern", "engine.pattern",
                                   f"{engine.name} misreads part of this pattern (\\d or "
-                                  "\\w as Unicode classes or not at all, or an optional "
-                                  f"group); send {sent!r}, which means the same")
+                                  "\\w as Unicode classes or not at all, an optional "
+                                  "group, or ., a negated class, \" or a backslash, matched "
+                                  "against the string's JSON text so that the model may "
+                                  f"write what is not JSON); send {sent!r} instead")
         ref = s.get("$ref")
         if isinstance(ref, str) and ref.startswith("#") and not ref.startswith("#/") and (
                 not engine.root_reference):
