@@ -176,8 +176,12 @@ class LlamaCpp:
             if answer["complete"] and (not allowed or len(out) >= budget or rng.randrange(4) == 0):
                 return out.encode()
             if len(out) >= budget:
-                closing = [c for c in allowed if c in '"]}']
-                allowed = closing or [c for c in allowed if c not in "0123456789 \t\r\n"] or allowed
+                # Steer towards the end: close what is open, else take punctuation (the
+                # "@" a pattern may still need), never more digits or whitespace.
+                allowed = ([c for c in allowed if c in '"]}']
+                           or [c for c in allowed if c < "\x7f" and not c.isalnum()
+                               and c not in " \t\r\n"]
+                           or [c for c in allowed if c not in "0123456789 \t\r\n"] or allowed)
             out += rng.choice(allowed)
 
     def close(self) -> None:

@@ -738,3 +738,45 @@ def test_the_engines_match_patterns_against_json_text(
     problems = check(_bug_body({"type": "string", "pattern": pattern}), adapter)
     assert [p.rule for p in problems] == ["engine.pattern"], [str(p) for p in problems]
     assert "JSON text" in problems[0].message
+
+
+# -- \d and \w mean what Python means -----------------------------------------------------------
+
+#: (pattern, values Python's re takes, values it refuses): the decoder checks patterns with
+#: re, whose \d and \w are Unicode classes; the engines read them as ASCII classes.
+SHORTHAND_PATTERNS = [
+    (r"^\w+$", ["é", "Straße", "日本", "x_1", "١٢"], ["a b", "-", '"']),
+    (r"^\d{2}$", ["42", "١٢", "၆२"], ["4a", "²²"]),
+    (r"^\W+$", [" -", '"\\'], ["é", "a"]),
+    (r"^[\w.-]+@\w+$", ["josé.n@exemple"], ["a@b.c"]),
+]
+SHORTHAND_ENGINES = [
+    pytest.param("llguidance", GUIDANCE[0], id="guidance"),
+    pytest.param("xgrammar", XGRAMMAR[0], id="xgrammar", marks=needs_xgrammar),
+    pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
+    pytest.param("llama.cpp", LLAMACPP, id="llama.cpp"),
+    pytest.param("llama.cpp", OLLAMA, id="ollama"),
+]
+
+
+@pytest.mark.parametrize(("engine_name", "adapter"), SHORTHAND_ENGINES)
+@pytest.mark.parametrize(("pattern", "valid", "invalid"), SHORTHAND_PATTERNS)
+def test_shorthands_mean_what_the_decoder_means(request: pytest.FixtureRequest,
+                                                engine_name: str, adapter: Adapter,
+                                                pattern: str, valid: list[str],
+                                                invalid: list[str]) -> None:
+    """The engine takes exactly the strings decode() takes: "é" is a \\w everywhere."""
+    engine, cls, body, compiled = _json_text_case(request, engine_name, adapter, pattern)
+    assert "\\w" not in body["properties"]["v"]["pattern"]
+    for value in valid:
+        text = orjson.dumps({"v": value})
+        assert decode(cls, text).v == value
+        assert engine.accepts(compiled, text) is None, (engine_name, value)
+    for value in invalid:
+        text = orjson.dumps({"v": value})
+        with pytest.raises(DecodeError):
+            decode(cls, text)
+        assert engine.accepts(compiled, text) is not None, (engine_name, value)
+    rng = random.Random(pattern)
+    for _ in range(4):
+        decode(cls, engine.walk(compiled, rng, budget=16))

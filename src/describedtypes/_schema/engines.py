@@ -190,10 +190,13 @@ _UNSATISFIABLE = frozenset({"not", "if", "then", "else", "dependentRequired",
                             "dependentSchemas", "uniqueItems", "contains", "minContains",
                             "maxContains"})
 
-# \d and \w as ASCII classes, exactly what they mean under ECMA-262: outlines-core reads
-# them as Unicode classes (Rust's regex), llama.cpp not at all (xgrammar and llguidance
-# read them as ASCII, checked with "၆२" and "é").
-_ASCII_SHORTHANDS = frozenset({"d", "w"})
+# \d, \w, \D and \W as the classes Python's re means by them, since the decoder checks
+# patterns with re (Unicode classes): xgrammar and llguidance read them as ASCII (checked
+# with "၆२" and "é"), outlines-core as Rust's Unicode classes (not quite Python's),
+# llama.cpp not at all.
+_PYTHON_SHORTHANDS = frozenset({"d", "w", "D", "W"})
+_SHORTHANDS_NOTE = ("\\d, \\w, \\D and \\W are sent as the classes Python's re means "
+                    "by them (Unicode: \\w takes \"é\"), which the decoder holds")
 
 # Pattern features no engine reads as JSON Schema means them, and the two that an
 # engine matching the whole string (matching="full") cannot read either.
@@ -231,7 +234,7 @@ XGRAMMAR = Engine(
     # spelled {0,1}, the same group is read right.
     dialect=Dialect(matching="full",
                     refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
-                    counted_optional_groups=True),
+                    rewritten=_PYTHON_SHORTHANDS, counted_optional_groups=True),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
         ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
@@ -253,6 +256,7 @@ XGRAMMAR = Engine(
         "\"99\"): describedtypes sends (...)? as (...){0,1}",
         "patterns are matched against the whole string; a lookahead is ignored, "
         "lookbehind, backreferences and \\p{...} fail to compile",
+        _SHORTHANDS_NOTE,
     ),
 )
 """xgrammar: vLLM's and SGLang's default backend."""
@@ -272,7 +276,8 @@ LLGUIDANCE = Engine(
     multiple_of_beside_bounds=True,
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                        "ipv6", "uuid", "uri"}),
-    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL | _RUST_REFUSED),
+    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL | _RUST_REFUSED,
+                    rewritten=_PYTHON_SHORTHANDS),
     over_strict=_NUMBER_BOUNDS_OVER_STRICT,
     open_objects=True,
     siblings_of_ref=True,
@@ -287,6 +292,7 @@ LLGUIDANCE = Engine(
         "a \\uXXXX escape is taken only for control characters; a raw U+007F is refused",
         "a pattern with \\b or \\B (a lookaround there), \\b in a class, \\0 or \\cX "
         "fails to compile: such patterns go into the description",
+        _SHORTHANDS_NOTE,
         "unknown formats are errors; the date check has no leap years",
     ),
 )
@@ -309,7 +315,7 @@ OUTLINES_CORE = Engine(
     # Its date regex reads \d as any Unicode digit ("၆２۱๔-06-12" passes).
     format_patterns=(("date", DATE_PATTERN), *_FORMAT_PATTERNS),
     dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | _RUST_REFUSED,
-                    rewritten=_ASCII_SHORTHANDS, json_text=True),
+                    rewritten=_PYTHON_SHORTHANDS, json_text=True),
     recursion=False,
     # {} compiles to a grammar that takes no value at all.
     any_value=False,
@@ -321,8 +327,8 @@ OUTLINES_CORE = Engine(
         "its date-time and time regexes refuse offsets such as +00:00 and fractions other "
         "than 3 digits, and its date regex takes any Unicode digit in the year: "
         "describedtypes sends its own patterns instead",
-        "\\d and \\w in a pattern are Unicode classes (Rust's regex): they are sent as "
-        "[0-9] and [A-Za-z0-9_], what they mean in JSON Schema",
+        "\\d and \\w in a pattern are Rust's Unicode classes, not quite Python's",
+        _SHORTHANDS_NOTE,
         "a pattern is matched against the string's JSON text as written, so . or [^a] let "
         "the model write a raw \", backslash or control character (not JSON): such classes "
         "are sent without them, or with their JSON escapes (\\\" and \\\\) as options",
@@ -342,7 +348,8 @@ OUTLINES_CORE = Engine(
 _LLAMA_CPP_NOTES = (
     "a pattern must be ^...$; an unsupported one (\\d, \\w, \\s, inner anchors, "
     "lookaround) is a warning and the string is left unconstrained (HTTP 200): \\d and "
-    "\\w are sent as [0-9] and [A-Za-z0-9_], the rest goes into the description",
+    "\\w are rewritten, the rest goes into the description",
+    _SHORTHANDS_NOTE,
     "integers, and a number's integral and fraction parts, have at most 16 digits each "
     "(0.0030284219030615525 must be written 3.0284219030615525e-3)",
     "bounds hold on integers only; multipleOf, min/maxProperties and formats other than "
@@ -384,7 +391,7 @@ LLAMA_CPP = Engine(
         escapes=frozenset({"\\-"}),
         # Every build copies an escape in a class into the grammar, which reads \xHH.
         class_escapes=frozenset({"\\x"}),
-        rewritten=_ASCII_SHORTHANDS,
+        rewritten=_PYTHON_SHORTHANDS,
         json_text=True,
     ),
     closed_tuples=False,

@@ -10,7 +10,11 @@ both ``rules`` and ``engines`` can use it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import array
+import functools
+import re
+import sys
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 import attrs
@@ -24,6 +28,7 @@ __all__ = [
     "optional_groups_counted",
     "pattern_features",
     "pieces",
+    "python_classes",
     "rewrite_shorthands",
 ]
 
@@ -160,17 +165,52 @@ def _escaped_at(pattern: str, index: int) -> bool:
     return count % 2 == 1
 
 
-def rewrite_shorthands(pattern: str, names: frozenset[str]) -> str:
-    """``pattern`` with the shorthand escapes in ``names`` (``d``, ``w``) as ASCII classes."""
+def rewrite_shorthands(pattern: str, names: frozenset[str],
+                       classes: Mapping[str, str] = _CLASS_OF) -> str | None:
+    """``pattern`` with the shorthand escapes in ``names`` written as classes.
+
+    ``classes`` maps ``d`` and ``w`` to a class's inside (ASCII by default); ``D`` and
+    ``W`` in ``names`` are written as the negated class outside a class, and cannot be
+    written inside one (None).
+    """
     out: list[str] = []
     for piece in pieces(pattern):
         d = piece.escaped
         if d and d in names:
-            # Inside a class the range joins it: [\d.] becomes [0-9.].
-            out.append(_CLASS_OF[d] if piece.in_class else f"[{_CLASS_OF[d]}]")
+            inside = classes[d.lower()]
+            if d.isupper():
+                if piece.in_class:
+                    return None
+                out.append(f"[^{inside}]")
+            else:
+                # Inside a class the range joins it: [\d.] becomes [0-9.].
+                out.append(inside if piece.in_class else f"[{inside}]")
         else:
             out.append(piece.text)
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=1)
+def python_classes() -> dict[str, str]:
+    """What Python's ``re`` means by ``\\d`` and ``\\w`` in a str pattern, as class insides.
+
+    Read from ``re`` itself, over every code point (its Unicode version is the running
+    Python's), and written with the characters themselves (none of them needs an escape
+    in a class): the decoder checks patterns with ``re``, so an engine sent these holds
+    what the decoder holds.
+    """
+    codes = array.array("I", range(sys.maxunicode + 1))
+    codes[0xD800:0xE000] = array.array("I", [0x20]) * 0x800  # no surrogate is \\w or \\d
+    text = codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+    found: dict[str, str] = {}
+    for name in ("d", "w"):
+        parts = []
+        for m in re.finditer(f"\\{name}+", text):
+            first, last = m.group()[0], m.group()[-1]
+            parts.append(first if m.end() - m.start() == 1 else
+                         f"{first}{last}" if m.end() - m.start() == 2 else f"{first}-{last}")
+        found[name] = "".join(parts)
+    return found
 
 
 def optional_groups_counted(pattern: str) -> str:
@@ -411,8 +451,9 @@ class Dialect:
             pattern using one goes into the description.
         escapes: The escapes other than metacharacters the engine reads (None: all).
         class_escapes: Further escapes it reads inside a character class.
-        rewritten: Shorthand escapes rewritten to their exact ASCII class before
-            sending (``\\d`` as ``[0-9]``), for engines that do not read them.
+        rewritten: Shorthand escapes (``d``, ``w``, ``D``, ``W``) sent as the classes
+            Python's ``re`` means by them (``python_classes()``): the engines read them
+            as ASCII classes or not at all, the decoder as Unicode classes.
         counted_optional_groups: ``(...)?`` is sent as ``(...){0,1}``, for an engine
             that misreads an optional group after an alternation.
         json_text: The engine matches the pattern against the string's JSON text as
@@ -435,7 +476,10 @@ class Dialect:
             pattern = optional_groups_counted(pattern)
         found = pattern_features(pattern)
         if self.rewritten and any("\\" + d in found for d in self.rewritten):
-            pattern = rewrite_shorthands(pattern, self.rewritten)
+            rewritten = rewrite_shorthands(pattern, self.rewritten, python_classes())
+            if rewritten is None:
+                return None, "\\D or \\W inside a class"
+            pattern = rewritten
             found = pattern_features(pattern)
         bad = sorted({f for f in found if f in self.refused} | {
             f.name for f in features(pattern) if f.name.startswith("\\")
