@@ -258,10 +258,17 @@ class Outlines:
                      unspellable=_OUTLINES_UNSPELLABLE)
 
 
+def _llama() -> Harness:
+    from .llama_support import LlamaCpp
+
+    return LlamaCpp()
+
+
 _HARNESSES: dict[str, Callable[[], Harness]] = {
     "llguidance": Guidance,
     "xgrammar": Xgrammar,
     "outlines-core": Outlines,
+    "llama.cpp": _llama,  # tests/llama_support.py
 }
 _MADE: dict[str, Harness] = {}
 

@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import math
 import os
 import random
 import selectors
@@ -32,6 +33,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 __all__ = ["LLAMA_CPP_PYTHON", "LlamaCpp", "probe", "probe_missing"]
 
@@ -183,6 +186,23 @@ class LlamaCpp:
                                and c not in " \t\r\n"]
                            or [c for c in allowed if c not in "0123456789 \t\r\n"] or allowed)
             out += rng.choice(allowed)
+
+    def spell(self, value: Any) -> bytes:
+        """``value`` as JSON the grammar takes: at most 16 digits per part of a number."""
+        if isinstance(value, dict):
+            return b"{" + b",".join(self.spell(k) + b":" + self.spell(v)
+                                    for k, v in value.items()) + b"}"
+        if isinstance(value, list):
+            return b"[" + b",".join(self.spell(v) for v in value) + b"]"
+        if isinstance(value, float) and math.isfinite(value):
+            text = orjson.dumps(value)
+            if all(len(part) <= 16 for part in text.lstrip(b"-").split(b"e")[0].split(b".")):
+                return text
+            # 17 significant digits in exponent form: one integral digit, 16 fraction ones.
+            mantissa, exponent = f"{value:.16e}".split("e")
+            return f"{mantissa}e{int(exponent)}".encode()
+        text = orjson.dumps(value)
+        return text.replace(b"\x7f", b"\\u007f")  # a raw DEL is refused
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

@@ -11,8 +11,9 @@ route around is asserted as such (it still holds), never skipped.
 
 llguidance and outlines-core install from PyPI with the test extra; xgrammar imports
 torch, which .ci/run installs from a CPU wheel: without it those tests skip, saying so.
-llama.cpp's converter is C++ with no wheel: its table was checked with the probe in the
-research notes (docs/engines.md says so), and the table tests below cover it as data.
+llama.cpp's converter and matcher are C++ with no wheel that exposes them:
+tests/llama_support.py builds them (no model) from the llama-cpp-python sdist once per
+machine, and those tests skip, saying why, where that cannot be done.
 """
 
 from __future__ import annotations
@@ -526,9 +527,18 @@ def llama() -> Any:
     why = probe_missing()
     if why is not None:
         pytest.skip(why)
-    harness = LlamaCpp()
-    yield harness
-    harness.close()
+    engine = harness("llama.cpp")
+    assert isinstance(engine, LlamaCpp)
+    yield engine
+    engine.close()
+
+
+@settings(max_examples=40, suppress_health_check=_WALKS)
+@given(st.data(), classes(more_types=True), st.sampled_from(LLAMA_ADAPTERS), st.booleans())
+def test_llama_cpp_bodies(llama: Any, data: st.DataObject, cv: TypeAndValues, adapter: Adapter,
+                          use_references: bool) -> None:
+    """llama.cpp converts every body, takes every valid value, and its walks decode."""
+    verify("llama.cpp", adapter, cv, use_references, data, values=3, walks=1)
 
 
 def _llama_body(cls: Any, adapter: Adapter, use_references: bool = False) -> dict[str, Any]:

@@ -104,13 +104,13 @@ class Builder:
             self.to_defs = [o for o in objects if o is not root_obj]
         else:
             self.to_defs = [o for o in objects if o in self.recursive and o is not root_obj]
-        engine = adapter.engine
-        self.root_copy = (root_obj is not None and root_obj in self.recursive
-                          and engine is not None and not engine.root_reference)
-        if self.root_copy:
-            # The engine refuses {"$ref": "#"}: the root class goes under $defs as well,
-            # and its uses refer there.
-            self.to_defs.insert(0, root_obj)  # type: ignore[arg-type]
+        #: The engine that refuses {"$ref": "#"}, for a root class that holds itself: the
+        #: class goes under $defs as well, and its uses refer there.
+        self.root_copy: Engine | None = None
+        if (root_obj is not None and root_obj in self.recursive and adapter.engine is not None
+                and not adapter.engine.root_reference):
+            self.root_copy = adapter.engine
+            self.to_defs.insert(0, root_obj)
         self.keys = defs_keys(self.to_defs)
         # Definitions are emitted only when something refers to them (a described use
         # may have been inlined instead).
@@ -148,11 +148,11 @@ class Builder:
                     built[id(o)] = self.object_body(o, pointer, o.name)
                     if o.description is not None:
                         built[id(o)]["description"] = o.description
-        if self.root_copy and id(obj) in built:
+        if self.root_copy is not None and id(obj) in built:
             self.rewrites.append(Rewrite(
                 "/", "rewritten",
                 f"the class {path} refers to itself: its uses refer to a copy under $defs "
-                f"({self.adapter.engine.name} refuses the root reference '#')",  # type: ignore[union-attr]
+                f"({self.root_copy.name} refuses the root reference '#')",
             ))
         if built:
             out["$defs"] = {self.keys[id(o)]: built[id(o)] for o in self.to_defs if id(o) in built}
@@ -573,7 +573,7 @@ class Builder:
     # -- objects -------------------------------------------------------------------
 
     def object_use(self, obj: ni.ObjectNode, pointer: str, path: str) -> Json:
-        if obj is self.root_object and obj in self.recursive and not self.root_copy:
+        if obj is self.root_object and obj in self.recursive and self.root_copy is None:
             return {"$ref": "#"}
         if id(obj) in self.keys:
             self.referenced.add(id(obj))
