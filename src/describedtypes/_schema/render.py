@@ -435,8 +435,9 @@ class Builder:
                 if sent != pattern:
                     self.rewrites.append(Rewrite(
                         pointer or "/", "rewritten",
-                        f"pattern {pattern!r} as {sent!r} (the same strings, spelled as "
-                        f"{engine.name} reads them right)",
+                        f"pattern {pattern!r} as {sent!r} (what decode() checks, spelled as "
+                        f"{engine.name} reads it: \\d and \\w as Python's classes, and over "
+                        "the string's JSON text where the engine matches that)",
                     ))
         patterned = "pattern" in out or "format" in out
         bounded = any(key in _BOUND_KEYWORDS for key, _ in wanted)
