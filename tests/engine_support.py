@@ -79,7 +79,10 @@ def _choose(allowed: list[int], out: bytearray, rng: random.Random, budget: int)
     choices = [t for t in allowed if t != EOS]
     if len(out) >= budget:
         # Steer towards the end: close what is open, write no more digits or whitespace.
+        # Punctuation next (the "@" a pattern may still need), then anything but more.
         choices = ([t for t in choices if t in _CLOSING]
+                   or [t for t in choices if t < 0x7F and not chr(t).isalnum()
+                       and t not in _EXTENDING]
                    or [t for t in choices if t not in _EXTENDING] or choices)
     return rng.choice(choices)
 
@@ -255,10 +258,17 @@ class Outlines:
                      unspellable=_OUTLINES_UNSPELLABLE)
 
 
+def _llama() -> Harness:
+    from .llama_support import LlamaCpp
+
+    return LlamaCpp()
+
+
 _HARNESSES: dict[str, Callable[[], Harness]] = {
     "llguidance": Guidance,
     "xgrammar": Xgrammar,
     "outlines-core": Outlines,
+    "llama.cpp": _llama,  # tests/llama_support.py
 }
 _MADE: dict[str, Harness] = {}
 

@@ -9,11 +9,15 @@ generated patterns: the engines' and Anthropic's answers must not move.
 
 from __future__ import annotations
 
+import re
+
+import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from describedtypes._schema.patterns import (
     Piece,
+    json_text,
     optional_groups_counted,
     pattern_features,
     pieces,
@@ -236,3 +240,53 @@ def test_pieces_read_classes() -> None:
         Piece("[]", 0, True), Piece("a", 2, True), Piece("]", 3, True),
         Piece("\\d", 4, False),
     ]
+
+
+# -- patterns over a string's JSON text ------------------------------------------------------
+
+_ATOMS = ["a", "b", '"', "\\\\", ".", "[^a]", "[ -~]", '[a"]', "\\n", "\\t", "\\s", "[^\\n]",
+          "[\\t-\\r]", '\\"', "\\x22", "é", "~"]
+JSON_PATTERNS = st.lists(
+    st.tuples(st.sampled_from(_ATOMS), st.sampled_from(["", "*", "?", "{1,2}", "+"])),
+    min_size=1, max_size=5,
+).map(lambda parts: "^" + "".join(a + q for a, q in parts) + "$").filter(
+    # A literal backslash followed by a JSON escape's letter is the one ambiguous reading.
+    lambda p: not re.search(r'\\\\(\\\\|"|\\[ntrfb"])', p))
+#: Raw JSON string text: any character, escapes and all.
+JSON_TEXT = st.text(st.sampled_from(list('ab"\\ntrf/u0~é \x01\x7f')), max_size=8)
+#: Values whose characters all have a JSON spelling the rewritten classes offer.
+VALUES = st.text(st.sampled_from(list('ab"\\\n\t\r\x0c~é /')), max_size=6)
+
+
+@settings(max_examples=500)
+@given(JSON_PATTERNS, JSON_TEXT)
+@example("^.+$", 'say "hi"')
+@example("^[^a]$", "\\")
+def test_json_text_takes_only_json(pattern: str, text: str) -> None:
+    """Every text the rewritten pattern takes is JSON, decoding to a string the pattern takes."""
+    sent, why = json_text(pattern)
+    assert sent is not None, why
+    if re.search(sent, text):
+        value = orjson.loads(f'"{text}"')
+        assert re.search(pattern, value), (sent, text, value)
+
+
+@settings(max_examples=500)
+@given(JSON_PATTERNS, VALUES)
+@example("^.+$", 'say "hi"')
+@example('^a"b$', 'a"b')
+def test_json_text_keeps_values_writable(pattern: str, value: str) -> None:
+    """A value the pattern takes is written, escaped as JSON, in a way the rewrite takes."""
+    sent, _ = json_text(pattern)
+    assert sent is not None
+    # Python's "$" also matches before a final newline (JSON Schema's does not).
+    if re.search(pattern, value) and not value.endswith("\n"):
+        assert re.search(sent, orjson.dumps(value).decode()[1:-1]), (sent, value)
+
+
+@given(JSON_PATTERNS)
+def test_json_text_keeps_its_own_output(pattern: str) -> None:
+    """The rewrite leaves what it wrote unchanged, so check() finds nothing in our bodies."""
+    sent, _ = json_text(pattern)
+    assert sent is not None
+    assert json_text(sent) == (sent, "")

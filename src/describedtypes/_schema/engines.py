@@ -82,6 +82,15 @@ class Engine:
         required_needs_properties: ``required`` is read only beside ``properties``.
         any_value: ``{}`` (any JSON value, for ``Any``) compiles to a grammar that takes
             any value.
+        root_reference: ``{"$ref": "#"}`` (the whole document, for a class that holds
+            itself) compiles; when False, such a class goes under ``$defs`` too.
+        escaped_keys: A property name that needs a JSON escape (``"``, ``\\`` or a
+            control character) is written escaped; when False the engine writes it raw,
+            which is not JSON, so no reply can hold that key.
+        all_of_merges_objects: ``allOf`` is read only as one object with every property
+            of its object branches, each required (or as the intersection of enums);
+            other branches are dropped, and ``allOf`` beside ``properties``, an ``enum``
+            or a type other than object and string is ignored.
         max_integer_digits: Digits an integer (or a number's integral part) may have.
         notes: The engine's other limits and bugs, in words.
 
@@ -111,6 +120,9 @@ class Engine:
     siblings_of_any_of: bool = False
     required_needs_properties: bool = True
     any_value: bool = True
+    root_reference: bool = True
+    escaped_keys: bool = True
+    all_of_merges_objects: bool = False
     max_integer_digits: int | None = None
     notes: tuple[str, ...] = ()
 
@@ -178,15 +190,22 @@ _UNSATISFIABLE = frozenset({"not", "if", "then", "else", "dependentRequired",
                             "dependentSchemas", "uniqueItems", "contains", "minContains",
                             "maxContains"})
 
-# \d and \w as ASCII classes, exactly what they mean under ECMA-262: outlines-core reads
-# them as Unicode classes (Rust's regex), llama.cpp not at all (xgrammar and llguidance
-# read them as ASCII, checked with "၆२" and "é").
-_ASCII_SHORTHANDS = frozenset({"d", "w"})
+# \d, \w, \D and \W as the classes Python's re means by them, since the decoder checks
+# patterns with re (Unicode classes): xgrammar and llguidance read them as ASCII (checked
+# with "၆२" and "é"), outlines-core as Rust's Unicode classes (not quite Python's),
+# llama.cpp not at all.
+_PYTHON_SHORTHANDS = frozenset({"d", "w", "D", "W"})
+_SHORTHANDS_NOTE = ("\\d, \\w, \\D and \\W are sent as the classes Python's re means "
+                    "by them (Unicode: \\w takes \"é\"), which the decoder holds")
 
 # Pattern features no engine reads as JSON Schema means them, and the two that an
 # engine matching the whole string (matching="full") cannot read either.
 _REFUSED_BY_ALL = frozenset({"lookahead", "lookbehind", "backreferences"})
 _FULL_MATCH = frozenset({"unanchored", "inner anchors"})
+# What Rust's regex crate (llguidance's and outlines-core's) refuses to compile: \b and
+# \B (word boundaries are lookarounds there), \b in a class (a backspace in ECMA-262, an
+# invalid escape there), \0 (read as a backreference) and \cX.
+_RUST_REFUSED = frozenset({"word boundaries", "\\b", "\\0", "\\c"})
 
 _NUMBER_BOUNDS_OVER_STRICT = tuple(
     (f"number {k}", f"refuses exponents (5e0) in a number with {k}") for k in sorted(_BOUNDS)
@@ -215,7 +234,7 @@ XGRAMMAR = Engine(
     # spelled {0,1}, the same group is read right.
     dialect=Dialect(matching="full",
                     refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
-                    counted_optional_groups=True),
+                    rewritten=_PYTHON_SHORTHANDS, counted_optional_groups=True),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
         ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
@@ -237,6 +256,7 @@ XGRAMMAR = Engine(
         "\"99\"): describedtypes sends (...)? as (...){0,1}",
         "patterns are matched against the whole string; a lookahead is ignored, "
         "lookbehind, backreferences and \\p{...} fail to compile",
+        _SHORTHANDS_NOTE,
     ),
 )
 """xgrammar: vLLM's and SGLang's default backend."""
@@ -256,7 +276,8 @@ LLGUIDANCE = Engine(
     multiple_of_beside_bounds=True,
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                        "ipv6", "uuid", "uri"}),
-    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL),
+    dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL | _RUST_REFUSED,
+                    rewritten=_PYTHON_SHORTHANDS),
     over_strict=_NUMBER_BOUNDS_OVER_STRICT,
     open_objects=True,
     siblings_of_ref=True,
@@ -269,6 +290,9 @@ LLGUIDANCE = Engine(
         "oneOf is an error unless its branches are provably disjoint; not, if/then/else, "
         "dependentRequired, uniqueItems, contains, propertyNames are errors",
         "a \\uXXXX escape is taken only for control characters; a raw U+007F is refused",
+        "a pattern with \\b or \\B (a lookaround there), \\b in a class, \\0 or \\cX "
+        "fails to compile: such patterns go into the description",
+        _SHORTHANDS_NOTE,
         "unknown formats are errors; the date check has no leap years",
     ),
 )
@@ -290,11 +314,12 @@ OUTLINES_CORE = Engine(
     formats=frozenset({"email", "uuid"}),
     # Its date regex reads \d as any Unicode digit ("၆２۱๔-06-12" passes).
     format_patterns=(("date", DATE_PATTERN), *_FORMAT_PATTERNS),
-    dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries"},
-                    rewritten=_ASCII_SHORTHANDS),
+    dialect=Dialect(matching="full", refused=_REFUSED_BY_ALL | _FULL_MATCH | _RUST_REFUSED,
+                    rewritten=_PYTHON_SHORTHANDS, json_text=True),
     recursion=False,
     # {} compiles to a grammar that takes no value at all.
     any_value=False,
+    escaped_keys=False,
     siblings_of_any_of=True,
     notes=(
         "numeric bounds and multipleOf are ignored, even on integers",
@@ -302,13 +327,18 @@ OUTLINES_CORE = Engine(
         "its date-time and time regexes refuse offsets such as +00:00 and fractions other "
         "than 3 digits, and its date regex takes any Unicode digit in the year: "
         "describedtypes sends its own patterns instead",
-        "\\d and \\w in a pattern are Unicode classes (Rust's regex): they are sent as "
-        "[0-9] and [A-Za-z0-9_], what they mean in JSON Schema",
+        "\\d and \\w in a pattern are Rust's Unicode classes, not quite Python's",
+        _SHORTHANDS_NOTE,
+        "a pattern is matched against the string's JSON text as written, so . or [^a] let "
+        "the model write a raw \", backslash or control character (not JSON): such classes "
+        "are sent without them, or with their JSON escapes (\\\" and \\\\) as options",
         "recursion is unrolled 3 levels deep (max_recursion_depth=3)",
         "{} (Any) compiles to a grammar that takes no value: Any is a SchemaError",
         "strings take no \\uXXXX escape and no raw U+007F-U+009F: a control character "
         "other than \\b \\f \\n \\r \\t, DEL or a C1 character cannot be written",
         "an exponent needs its sign (1e+16, not 1e16); whitespace is one optional space",
+        "a property name is written raw, unescaped: a name holding \", \\ or a control "
+        "character cannot be written as JSON, so such a key is a SchemaError",
         "ipv4, ipv6, hostname, duration and unknown formats fail to compile; uri takes "
         "only http(s), ftp and urn; uuid only lower case",
     ),
@@ -318,15 +348,25 @@ OUTLINES_CORE = Engine(
 _LLAMA_CPP_NOTES = (
     "a pattern must be ^...$; an unsupported one (\\d, \\w, \\s, inner anchors, "
     "lookaround) is a warning and the string is left unconstrained (HTTP 200): \\d and "
-    "\\w are sent as [0-9] and [A-Za-z0-9_], the rest goes into the description",
+    "\\w are rewritten, the rest goes into the description",
+    _SHORTHANDS_NOTE,
     "integers, and a number's integral and fraction parts, have at most 16 digits each "
     "(0.0030284219030615525 must be written 3.0284219030615525e-3)",
     "bounds hold on integers only; multipleOf, min/maxProperties and formats other than "
     "date, time, date-time and uuid are ignored",
     "items: false is a conversion error (HTTP 400); prefixItems alone closes the array",
     "its date-time takes 0 or 3 fraction digits: describedtypes sends its own pattern",
+    "a pattern is matched against the string's JSON text as written (. is [^\\n\\r]), so "
+    ". or [^a] let the model write a raw \", backslash or control character (not JSON): "
+    "such classes are sent without them, or with their JSON escapes as options",
     "a raw U+007F is refused (write \\u007f)",
     "keywords beside $ref or anyOf are ignored",
+    "allOf is read as one object with every property of its object branches, each "
+    "required (or as the intersection of enums): a branch that is not an object is dropped "
+    "(allOf over integers becomes {}), and allOf beside properties, an enum or a type "
+    "other than object or string is ignored",
+    "a $ref that does not start with #/ is a conversion error (HTTP 400), \"#\" too: a class "
+    "that holds itself goes under $defs as well as at the root",
 )
 
 LLAMA_CPP = Engine(
@@ -349,9 +389,14 @@ LLAMA_CPP = Engine(
         matching="full",
         refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
         escapes=frozenset({"\\-"}),
-        rewritten=_ASCII_SHORTHANDS,
+        # Every build copies an escape in a class into the grammar, which reads \xHH.
+        class_escapes=frozenset({"\\x"}),
+        rewritten=_PYTHON_SHORTHANDS,
+        json_text=True,
     ),
     closed_tuples=False,
+    root_reference=False,
+    all_of_merges_objects=True,
     max_integer_digits=16,
     notes=_LLAMA_CPP_NOTES,
 )
@@ -377,6 +422,11 @@ _DESCRIBE = ("state it in the description instead (describedtypes does, and its 
 def _engine_of(adapter: Adapter) -> Engine | None:
     engine = getattr(adapter, "engine", None)
     return engine if isinstance(engine, Engine) else None
+
+
+def needs_escape(key: str) -> bool:
+    """``key`` holds a character JSON writes only escaped: ``"``, ``\\``, U+0000-U+001F."""
+    return any(c in ('"', "\\") or c < " " for c in key)
 
 
 def _kind_of(schema: Mapping[str, Any]) -> str | None:
@@ -449,8 +499,28 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
             elif sent != pattern:
                 yield doc.problem(f"{at}/pattern", "engine.pattern",
                                   f"{engine.name} misreads part of this pattern (\\d or "
-                                  "\\w as Unicode classes or not at all, or an optional "
-                                  f"group); send {sent!r}, which means the same")
+                                  "\\w as Unicode classes or not at all, an optional "
+                                  "group, or ., a negated class, \" or a backslash, matched "
+                                  "against the string's JSON text so that the model may "
+                                  f"write what is not JSON); send {sent!r} instead")
+        ref = s.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#") and not ref.startswith("#/") and (
+                not engine.root_reference):
+            yield doc.problem(f"{at}/$ref", "engine.rejected",
+                              f"{engine.name} converts only references that start with #/ "
+                              f"(not {ref!r}), so {server} answers 400; put the schema under "
+                              "$defs and refer to it as #/$defs/<name> (describedtypes does)")
+        properties = s.get("properties")
+        if not engine.escaped_keys and is_map(properties):
+            for key in properties:
+                if needs_escape(key):
+                    yield doc.problem(f"{at}/properties/{escape(key)}", "engine.key",
+                                      f"{engine.name} writes property names unescaped, so "
+                                      f"the key {key!r} (it needs a JSON escape) can never be "
+                                      "written as JSON; rename it without \", \\ or control "
+                                      "characters, or use another backend")
+        if engine.all_of_merges_objects and isinstance(s.get("allOf"), list):
+            yield from _merged_all_of(doc, at, s, engine.name, server)
         if "$ref" in s:
             extra = [k for k in s if k not in ("$ref", "$defs", "description", "title")]
             if extra and not engine.siblings_of_ref:
@@ -480,6 +550,57 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                                   f"{engine.name} leaves an object without "
                                   "additionalProperties open (any extra key passes); set "
                                   "additionalProperties: false")
+
+
+def _merged_all_of(doc: Document, at: str, s: Mapping[str, Any], name: str,
+                   server: str) -> Iterator[Problem]:
+    """What an engine reading ``allOf`` as a merge of object branches does not hold."""
+    where = f"{at}/allOf"
+    kind = s.get("type")
+    beside = [k for k in ("enum", "const", "properties") if k in s]
+    if s.get("additionalProperties", True) is not True:
+        beside.append("additionalProperties")
+    if kind not in (None, "object", "string") or beside:
+        found = ", ".join(beside) if beside else f"type {kind!r}"
+        yield doc.problem(where, "engine.ignored",
+                          f"{name} ignores allOf beside {found} ({server} answers 200 with "
+                          f"output that may break it); merge the schemas into one")
+        return
+    branches: list[tuple[str, Any, bool]] = []
+    for i, branch in enumerate(s["allOf"]):
+        options = branch.get("anyOf") if is_map(branch) else None
+        if isinstance(options, list):
+            branches += [(f"{where}/{i}/anyOf/{j}", o, False) for j, o in enumerate(options)]
+        else:
+            branches.append((f"{where}/{i}", branch, True))
+    resolved = [(p, _resolved(doc, b), direct) for p, b, direct in branches]
+    if resolved and all(is_map(b) and "enum" in b for _, b, _ in resolved):
+        return  # read as the intersection of the enums
+    for pointer, branch, direct in resolved:
+        if not (is_map(branch) and branch.get("type", "object") == "object"
+                and is_map(branch.get("properties")) and "enum" not in branch):
+            yield doc.problem(pointer, "engine.all-of",
+                              f"{name} reads allOf only as one object holding the properties "
+                              "of its object branches, and drops this branch (allOf over "
+                              "integers or strings becomes the empty object {}); merge the "
+                              "schemas into one")
+        elif direct:
+            required = branch.get("required", [])
+            loose = [k for k in branch["properties"]
+                     if not (isinstance(required, list) and k in required)]
+            if loose:
+                yield doc.problem(pointer, "engine.over-strict",
+                                  f"{name} makes every property of an allOf branch required "
+                                  f"(here {', '.join(map(repr, loose))}), so the model cannot "
+                                  "leave them out; merge the schemas into one object")
+
+
+def _resolved(doc: Document, branch: Any) -> Any:
+    ref = branch.get("$ref") if is_map(branch) else None
+    if isinstance(ref, str):
+        target = doc.resolve(ref)
+        return target if target is not None else branch
+    return branch
 
 
 def _fix_for(keyword: str) -> str:

@@ -10,7 +10,11 @@ both ``rules`` and ``engines`` can use it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import array
+import functools
+import re
+import sys
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 import attrs
@@ -20,9 +24,11 @@ __all__ = [
     "Feature",
     "Piece",
     "features",
+    "json_text",
     "optional_groups_counted",
     "pattern_features",
     "pieces",
+    "python_classes",
     "rewrite_shorthands",
 ]
 
@@ -159,17 +165,52 @@ def _escaped_at(pattern: str, index: int) -> bool:
     return count % 2 == 1
 
 
-def rewrite_shorthands(pattern: str, names: frozenset[str]) -> str:
-    """``pattern`` with the shorthand escapes in ``names`` (``d``, ``w``) as ASCII classes."""
+def rewrite_shorthands(pattern: str, names: frozenset[str],
+                       classes: Mapping[str, str] = _CLASS_OF) -> str | None:
+    """``pattern`` with the shorthand escapes in ``names`` written as classes.
+
+    ``classes`` maps ``d`` and ``w`` to a class's inside (ASCII by default); ``D`` and
+    ``W`` in ``names`` are written as the negated class outside a class, and cannot be
+    written inside one (None).
+    """
     out: list[str] = []
     for piece in pieces(pattern):
         d = piece.escaped
         if d and d in names:
-            # Inside a class the range joins it: [\d.] becomes [0-9.].
-            out.append(_CLASS_OF[d] if piece.in_class else f"[{_CLASS_OF[d]}]")
+            inside = classes[d.lower()]
+            if d.isupper():
+                if piece.in_class:
+                    return None
+                out.append(f"[^{inside}]")
+            else:
+                # Inside a class the range joins it: [\d.] becomes [0-9.].
+                out.append(inside if piece.in_class else f"[{inside}]")
         else:
             out.append(piece.text)
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=1)
+def python_classes() -> dict[str, str]:
+    """What Python's ``re`` means by ``\\d`` and ``\\w`` in a str pattern, as class insides.
+
+    Read from ``re`` itself, over every code point (its Unicode version is the running
+    Python's), and written with the characters themselves (none of them needs an escape
+    in a class): the decoder checks patterns with ``re``, so an engine sent these holds
+    what the decoder holds.
+    """
+    codes = array.array("I", range(sys.maxunicode + 1))
+    codes[0xD800:0xE000] = array.array("I", [0x20]) * 0x800  # no surrogate is \\w or \\d
+    text = codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+    found: dict[str, str] = {}
+    for name in ("d", "w"):
+        parts = []
+        for m in re.finditer(f"\\{name}+", text):
+            first, last = m.group()[0], m.group()[-1]
+            parts.append(first if m.end() - m.start() == 1 else
+                         f"{first}{last}" if m.end() - m.start() == 2 else f"{first}-{last}")
+        found[name] = "".join(parts)
+    return found
 
 
 def optional_groups_counted(pattern: str) -> str:
@@ -187,6 +228,216 @@ def optional_groups_counted(pattern: str) -> str:
     return "".join(out)
 
 
+# -- patterns matched against a string's JSON text ----------------------------------------
+
+#: What a string's JSON text holds only escaped: '"', backslash, U+0000-U+001F.
+_QUOTE, _BACKSLASH, _CONTROLS = 0x22, 0x5C, (0x00, 0x1F)
+#: The characters the class ``_SAFE`` leaves out, spelled as every engine's regex reads
+#: them (\x.. rather than \- or raw control characters, which some do not).
+_UNSAFE_IN_CLASS = '"\\\\\\x00-\\x1f'
+#: The JSON text of one '"' and of one backslash, as a regex.
+_ESCAPED = {_QUOTE: '\\\\"', _BACKSLASH: "\\\\\\\\"}
+#: Escapes for one control character, and their JSON spelling as a regex.
+_CONTROL_ESCAPES = {"n": "\\\\n", "t": "\\\\t", "r": "\\\\r", "f": "\\\\f"}
+#: "." (any character but a newline) over JSON text.
+_ANY_BUT_NEWLINE = (f"(?:[^{_UNSAFE_IN_CLASS}]|{_ESCAPED[_QUOTE]}|{_ESCAPED[_BACKSLASH]}|"
+                    + "|".join(v for k, v in _CONTROL_ESCAPES.items() if k != "n") + ")")
+_SHORTHAND_RANGES = {"d": ((0x30, 0x39),),
+                     "w": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
+                     "s": ((0x09, 0x0D), (0x20, 0x20))}
+_ESCAPE_CODES = {"n": 0x0A, "t": 0x09, "r": 0x0D, "f": 0x0C, "v": 0x0B, "0": 0x00, "b": 0x08}
+
+
+class _Unreadable(Exception):
+    """A pattern part whose characters cannot be told apart here (\\p{...}, \\S)."""
+
+
+def json_text(pattern: str) -> tuple[str | None, str]:
+    """``pattern`` as a regex over the JSON text of a string, or None and why not.
+
+    For engines that match ``pattern`` against the text between the quotes, as written:
+    ``.`` or ``[^a]`` there would let the model write a raw ``"``, backslash or control
+    character, which is not JSON. ``.``, negated classes and classes holding such a
+    character are sent as a group: the class without them, or their escaped JSON
+    spelling (``\\"`` and ``\\\\``); a literal ``"``, backslash, ``\\n``, ``\\t``,
+    ``\\r`` or ``\\f`` as its escaped spelling. Each text the result matches decodes
+    to a string the pattern matches; other control characters cannot be written. A
+    literal backslash already followed by a JSON escape's letter (``\\\\n``, ``\\\\"``)
+    is taken as that escape and kept, so the result passes through unchanged.
+    """
+    out: list[str] = []
+    items = list(pieces(pattern))
+    i = 0
+    while i < len(items):
+        piece = items[i]
+        if piece.in_class:
+            end = i + 1
+            while not (items[end].text == "]" and items[end].in_class):
+                end += 1  # pieces() closes every class it opens, or runs to the end
+                if end == len(items):
+                    return None, "an unclosed character class"
+            sent = _json_class(items[i], items[i + 1:end], pattern)
+            if sent is None:
+                return None, "a character class with \\p, \\S, \\D or \\W"
+            out.append(sent)
+            i = end + 1
+            continue
+        d = piece.escaped
+        if piece.text == ".":  # any character but a newline, as Python reads "."
+            out.append(_ANY_BUT_NEWLINE)
+        elif d == "\\" and i + 1 < len(items) and _pre_escaped(items[i + 1]):
+            # Already a JSON escape as written (\\" or \\n): kept, so that json_text()
+            # leaves its own output as it is.
+            out.append(piece.text + items[i + 1].text)
+            i += 2
+            continue
+        elif piece.text == '"' or d == '"':
+            out.append(_group(_ESCAPED[_QUOTE]))
+        elif d == "\\":
+            out.append(_group(_ESCAPED[_BACKSLASH]))
+        elif d in _CONTROL_ESCAPES:
+            out.append(_group(_CONTROL_ESCAPES[d]))
+        elif d == "s":
+            out.append("(?: |" + "|".join(_CONTROL_ESCAPES.values()) + ")")
+        elif d and d in "vSDWpP0":
+            return None, f"\\{d}, which would let a character JSON escapes through"
+        elif d in ("x", "u"):
+            code, width = _hex_code(pattern, piece.at)
+            if code is None:
+                return None, f"\\{d} without its hex digits"
+            if code in (_QUOTE, _BACKSLASH):
+                out.append(_group(_ESCAPED[code]))
+            elif code <= _CONTROLS[1]:
+                return None, "a control character"
+            else:
+                out.append(pattern[piece.at:piece.at + 2 + width])
+            i += 1 + width  # the hex digits are single pieces
+            continue
+        elif not d and ord(piece.text) <= _CONTROLS[1]:
+            return None, "a raw control character"
+        else:
+            out.append(piece.text)
+        i += 1
+    return "".join(out), ""
+
+
+def _group(escape: str) -> str:
+    """Two characters of JSON text as one unit, so that a quantifier after it takes both."""
+    return f"(?:{escape})"
+
+
+def _pre_escaped(after: Piece) -> bool:
+    """A literal backslash before ``after`` is read as a JSON escape."""
+    return after.text in ('"', "n", "t", "r", "f", "b", "/") or after.escaped == "\\"
+
+
+def _hex_code(pattern: str, at: int) -> tuple[int | None, int]:
+    width = 2 if pattern[at + 1] == "x" else 4
+    digits = pattern[at + 2:at + 2 + width]
+    if len(digits) != width or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        return None, width
+    return int(digits, 16), width
+
+
+def _class_ranges(body: list[Piece], pattern: str) -> list[tuple[int, int]]:
+    """The code point ranges of a class's items (raises ``_Unreadable``)."""
+    atoms: list[tuple[int, int] | str] = []  # a range, or "-"
+    j = 0
+    while j < len(body):
+        text, d = body[j].text, body[j].escaped
+        if d in ("x", "u"):
+            code, width = _hex_code(pattern, body[j].at)
+            if code is None:
+                raise _Unreadable
+            atoms.append((code, code))
+            j += 1 + width
+            continue
+        if d in _SHORTHAND_RANGES:
+            atoms.extend(_SHORTHAND_RANGES[d])
+            atoms.append("")  # a shorthand cannot start or end a range
+        elif d in _ESCAPE_CODES:
+            atoms.append((_ESCAPE_CODES[d], _ESCAPE_CODES[d]))
+        elif d:
+            if d.isalnum():
+                raise _Unreadable
+            atoms.append((ord(d), ord(d)))
+        elif text in ("[", "[^"):
+            pass
+        elif text in ("[]", "[^]"):
+            atoms.append((0x5D, 0x5D))
+        else:
+            atoms.append("-" if text == "-" else (ord(text), ord(text)))
+        j += 1
+    ranges: list[tuple[int, int]] = []
+    k = 0
+    while k < len(atoms):
+        atom = atoms[k]
+        if (isinstance(atom, tuple) and k + 2 < len(atoms) and atoms[k + 1] == "-"
+                and isinstance(atoms[k + 2], tuple) and atom[0] == atom[1]):
+            high = atoms[k + 2]
+            assert isinstance(high, tuple)
+            ranges.append((atom[0], high[0]))
+            k += 3
+        else:
+            if atom == "-":
+                ranges.append((0x2D, 0x2D))
+            elif isinstance(atom, tuple):
+                ranges.append(atom)
+            k += 1
+    return ranges
+
+
+def _spell(code: int) -> str:
+    c = chr(code)
+    if c.isalnum() or (c.isprintable() and c not in "\\]^[-"):
+        return c
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _json_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
+    """A class as a regex over JSON text (None: its characters cannot be told apart)."""
+    text = opening.text + "".join(p.text for p in body) + "]"
+    negated = opening.text.startswith("[^")
+    try:
+        ranges = _class_ranges([opening, *body], pattern)
+    except _Unreadable:
+        if not negated:
+            return None
+        return text[:-1] + _UNSAFE_IN_CLASS + "]"  # narrower, and JSON all the same
+
+    def holds(code: int) -> bool:
+        return any(lo <= code <= hi for lo, hi in ranges) != negated
+    controls = any(holds(code) for code in range(_CONTROLS[1] + 1))
+    escaped = [_ESCAPED[code] for code in (_QUOTE, _BACKSLASH) if holds(code)]
+    escaped += [spelled for d, spelled in _CONTROL_ESCAPES.items() if holds(_ESCAPE_CODES[d])]
+    if not escaped and not controls:
+        return text
+    if negated:
+        safe = text[:-1] + _UNSAFE_IN_CLASS + "]"
+    else:
+        kept: list[tuple[int, int]] = []
+        for lo, hi in ranges:
+            for a, b in _without(lo, hi):
+                kept.append((a, b))
+        safe = "[" + "".join(_spell(a) if a == b else f"{_spell(a)}-{_spell(b)}"
+                             for a, b in kept) + "]" if kept else ""
+    return "(?:" + "|".join(x for x in (safe, *escaped) if x) + ")"
+
+
+def _without(lo: int, hi: int) -> list[tuple[int, int]]:
+    """``lo``-``hi`` without '"', backslash and the control characters."""
+    out: list[tuple[int, int]] = []
+    lo = max(lo, _CONTROLS[1] + 1)
+    for cut in (_QUOTE, _BACKSLASH):
+        if lo <= cut <= hi:
+            if lo < cut:
+                out.append((lo, cut - 1))
+            lo = cut + 1
+    if lo <= hi:
+        out.append((lo, hi))
+    return out
+
+
 @attrs.frozen(kw_only=True)
 class Dialect:
     """How an engine reads a ``pattern``.
@@ -199,10 +450,14 @@ class Dialect:
             JSON Schema means them (it ignores them, errs, or accepts any string); a
             pattern using one goes into the description.
         escapes: The escapes other than metacharacters the engine reads (None: all).
-        rewritten: Shorthand escapes rewritten to their exact ASCII class before
-            sending (``\\d`` as ``[0-9]``), for engines that do not read them.
+        class_escapes: Further escapes it reads inside a character class.
+        rewritten: Shorthand escapes (``d``, ``w``, ``D``, ``W``) sent as the classes
+            Python's ``re`` means by them (``python_classes()``): the engines read them
+            as ASCII classes or not at all, the decoder as Unicode classes.
         counted_optional_groups: ``(...)?`` is sent as ``(...){0,1}``, for an engine
             that misreads an optional group after an alternation.
+        json_text: The engine matches the pattern against the string's JSON text as
+            written (escapes and all), so it is sent through ``json_text()``.
 
     .. versionadded:: 0.3.0
     """
@@ -210,8 +465,10 @@ class Dialect:
     matching: str
     refused: frozenset[str]
     escapes: frozenset[str] | None = None
+    class_escapes: frozenset[str] = frozenset()
     rewritten: frozenset[str] = frozenset()
     counted_optional_groups: bool = False
+    json_text: bool = False
 
     def fit(self, pattern: str) -> tuple[str | None, str]:
         """The pattern to send (None: say it in the description instead) and why not."""
@@ -219,11 +476,21 @@ class Dialect:
             pattern = optional_groups_counted(pattern)
         found = pattern_features(pattern)
         if self.rewritten and any("\\" + d in found for d in self.rewritten):
-            pattern = rewrite_shorthands(pattern, self.rewritten)
+            rewritten = rewrite_shorthands(pattern, self.rewritten, python_classes())
+            if rewritten is None:
+                return None, "\\D or \\W inside a class"
+            pattern = rewritten
             found = pattern_features(pattern)
-        bad = sorted(f for f in found if f in self.refused or (
-            f.startswith("\\") and self.escapes is not None and f not in self.escapes
-        ))
+        bad = sorted({f for f in found if f in self.refused} | {
+            f.name for f in features(pattern) if f.name.startswith("\\")
+            and self.escapes is not None and f.name not in self.escapes
+            and not (f.in_class and f.name in self.class_escapes)
+        })
         if bad:
             return None, ", ".join(bad)
+        if self.json_text:
+            sent, why = json_text(pattern)
+            if sent is None:
+                return None, why
+            return sent, ""
         return pattern, ""

@@ -24,7 +24,7 @@ from .._types.nodes import (
 from ..errors import SchemaError
 from .adapters import Adapter
 from .defaults import NO_DEFAULT, json_default
-from .engines import Engine
+from .engines import Engine, needs_escape
 from .naming import defs_keys
 from .rules import regex_features
 from .wording import constraint_sentences, format_sentence, key_sentence, one_of_sentence
@@ -105,6 +105,13 @@ class Builder:
             self.to_defs = [o for o in objects if o is not root_obj]
         else:
             self.to_defs = [o for o in objects if o in self.recursive and o is not root_obj]
+        #: The engine that refuses {"$ref": "#"}, for a root class that holds itself: the
+        #: class goes under $defs as well, and its uses refer there.
+        self.root_copy: Engine | None = None
+        if (root_obj is not None and root_obj in self.recursive and adapter.engine is not None
+                and not adapter.engine.root_reference):
+            self.root_copy = adapter.engine
+            self.to_defs.insert(0, root_obj)
         self.keys = defs_keys(self.to_defs)
         # Definitions are emitted only when something refers to them (a described use
         # may have been inlined instead).
@@ -142,6 +149,12 @@ class Builder:
                     built[id(o)] = self.object_body(o, pointer, o.name)
                     if o.description is not None:
                         built[id(o)]["description"] = o.description
+        if self.root_copy is not None and id(obj) in built:
+            self.rewrites.append(Rewrite(
+                "/", "rewritten",
+                f"the class {path} refers to itself: its uses refer to a copy under $defs "
+                f"({self.root_copy.name} refuses the root reference '#')",
+            ))
         if built:
             out["$defs"] = {self.keys[id(o)]: built[id(o)] for o in self.to_defs if id(o) in built}
         return out
@@ -423,8 +436,9 @@ class Builder:
                 if sent != pattern:
                     self.rewrites.append(Rewrite(
                         pointer or "/", "rewritten",
-                        f"pattern {pattern!r} as {sent!r} (the same strings, spelled as "
-                        f"{engine.name} reads them right)",
+                        f"pattern {pattern!r} as {sent!r} (what decode() checks, spelled as "
+                        f"{engine.name} reads it: \\d and \\w as Python's classes, and over "
+                        "the string's JSON text where the engine matches that)",
                     ))
         patterned = "pattern" in out or "format" in out
         bounded = any(key in _BOUND_KEYWORDS for key, _ in wanted)
@@ -471,7 +485,7 @@ class Builder:
             # each is nullable, and null means "no such key" (decode() drops it).
             nullable = ni.UnionNode(options=(node.values, ni.NullNode()))
             properties = {
-                key: self.render(
+                self.key_written(key, f"{path}{{{key}}}"): self.render(
                     nullable, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
                 )
                 for key in _enum_values(node.keys)
@@ -497,7 +511,7 @@ class Builder:
                 # It means what propertyNames would, and grammar engines compile it
                 # (llguidance, for one, does not implement propertyNames).
                 properties = {
-                    key: self.render(
+                    self.key_written(key, f"{path}{{{key}}}"): self.render(
                         node.values, f"{pointer}/properties/{_escape(key)}", f"{path}{{{key}}}"
                     )
                     for key in _enum_values(node.keys)
@@ -575,18 +589,34 @@ class Builder:
     # -- objects -------------------------------------------------------------------
 
     def object_use(self, obj: ni.ObjectNode, pointer: str, path: str) -> Json:
-        if obj is self.root_object and obj in self.recursive:
+        if obj is self.root_object and obj in self.recursive and self.root_copy is None:
             return {"$ref": "#"}
         if id(obj) in self.keys:
             self.referenced.add(id(obj))
             return {"$ref": "#/$defs/" + _escape(self.keys[id(obj)])}
         return self.object_body(obj, pointer, path)
 
+    def key_written(self, key: str, path: str) -> str:
+        """``key``, where the engine can write it as a property name."""
+        engine = self.adapter.engine
+        if engine is not None and not engine.escaped_keys and needs_escape(key):
+            raise SchemaError(
+                f"the key {key!r} cannot be written under {self.adapter.name}: "
+                f"{engine.name} writes property names unescaped, and this one needs a JSON "
+                "escape (\", \\ or a control character), so no reply could hold it; rename "
+                f"it, or use another backend ({self.adapter.name.split('(')[0]}"
+                '.replace(backend="xgrammar"))',
+                path=path,
+                type_=self.owner,
+            )
+        return key
+
     def object_body(self, obj: ni.ObjectNode, pointer: str, path: str) -> Json:
         properties: Json = {}
         required: list[str] = []
         for f in obj.fields:
             fpath = f"{path}.{f.name}" if path else f.name
+            self.key_written(f.key, fpath)
             fpointer = f"{pointer}/properties/{_escape(f.key)}"
             node = f.node
             nullable = f.nullable
