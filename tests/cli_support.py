@@ -69,7 +69,9 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def wait_for(predicate: Any, timeout: float = 20.0, step: float = 0.05) -> bool:
+def wait_for(predicate: Any, timeout: float = 120.0, step: float = 0.05) -> bool:
+    """Whether ``predicate()`` comes true within ``timeout`` seconds: a hang guard, generous
+    so that a busy machine never decides a test."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if predicate():

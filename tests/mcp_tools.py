@@ -21,8 +21,9 @@ from describedtypes import MCP_ELICITATION, Context, Toolbox, decode, schema
 # Printed while TARGET is imported: over stdio it must not reach the wire.
 print("mcp_tools imported")
 
-#: Seconds any call may take: short, so the timeout scenarios cost little.
-TIMEOUT = 0.3
+#: Seconds any call may take: short, so the timeout scenarios cost little, yet ten times
+#: what the quick tools need on a busy machine (a call that should finish never times out).
+TIMEOUT = 2.0
 
 
 class Unit(enum.Enum):

@@ -271,7 +271,7 @@ def test_jobs_is_capped_at_the_cpus_with_a_note(tmp_path: Path, target: tuple[st
             counts.append(len(children(proc.pid)))
             return len(counts) > 10 and counts[-1] > 0 and counts[-1] == counts[-11]
 
-        wait_for(settled, timeout=30)
+        wait_for(settled, timeout=120)
         workers = counts[-1]
         _, err = proc.communicate(b"", timeout=60)
     finally:
@@ -297,13 +297,13 @@ def test_workers_do_not_outlive_a_killed_parent(
         proc.stdin.flush()
     workers: list[int] = []
     try:
-        assert wait_for(ready.exists, 30), "no worker reached line 1"
+        assert wait_for(ready.exists, 120), "no worker reached line 1"
         time.sleep(0.5)
         workers = children(proc.pid)
         assert workers
         proc.send_signal(sig)
-        proc.wait(10)
-        left = [pid for pid in workers if not wait_for(lambda p=pid: not alive(p), 10)]
+        proc.wait(60)
+        left = [pid for pid in workers if not wait_for(lambda p=pid: not alive(p), 60)]
         assert not left, f"{len(left)} of {len(workers)} workers outlived the parent ({sig.name})"
         if sig == signal.SIGTERM:
             assert proc.returncode == 143
@@ -311,7 +311,7 @@ def test_workers_do_not_outlive_a_killed_parent(
             assert b"terminated" in proc.stderr.read()
     finally:
         proc.kill()
-        proc.wait(10)
+        proc.wait(60)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
@@ -393,9 +393,9 @@ def test_ctrl_c_says_how_many_lines_were_written(tmp_path: Path, target: tuple[s
     out = tmp_path / "o.jsonl"
     proc = popen("decode", target[0], str(src), "--out", str(out))
     try:
-        assert wait_for(ready.exists, 30)
+        assert wait_for(ready.exists, 120)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
     text = err.decode()

@@ -1195,7 +1195,7 @@ class TestTimeouts:
 
         def waits(x: int) -> int:
             """Waits for the test."""
-            release.wait(30)
+            release.wait(120)
             return x
 
         box = Toolbox(timeout=0.05)

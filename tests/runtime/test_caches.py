@@ -207,7 +207,7 @@ def test_a_registration_completes_while_another_thread_is_inside_a_build() -> No
 
         def slow(tp):
             inside.set()
-            assert release.wait(20), "the other thread never let the build finish"
+            assert release.wait(120), "the other thread never let the build finish"
             return Annotation(description="big")
 
         annotate.register(Big, slow)
@@ -221,12 +221,12 @@ def test_a_registration_completes_while_another_thread_is_inside_a_build() -> No
 
         worker = threading.Thread(target=build)
         worker.start()
-        assert inside.wait(30)
+        assert inside.wait(120)
         annotate.register(Small, Annotation(description="small"))
         assert decode(Small, '{"x": 1}') == Small(1)
         assert schema(Small)["description"] == "small"
         release.set()
-        worker.join(30)
+        worker.join(120)
         assert finished, "the build failed: this thread was kept waiting until it gave up"
         print("done")
         """,
