@@ -19,6 +19,8 @@ from ._codec.partial import Partial
 from ._schema.adapters import (
     ANTHROPIC,
     ANTHROPIC_TOOLS,
+    BEDROCK,
+    BEDROCK_TOOLS,
     GEMINI,
     LLAMACPP,
     LLAMACPP_TOOLS,
@@ -40,6 +42,7 @@ from ._schema.adapters import (
 )
 from ._schema.graph import Diagram, graph
 from ._schema.problem import Problem
+from ._schema.profiles import Profile, Support
 from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
 from ._schema.tokens import count_tokens
 from ._serve.mcp import mcp_server as _mcp_server
@@ -78,6 +81,8 @@ __all__ = [
     "ArgumentError",
     "AsyncExtractStream",
     "Attempt",
+    "BEDROCK",
+    "BEDROCK_TOOLS",
     "BatchRequests",
     "BatchResult",
     "BatchSummary",
@@ -105,6 +110,7 @@ __all__ = [
     "ParseArgs",
     "Partial",
     "Problem",
+    "Profile",
     "RefusalError",
     "Registry",
     "RequestError",
@@ -113,6 +119,7 @@ __all__ = [
     "SGLANG_TOOLS",
     "STANDARD",
     "SchemaError",
+    "Support",
     "Tool",
     "ToolCall",
     "ToolResult",
