@@ -136,6 +136,7 @@ def check_call(
             f"it is sent as {provider.messages_key}"
         )
         raise TypeError(msg)
+    provider.for_model(model)
 
 
 # -- the retry rule ---------------------------------------------------------------------

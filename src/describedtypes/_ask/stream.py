@@ -162,7 +162,7 @@ class ExtractStream(_Progress[T], Iterator[Any]):
             kwargs = attempts.request()
             started = time.perf_counter()
             with request_span(*span_names(provider, kwargs), current=False) as span:
-                stream = provider.stream_create(**kwargs)
+                stream = provider.wire.stream_events(provider.stream_create(**kwargs))
                 if _pyinspect.isawaitable(stream):
                     if _pyinspect.iscoroutine(stream):
                         stream.close()
@@ -214,7 +214,7 @@ class AsyncExtractStream(_Progress[T], AsyncIterator[Any]):
             kwargs = attempts.request()
             started = time.perf_counter()
             with request_span(*span_names(provider, kwargs), current=False) as span:
-                stream = await provider.stream_create(**kwargs)
+                stream = provider.wire.stream_events(await provider.stream_create(**kwargs))
                 decoder = attempts.decoder()
                 done = False
                 try:
