@@ -3,7 +3,8 @@
 ``graph TARGET`` prints a Mermaid class diagram of it; ``--version`` the version.
 ``decode TARGET FILE`` (decoding a batch results file) lives in ``decode.py``,
 ``batch retry REQUESTS RESULTS`` (the requests to send again) in ``batch.py``, ``mcp TARGET``
-(serving a Toolbox over MCP) in ``mcp.py``.
+(serving a Toolbox over MCP) in ``mcp.py``, ``probe`` (measuring an endpoint) in
+``probe.py``.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     from .batch import add_batch_command, run_batch
 
     add_batch_command(commands)
+    from .probe import add_probe_command, run_probe
+
+    add_probe_command(commands)
     args = parser.parse_args(argv)
     if args.command == "graph":
         return _graph_command(parser, args)
@@ -103,6 +107,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return run_mcp(args, parser)
     if args.command == "batch":
         return run_batch(args, parser)
+    if args.command == "probe":
+        return run_probe(args, parser)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)
