@@ -513,8 +513,12 @@ def applied(adapter: Adapter, profile: Profile) -> dict[str, Any]:
 
         structural = {kw: profile.keyword(kw).status for kw in STRUCTURAL}
         held = frozenset(f for f in FORMATS if profile.format(f).status == "enforced")
+        # A profile of the endpoint's own measuring speaks for itself in messages; the
+        # profile the adapter's tables amount to leaves them as they were.
+        named = engine.name if profile == derive(adapter) else profile.name
         new = attrs.evolve(
             engine,
+            name=named,
             integer_keywords=kept("integer"),
             number_keywords=kept("number"),
             string_keywords=kept("string"),
