@@ -505,6 +505,8 @@ def applied(adapter: Adapter, profile: Profile) -> dict[str, Any]:
         raise TypeError(msg)
     changes: dict[str, Any] = {"given_profile": profile, "limits": profile.limits,
                                "combined": profile.combined}
+    # The profile the adapter's own tables amount to changes nothing, messages included.
+    own = profile == derive(adapter)
     engine = adapter.engine
     if engine is not None:
         def kept(kind: str) -> frozenset[str]:
@@ -515,7 +517,7 @@ def applied(adapter: Adapter, profile: Profile) -> dict[str, Any]:
         held = frozenset(f for f in FORMATS if profile.format(f).status == "enforced")
         # A profile of the endpoint's own measuring speaks for itself in messages; the
         # profile the adapter's tables amount to leaves them as they were.
-        named = engine.name if profile == derive(adapter) else profile.name
+        named = engine.name if own else profile.name
         new = attrs.evolve(
             engine,
             name=named,
@@ -548,7 +550,7 @@ def applied(adapter: Adapter, profile: Profile) -> dict[str, Any]:
                 f for f in FORMATS if profile.format(f).status == "enforced")
         else:
             changes["formats"] = None
-        if PROFILE_KEYWORDS not in adapter.checks:
+        if not own and PROFILE_KEYWORDS not in adapter.checks:
             changes["checks"] = (*adapter.checks, PROFILE_KEYWORDS)
         changes["rejects"] = frozenset(
             kw for kw, kinds in KEYWORD_KINDS.items()
