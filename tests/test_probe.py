@@ -211,6 +211,20 @@ def test_bad_arguments_are_one_line(args: list[str], message: str) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_password_in_the_url_is_never_shown(tmp_path: Path) -> None:
+    """User information and a query in --base-url stay out of output and the profile."""
+    out = tmp_path / "p.json"
+    with serving() as server:
+        url = base_url(server).replace("http://", "http://user:hunter2@") + "?token=abc"
+        done = _cli("--base-url", url, "--model", "m", "--out", str(out),
+                    "--only", "integer minimum")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout + done.stderr + out.read_text()
+    assert "hunter2" not in text
+    assert "token=abc" not in text
+    assert Profile.load(out).endpoint == base_url(server)
+
+
 def test_an_unreachable_endpoint_is_unknown_not_a_traceback(tmp_path: Path) -> None:
     """Nothing listening: every row unknown, the profile still written."""
     out = tmp_path / "p.json"

@@ -291,8 +291,13 @@ class Probe:
         self.started = time.monotonic()
         self.server: str | None = None
 
+    @property
+    def shown_url(self) -> str:
+        """The base URL without a password or query (for messages and the profile)."""
+        return shown(self.base_url)
+
     def __repr__(self) -> str:  # never shows the key
-        return f"<Probe {self.model} at {self.base_url} ({self.api})>"
+        return f"<Probe {self.model} at {self.shown_url} ({self.api})>"
 
     # -- one request ---------------------------------------------------------------------
 
@@ -405,7 +410,7 @@ class Probe:
                 progress(case, support)
         strict = tables["pairs"].get("strict+array maxItems", Support("unknown")).status
         return Profile(
-            name=f"{self.model} at {self.base_url}",
+            name=f"{self.model} at {self.shown_url}",
             keywords=tables["keywords"],
             formats=tables["formats"],
             other_formats=Support("unknown", "not measured"),
@@ -416,11 +421,21 @@ class Probe:
             on_rejected="error",
             observed_at=datetime.datetime.now(datetime.timezone.utc).isoformat(
                 timespec="seconds").replace("+00:00", "Z"),
-            endpoint=self.base_url,
+            endpoint=self.shown_url,
             model=self.model,
             server_version=self.server,
             library_version=library_version(),
         )
+
+
+def shown(url: str) -> str:
+    """``url`` without its user information, query and fragment."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def _short(text: str) -> str:
@@ -564,7 +579,7 @@ def run_probe(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         else:
             err.write(f"{case.key}: {support.status}\n")
 
-    err.write(f"probing {args.model} at {probe.base_url} ({len(cases)} checks, at most "
+    err.write(f"probing {args.model} at {probe.shown_url} ({len(cases)} checks, at most "
               f"{args.max_requests} requests and {args.max_seconds:g} s)\n")
     try:
         profile = probe.run(cases, progress)
