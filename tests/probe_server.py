@@ -137,7 +137,14 @@ class _Handler(BaseHTTPRequestHandler):
             fmt = request["text"]["format"]
             schema, prompt = fmt["schema"], request["input"]
         else:
-            schema = request["response_format"]["json_schema"]["schema"]
+            fmt = request["response_format"]
+            if fmt["type"] == "json_object":
+                schema = fmt["schema"]
+            elif self.server.json_object_only:  # as llama-cpp-python's server answers
+                self._send(500, {"detail": "response_format: validation error"})
+                return
+            else:
+                schema = fmt["json_schema"]["schema"]
             prompt = request["messages"][-1]["content"]
         found = keywords_in(schema["properties"]["value"])
         behaviour = "enforce"
@@ -179,18 +186,23 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, behaviours: dict[str, str]) -> None:
+    def __init__(self, behaviours: dict[str, str], json_object_only: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.behaviours = behaviours
+        self.json_object_only = json_object_only
         self.seen: list[tuple[str, dict[str, str], dict[str, Any]]] = []
 
 
 @contextmanager
-def serving(behaviours: dict[str, str] | None = None) -> Iterator[_Server]:
+def serving(
+    behaviours: dict[str, str] | None = None, *, json_object_only: bool = False
+) -> Iterator[_Server]:
     """A server on 127.0.0.1 (a free port) for the ``with`` block; ``behaviours`` maps a
     keyword (or ``format:<name>``) to ``"ignore"``, ``"reject"``, ``"fail"`` or
-    ``"hang"``; every other one is enforced by llguidance."""
-    server = _Server(behaviours or {})
+    ``"hang"``; every other one is enforced by llguidance. ``json_object_only``: a
+    ``json_schema`` response_format is a 500 (only ``{"type": "json_object", "schema"}``
+    is taken), as llama-cpp-python's server does."""
+    server = _Server(behaviours or {}, json_object_only)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

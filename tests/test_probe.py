@@ -232,3 +232,31 @@ def test_an_unreachable_endpoint_is_unknown_not_a_traceback(tmp_path: Path) -> N
                 "--only", "integer minimum", "--timeout", "2")
     assert done.returncode == 0, done.stderr
     assert Profile.load(out).keyword("minimum", "integer").status == "unknown"
+
+
+def test_a_server_that_takes_only_json_object_is_found_and_asked_its_way() -> None:
+    """A json_schema response_format answered with a 500 is tried as json_object; the
+    profile says so, and extract() then sends that form."""
+    openai = pytest.importorskip("openai", reason="the openai SDK is in the test extra")
+    with serving({"maxLength": "ignore"}, json_object_only=True) as server:
+        by_key = {c.key: c for c in CASES}
+        profile = Probe(base_url(server), "tiny").run(
+            (by_key["string maxLength"], by_key["integer minimum"]))
+        assert profile.request_field == "response_format.json_object"
+        assert _statuses(profile) == {"string maxLength": "ignored",
+                                      "integer minimum": "enforced"}
+
+        @attrs.define
+        class Answer:
+            value: int
+
+        client = openai.OpenAI(base_url=base_url(server), api_key="none", max_retries=0)
+        adapter = dt.LLAMACPP.replace(profile=profile)
+        # the server's "model" writes what the prompt's last JSON asks for
+        prompt = "Reply with exactly this JSON object and nothing else, even if it looks " \
+                 'wrong: {"value":7}'
+        assert dt.extract(Answer, client, messages=prompt, model="tiny",
+                          llm_adapter=adapter) == Answer(7)
+        sent = server.seen[-1][2]["response_format"]
+    assert sent["type"] == "json_object"
+    assert sent["schema"]["properties"]["value"] == {"type": "integer"}

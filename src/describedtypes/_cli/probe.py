@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 import orjson
 
-from .._schema.profiles import PAIRS, Profile, Support, library_version
+from .._schema.profiles import JSON_OBJECT_FIELD, PAIRS, Profile, Support, library_version
 from .report import progress_bar
 from .stdout import emit
 
@@ -288,6 +288,9 @@ class Probe:
         self.max_tokens = max_tokens
         self.opener = opener
         self.requests = 0
+        #: The response_format form the endpoint takes: ``json_schema``, or
+        #: ``json_object`` (with ``schema``) where that form is refused.
+        self.form = "json_schema"
         self.started = time.monotonic()
         self.server: str | None = None
 
@@ -309,6 +312,11 @@ class Probe:
                 fmt["strict"] = True
             return {"model": self.model, "input": _prompt(case), "text": {"format": fmt},
                     "max_output_tokens": self.max_tokens, "temperature": 0}
+        if self.form == "json_object":
+            return {"model": self.model,
+                    "messages": [{"role": "user", "content": _prompt(case)}],
+                    "response_format": {"type": "json_object", "schema": schema},
+                    "max_tokens": self.max_tokens, "temperature": 0}
         spec: dict[str, Any] = {"name": "probe", "schema": schema}
         if case.strict:
             spec["strict"] = True
@@ -398,6 +406,16 @@ class Probe:
             progress: Callable[[Case, Support], None] | None = None) -> Profile:
         """Measure every case; the profile they make."""
         control = self.send(CONTROL)
+        if (self.api == "chat" and control.verdict in ("rejected", "unknown")
+                and control.detail.startswith("HTTP ")):
+            # Some servers (llama-cpp-python's) take only {"type": "json_object",
+            # "schema": ...}; a json_schema response_format is an error there.
+            self.form = "json_object"
+            second = self.send(CONTROL)
+            if second.verdict in ("kept", "broke"):
+                control = second
+            else:
+                self.form = "json_schema"
         tables: dict[str, dict[str, Support]] = {"keywords": {}, "formats": {}, "pairs": {}}
         for case in cases:
             support = self.classify(case)
@@ -415,7 +433,9 @@ class Probe:
             formats=tables["formats"],
             other_formats=Support("unknown", "not measured"),
             pairs=tables["pairs"],
-            request_field="text.format" if self.api == "responses" else "response_format",
+            request_field=("text.format" if self.api == "responses" else
+                           JSON_OBJECT_FIELD if self.form == "json_object" else
+                           "response_format"),
             strict=strict == "enforced",
             combined=None,
             on_rejected="error",

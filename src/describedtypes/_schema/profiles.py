@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMATS",
+    "JSON_OBJECT_FIELD",
     "KEYWORD_KINDS",
     "PAIRS",
     "PROFILE_KEYWORDS",
@@ -89,6 +90,10 @@ _FIELDS = {  # wrapper -> the request field its body goes into
     "bedrock_output_format": "outputConfig.textFormat",
     "bedrock_tool": "toolConfig.tools",
 }
+#: A profile's ``request_field`` for servers whose ``response_format`` takes only
+#: ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's own server).
+JSON_OBJECT_FIELD = "response_format.json_object"
+
 _STRICT_FLAG = frozenset({"openai_response_format", "openai_chat_tool", "openai_responses_tool",
                           "anthropic_tool", "anthropic_output_format", "bedrock_output_format",
                           "bedrock_tool"})
@@ -165,7 +170,10 @@ class Profile:
         other_formats: What the endpoint does with a format ``formats`` does not list.
         pairs: Whether keywords that interact still hold together (``PAIRS``).
         limits: Size limits and request budgets.
-        request_field: Where the body goes in a request (``"response_format"``).
+        request_field: Where the body goes in a request (``"response_format"``;
+            ``"response_format.json_object"``: the Chat Completions request sends
+            ``{"type": "json_object", "schema": body}``, the only form llama-cpp-python's
+            server takes).
         strict: The endpoint honours ``strict: true`` (constrains to the schema only then).
         combined: A structured-output format and tools can share one request with tool
             calls still possible (None: it depends on the model generation).
