@@ -3,7 +3,10 @@
 The docs' blocks that talk to a model run against it (``<!-- stand-in: NAME -->`` before a
 block in a page; the replies are ``tests/standin_replies.py``'s ``REPLIES[NAME]``). While a
 block runs, ``openai.OpenAI``/``AsyncOpenAI`` and ``anthropic.Anthropic``/``AsyncAnthropic``
-make the SDK's own client, over a ``MockTransport`` of the SDK's own HTTP package. Each
+make the SDK's own client, over a ``MockTransport`` of the SDK's own HTTP package, and
+``boto3.client("bedrock-runtime")`` makes boto3's own client, answered before it sends
+(botocore validates each request against the service model first, and the canned reply
+is validated against the operation's output shape, as botocore's Stubber does). Each
 request body is validated with pydantic against the SDK's own ``TypedDict`` of that
 endpoint's parameters (``CompletionCreateParams*``, ``ResponseCreateParams*``,
 ``MessageCreateParams*``, streaming or not as the body says), and its top-level keys
@@ -153,10 +156,45 @@ class StandIn:
                 patches.append(mock.patch.object(
                     sdk, name, self._factory(sdk_name, getattr(sdk, name), http)
                 ))
+        try:
+            boto3 = importlib.import_module("boto3")
+        except ImportError:  # the blocks that use it then fail, saying so
+            boto3 = None
+        if boto3 is not None:
+            patches.append(mock.patch.object(boto3, "client", self._boto3(boto3.client)))
         with contextlib.ExitStack() as stack:
             for patch in patches:
                 stack.enter_context(patch)
             yield self
+
+    def _boto3(self, real: Any) -> Any:
+        from botocore.awsrequest import AWSResponse
+        from botocore.validate import ParamValidator
+
+        def sent(params: Any, model: Any, **kwargs: Any) -> None:
+            self.sent.append(("bedrock", model.name, dict(params)))
+
+        def answer(model: Any, params: Any, **kwargs: Any) -> Any:
+            if not self.replies or self.replies[0][0] != "bedrock":
+                expected = self.replies[0][0] if self.replies else "no more requests"
+                msg = f"stand-in: a Bedrock {model.name} request; expected {expected}"
+                raise AssertionError(msg)
+            _, reply = self.replies.pop(0)
+            report = ParamValidator().validate(reply, model.output_shape)
+            if report.has_errors():
+                raise AssertionError(report.generate_report())
+            return AWSResponse(None, 200, {}, None), reply
+
+        def make(service: str, *args: Any, **options: Any) -> Any:
+            options.setdefault("region_name", "us-east-1")
+            options.setdefault("aws_access_key_id", "stand-in")
+            options.setdefault("aws_secret_access_key", "stand-in")
+            client = real(service, *args, **options)
+            client.meta.events.register("before-call.*.*", answer)
+            client.meta.events.register("before-parameter-build.*.*", sent)
+            return client
+
+        return make
 
     def _factory(self, sdk_name: str, cls: Any, http: Any) -> Any:
         def answer(request: Any) -> Any:

@@ -138,7 +138,23 @@ _PYDANTIC_WEATHER = (
 
 
 #: Replies by the name a page's ``<!-- stand-in: NAME -->`` gives, in request order.
+def converse(content: list[dict[str, Any]], stop: str = "end_turn") -> dict[str, Any]:
+    """A Bedrock Converse reply (botocore's ConverseResponse shape)."""
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": stop,
+        "usage": {"inputTokens": 52, "outputTokens": 18, "totalTokens": 70},
+        "metrics": {"latencyMs": 412},
+    }
+
+
 REPLIES: dict[str, list[tuple[str, Any]]] = {
+    "hosts-bedrock": [
+        ("bedrock", converse([{"text": '{"quantity": 2, "tags": ["red"]}'}])),
+        ("bedrock", converse([{"toolUse": {"toolUseId": "tu_1", "name": "stock",
+                                           "input": {"item": "box"}}}], stop="tool_use")),
+        ("bedrock", converse([{"text": "Yes: 3 boxes are in stock."}])),
+    ],
     "providers-chat": [("openai", chat_completion(_PARIS))],
     "providers-responses": [
         ("openai", response_text(_PARIS)),

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from ._schema.adapters import (
         ANTHROPIC,
         ANTHROPIC_TOOLS,
+        BEDROCK,
+        BEDROCK_TOOLS,
         GEMINI,
         LLAMACPP,
         LLAMACPP_TOOLS,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     )
     from ._schema.graph import Diagram, graph
     from ._schema.problem import Problem
+    from ._schema.profiles import Profile, Support
     from ._schema.schema import FrozenDict, FrozenList, Rewrite, explain, schema, schema_json
     from ._tools.diff import DefinitionChange, diff_definitions
     from ._tools.requests import RequestPlan
@@ -89,6 +92,8 @@ __all__ = [
     "ArgumentError",
     "AsyncExtractStream",
     "Attempt",
+    "BEDROCK",
+    "BEDROCK_TOOLS",
     "BatchRequests",
     "BatchResult",
     "BatchSummary",
@@ -121,6 +126,7 @@ __all__ = [
     "Partial",
     "PathScore",
     "Problem",
+    "Profile",
     "RefusalError",
     "Registry",
     "RequestError",
@@ -131,6 +137,7 @@ __all__ = [
     "STANDARD",
     "SchemaError",
     "Score",
+    "Support",
     "Tool",
     "ToolCall",
     "ToolResult",
@@ -183,6 +190,8 @@ _WHERE: dict[str, str] = {
     "ArgumentError": ".errors",
     "AsyncExtractStream": "._ask.stream",
     "Attempt": "._ask.results",
+    "BEDROCK": "._schema.adapters",
+    "BEDROCK_TOOLS": "._schema.adapters",
     "BatchRequests": "._batch.requests",
     "BatchResult": "._batch.lines",
     "BatchSummary": "._batch.summary",
@@ -215,6 +224,7 @@ _WHERE: dict[str, str] = {
     "Partial": "._codec.partial",
     "PathScore": "._eval.evaluation",
     "Problem": "._schema.problem",
+    "Profile": "._schema.profiles",
     "RefusalError": ".errors",
     "Registry": "._types.annotate",
     "RequestError": ".errors",
@@ -225,6 +235,7 @@ _WHERE: dict[str, str] = {
     "STANDARD": "._schema.adapters",
     "SchemaError": ".errors",
     "Score": "._eval.evaluation",
+    "Support": "._schema.profiles",
     "Tool": "._tools.tool",
     "ToolCall": "._base.records",
     "ToolResult": "._base.records",

@@ -139,6 +139,7 @@ def check_call(
             f"it is sent as {provider.messages_key}"
         )
         raise TypeError(msg)
+    provider.for_model(model)
 
 
 # -- the retry rule ---------------------------------------------------------------------

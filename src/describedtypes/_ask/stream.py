@@ -172,7 +172,7 @@ class ExtractStream(_Progress[T], Iterator[Any]):
             started = time.perf_counter()
             with request_span(*span_names(provider, kwargs), current=False) as span:
                 try:
-                    stream = provider.stream_create(**kwargs)
+                    stream = provider.wire.stream_events(provider.stream_create(**kwargs))
                 except Exception as exc:
                     raise_budget_error(exc)
                     raise
@@ -228,7 +228,7 @@ class AsyncExtractStream(_Progress[T], AsyncIterator[Any]):
             started = time.perf_counter()
             with request_span(*span_names(provider, kwargs), current=False) as span:
                 try:
-                    stream = await provider.stream_create(**kwargs)
+                    stream = provider.wire.stream_events(await provider.stream_create(**kwargs))
                 except Exception as exc:
                     raise_budget_error(exc)
                     raise

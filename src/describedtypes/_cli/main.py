@@ -5,7 +5,7 @@
 ``batch retry REQUESTS RESULTS`` (the requests to send again) in ``batch.py``, ``mcp TARGET``
 (serving a Toolbox over MCP) in ``mcp.py``, ``eval TARGET PREDICTIONS GOLD`` (field-level
 scores) in ``evaluate.py``, ``tools TARGET --adapter A`` (a Toolbox's definitions,
-fingerprint or diff) in ``tools.py``.
+fingerprint or diff) in ``tools.py``, ``probe`` (measuring an endpoint) in ``probe.py``.
 """
 
 from __future__ import annotations
@@ -104,6 +104,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     from .tools import add_tools_command, run_tools
 
     add_tools_command(commands, adapters)
+    from .probe import add_probe_command, run_probe
+
+    add_probe_command(commands)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_usage(sys.stderr)
@@ -121,6 +124,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return run_eval(args, parser)
     if args.command == "tools":
         return run_tools(args, parser, adapters)
+    if args.command == "probe":
+        return run_probe(args, parser)
     try:
         obj = load_target(args.target)
         out = schema(obj, llm_adapter=adapters[args.adapter], use_references=args.references)

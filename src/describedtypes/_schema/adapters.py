@@ -30,6 +30,7 @@ from .engines import (
 )
 from .patterns import Dialect
 from .problem import Problem
+from .profiles import Profile, applied, derive
 from .rules import (
     ANTHROPIC_RULES,
     GEMINI_RULES,
@@ -43,6 +44,8 @@ from .wrappers import (
     anthropic_output_format,
     anthropic_tool,
     bare_body,
+    bedrock_output_format,
+    bedrock_tool,
     chat_tool_without_strict,
     display_title,
     gemini_function,
@@ -88,6 +91,10 @@ __all__ = [
     "LLAMACPP_TOOLS",
     "OLLAMA",
     "OLLAMA_TOOLS",
+    "BEDROCK",
+    "BEDROCK_TOOLS",
+    "bedrock_output_format",
+    "bedrock_tool",
     "Dialect",
     "Engine",
     "XGRAMMAR",
@@ -98,6 +105,7 @@ __all__ = [
     "chat_tool_without_strict",
     "OPENAI_LIMITS",
     "ANTHROPIC_LIMITS",
+    "Profile",
 ]
 
 #: Every optional keyword the builder can emit. An adapter's ``keywords`` names the ones
@@ -191,19 +199,30 @@ class Adapter:
         backends: The engines the server can be started with, as (backend name,
             engine) pairs; ``replace(backend=...)`` picks one.
         combined: Whether a structured-output format and tools can share one request
-            with tool calls still possible. When False, the format constrains every
-            turn (the model can no longer call a tool), so ``Toolbox.run`` asks in two
-            phases: tools without the format, then one closing request with the format.
+            with tool calls still possible (None: not known, taken as False). When False,
+            the format constrains every turn (the model can no longer call a tool), so
+            ``Toolbox.run`` asks in two phases: tools without the format, then one
+            closing request with the format.
         combined_models: Model name prefixes for which ``combined`` is True even though
             the adapter says False (a newer model generation that allows both).
         tool_search: The provider's tool definitions take ``defer_loading: true`` (tool
             search: OpenAI Responses, Anthropic); ``Tool(defer_loading=True)`` sets it.
+        rejects: The keywords among ``ALL_KEYWORDS`` the provider answers with an error
+            (the builder never sends them: it describes them); the others it does not
+            take are ignored. Only what ``profile`` reports.
+        given_profile: The profile given to ``replace(profile=...)``, if any.
+        families: The model families a host serves with different rules, as (family,
+            field changes) pairs; ``replace(family=...)`` picks one (Amazon Bedrock:
+            ``"anthropic"``, ``"openai"``).
+        family: The family whose rules the adapter has, if it has families.
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.3.0
        ``ref_any_of``, ``closed_objects``; ``engine`` and ``backends``, for the
        self-hosted servers.
-    .. versionchanged:: 0.4.0 ``combined``, ``combined_models`` and ``tool_search``.
+    .. versionchanged:: 0.4.0
+       ``combined``, ``combined_models``, ``tool_search``, ``rejects``, ``given_profile``,
+       ``families``, ``family`` and the ``profile`` property.
     """
 
     name: str
@@ -232,9 +251,14 @@ class Adapter:
     checks: tuple[Rule, ...] = ()
     engine: Engine | None = None
     backends: tuple[tuple[str, Engine], ...] = ()
-    combined: bool = True
+    combined: bool | None = True
     combined_models: tuple[str, ...] = ()
     tool_search: bool = False
+
+    rejects: frozenset[str] = frozenset()
+    given_profile: Profile | None = None
+    families: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    family: str | None = None
 
     def combines(self, model: str | None = None) -> bool:
         """Whether a format and tools may share one request for ``model`` (see ``combined``).
@@ -244,6 +268,15 @@ class Adapter:
         if self.combined:
             return True
         return model is not None and model.startswith(self.combined_models)
+
+    @property
+    def profile(self) -> Profile:
+        """What this adapter's endpoint does with each keyword and format, as data: the
+        profile given to ``replace(profile=...)``, else the one its own tables amount to.
+
+        .. versionadded:: 0.4.0
+        """
+        return self.given_profile if self.given_profile is not None else derive(self)
 
     @property
     def backend(self) -> str | None:
@@ -268,13 +301,38 @@ class Adapter:
         server gives it (``VLLM.replace(backend="guidance")``); the keywords and
         formats follow the engine unless given.
 
+        ``profile`` (a ``Profile``) builds bodies for the endpoint it describes: what it
+        enforces is sent, what it ignores is written into the description (the decoder
+        enforces it), what it rejects is a ``SchemaError`` (or described, when the
+        profile says ``on_rejected="describe"``). The adapter's wrapper, and for a
+        self-hosted server its grammar engine's pattern dialect, are kept.
+
         Raises:
             ValueError: ``backend`` is not one of the adapter's backends.
+            TypeError: ``profile`` is not a ``Profile``.
 
         .. versionadded:: 0.1.0
         .. versionchanged:: 0.3.0
            ``backend``.
+        .. versionchanged:: 0.4.0
+           ``profile``.
         """
+        if "family" in changes and changes["family"] != self.family:
+            choice = changes["family"]
+            families = dict(changes.get("families", self.families))
+            if choice not in families:
+                choices = ", ".join(repr(n) for n in families) or "none"
+                msg = (f"{self.name} has no model family {choice!r}; its families are "
+                       f"{choices}")
+                raise ValueError(msg)
+            changes.setdefault("name", f"{self.name.split('(')[0]}(family={choice!r})")
+            for key, value in families[choice]:
+                changes.setdefault(key, value)
+        if "profile" in changes:
+            profile = changes.pop("profile")
+            changes.setdefault("name", f"{self.name}(profile={getattr(profile, 'name', '')!r})")
+            for key, value in applied(self, profile).items():
+                changes.setdefault(key, value)
         if "backend" in changes:
             choice = changes.pop("backend")
             engines = dict(self.backends)
@@ -337,6 +395,12 @@ _OPENAI_NAME = r"[a-zA-Z0-9_-]{1,64}"
 _ANTHROPIC_KEYWORDS = frozenset({"pattern", "minItems", "const"})
 _ANTHROPIC_FORMATS = _OPENAI_FORMATS | {"uri"}
 _ANTHROPIC_NAME = r"[a-zA-Z0-9_-]{1,128}"
+# Provider rule A5: numeric bounds, lengths, maxItems and uniqueItems are answered with a
+# 400 (the builder describes them).
+_ANTHROPIC_REJECTS = frozenset(
+    {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "minLength",
+     "maxLength", "maxItems", "uniqueItems"}
+)
 
 # Gemini's JSON Schema path (provider rule G2): other keywords are ignored, so bounds the
 # model would not see go into the description, and const becomes a one-value enum.
@@ -369,6 +433,8 @@ OPENAI = Adapter(
     name_pattern=_OPENAI_NAME,
     limits=OPENAI_LIMITS,
     checks=OPENAI_RULES,
+    rejects=frozenset({"uniqueItems"}),
+    combined=True,
 )
 """The ``json_schema`` object of an OpenAI structured-output ``response_format``.
 
@@ -410,6 +476,7 @@ ANTHROPIC_TOOLS = Adapter(
     limits=ANTHROPIC_LIMITS,
     checks=ANTHROPIC_RULES,
     tool_search=True,
+    rejects=_ANTHROPIC_REJECTS,
 )
 """An Anthropic Messages API tool with ``strict: true``.
 
@@ -485,6 +552,46 @@ string-enum fields (a ``list`` of an enum is a multi-select), each with its
 answer.content)`` reads an accepted answer.
 
 .. versionadded:: 0.3.0
+"""
+
+
+# -- Amazon Bedrock: the Converse API, with the rules of the model family behind it ------
+
+# What a model family's rules are made of: these fields of its provider's own adapter.
+_FAMILY_FIELDS = ("keywords", "formats", "min_items_max", "type_lists", "regex_subset",
+                  "recursion", "ref_any_of", "limits", "checks", "rejects", "combined")
+_BEDROCK_FAMILIES = (
+    ("anthropic", tuple((f, getattr(ANTHROPIC_TOOLS, f)) for f in _FAMILY_FIELDS)),
+    ("openai", tuple((f, getattr(OPENAI, f)) for f in _FAMILY_FIELDS)),
+)
+# botocore's bedrock-runtime model: ToolName is [a-zA-Z0-9_-]+, 1 to 64 characters.
+_BEDROCK_NAME = r"[a-zA-Z0-9_-]{1,64}"
+
+BEDROCK = ANTHROPIC.replace(
+    name="BEDROCK", wrap=bedrock_output_format, root_description=False,
+    families=_BEDROCK_FAMILIES, family="anthropic", tool_search=False,
+)
+"""Amazon Bedrock Converse structured output: the ``outputConfig.textFormat`` object, with
+the JSON Schema as a string (``structure.jsonSchema.schema``).
+
+The rules and budgets are Anthropic's (Claude models); ``BEDROCK.replace(family="openai")``
+has OpenAI's, for the OpenAI models Bedrock serves. ``extract()`` with a
+``bedrock-runtime`` client picks the family from the ``modelId``.
+
+.. versionadded:: 0.4.0
+"""
+
+BEDROCK_TOOLS = ANTHROPIC_TOOLS.replace(
+    name="BEDROCK_TOOLS", wrap=bedrock_tool, name_pattern=_BEDROCK_NAME,
+    families=_BEDROCK_FAMILIES, family="anthropic",
+    # Converse's toolSpec has no field for tool search (botocore's bedrock-runtime model).
+    tool_search=False,
+)
+"""An Amazon Bedrock Converse tool: ``{"toolSpec": {"name", "description", "inputSchema":
+{"json": ...}, "strict": true}}``, with Anthropic's rules and budgets
+(``BEDROCK_TOOLS.replace(family="openai")`` for OpenAI models).
+
+.. versionadded:: 0.4.0
 """
 
 
@@ -601,7 +708,36 @@ def check_adapter(adapter: Any, label: str = "llm_adapter") -> Adapter:
     raise SchemaError(msg)
 
 
-def check(schema: Mapping[str, Any], llm_adapter: Adapter) -> list[Problem]:
+_ENGINE_ADAPTERS = {  # a profile's engine -> the adapter whose tables it refines, backend
+    "xgrammar": ("VLLM", None),
+    "llguidance": ("VLLM", "guidance"),
+    "outlines-core": ("VLLM", "outlines"),
+    "llama.cpp": ("LLAMACPP", None),
+}
+
+
+def adapter_for(profile: Profile) -> Adapter:
+    """The adapter that builds bodies for ``profile`` alone: the self-hosted adapter of
+    the grammar engine it refines (its pattern dialect kept), else ``STANDARD``'s."""
+    found = _ENGINE_ADAPTERS.get(profile.engine or "")
+    base: Adapter
+    if found is not None:
+        base = VLLM if found[0] == "VLLM" else LLAMACPP
+        if found[1] is not None:
+            base = base.replace(backend=found[1])
+    else:
+        base = STANDARD
+    return base.replace(profile=profile, name=profile.name)
+
+
+def as_adapter(llm_adapter: Any) -> Adapter:
+    """``llm_adapter`` itself, or the adapter of a ``Profile`` (``adapter_for``)."""
+    if isinstance(llm_adapter, Profile):
+        return adapter_for(llm_adapter)
+    return check_adapter(llm_adapter)
+
+
+def check(schema: Mapping[str, Any], llm_adapter: Adapter | Profile) -> list[Problem]:
     """Every problem ``adapter``'s provider would reject in ``schema``, with its pointer.
 
     ``schema`` is a JSON Schema body (from this library, pydantic, or written by hand) or
@@ -610,7 +746,9 @@ def check(schema: Mapping[str, Any], llm_adapter: Adapter) -> list[Problem]:
 
     Args:
         schema: The schema or wrapped definition, as plain JSON data.
-        llm_adapter: The provider to check against (``OPENAI``, ``ANTHROPIC_TOOLS``, ...).
+        llm_adapter: The provider to check against (``OPENAI``, ``ANTHROPIC_TOOLS``, ...),
+            or a ``Profile`` (``Profile.load(path)``): the problems are then what that
+            endpoint rejects, ignores or holds too tightly.
 
     Returns:
         The problems, in document order per rule; empty when the provider accepts it.
@@ -620,9 +758,10 @@ def check(schema: Mapping[str, Any], llm_adapter: Adapter) -> list[Problem]:
             ``llm_adapter`` is not an Adapter.
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.4.0
+       ``llm_adapter`` may be a ``Profile``.
     """
-    adapter = llm_adapter
-    check_adapter(adapter)
+    adapter = as_adapter(llm_adapter)
     if not isinstance(cast(Any, schema), Mapping):
         msg = f"check() takes a JSON Schema object (a dict), got {type(schema).__name__}"
         raise TypeError(msg)

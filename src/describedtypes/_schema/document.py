@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import attrs
+import orjson
 
 from .problem import Problem
 
@@ -353,6 +354,8 @@ def _layout(wrap: Any) -> tuple[Path | None, Path | None, Path | None]:
     def find(value: Any, path: Path) -> None:
         if isinstance(value, Mapping) and dict(value) == _BODY:
             paths.setdefault("body", path)
+        elif isinstance(value, str) and value.startswith("{") and _json_body(value):
+            paths.setdefault("body", (*path, JSON_TEXT))  # Bedrock: the body as a string
         elif value is _STRICT:
             paths.setdefault("strict", path)
         elif isinstance(value, str) and value == _NAME:
@@ -368,8 +371,33 @@ def _layout(wrap: Any) -> tuple[Path | None, Path | None, Path | None]:
     return paths.get("body", ()), paths.get("name"), paths.get("strict")
 
 
+class _JsonText:
+    """A step of a body's path: the value there is the body as JSON text."""
+
+    def __repr__(self) -> str:
+        return "JSON_TEXT"
+
+
+JSON_TEXT = _JsonText()
+
+
+def _json_body(text: str) -> bool:
+    try:
+        return bool(orjson.loads(text) == _BODY)
+    except orjson.JSONDecodeError:
+        return False
+
+
 def _get(doc: Any, path: Path) -> Any:
     for step in path:
+        if step is JSON_TEXT:
+            if not isinstance(doc, str):
+                return MISSING
+            try:
+                doc = orjson.loads(doc)
+            except orjson.JSONDecodeError:
+                return MISSING
+            continue
         in_map = isinstance(doc, Mapping) and step in doc
         in_list = isinstance(doc, list) and isinstance(step, int) and step < len(doc)
         if not (in_map or in_list):
@@ -379,7 +407,7 @@ def _get(doc: Any, path: Path) -> Any:
 
 
 def _pointer(path: Path) -> str:
-    return "".join(f"/{escape(str(step))}" for step in path)
+    return "".join(f"/{escape(str(step))}" for step in path if step is not JSON_TEXT)
 
 
 class _Missing:

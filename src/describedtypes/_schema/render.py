@@ -26,6 +26,7 @@ from .adapters import Adapter
 from .defaults import NO_DEFAULT, json_default
 from .engines import Engine, needs_escape
 from .naming import defs_keys
+from .profiles import refusal
 from .rules import regex_features
 from .wording import constraint_sentences, format_sentence, key_sentence, one_of_sentence
 
@@ -296,6 +297,7 @@ class Builder:
             elif self.adapter.formats is None or node.format in self.adapter.formats:
                 out["format"] = node.format
             else:
+                refusal(self.adapter.given_profile, f"format {node.format}", None, pointer)
                 self.rewrites.append(Rewrite(pointer or "/", "dropped", f"format {node.format}"))
         self.constraints(out, node, pointer)
         return out
@@ -314,6 +316,7 @@ class Builder:
                 "refuses valid values)",
             ))
             return
+        refusal(self.adapter.given_profile, f"format {fmt}", None, pointer)
         self.say_instead(out, format_sentence(fmt))
         self.rewrites.append(Rewrite(pointer or "/", "described",
                                      f"format {fmt} ({engine.name} does not hold it)"))
@@ -362,6 +365,7 @@ class Builder:
             if "uniqueItems" in self.adapter.keywords:
                 out["uniqueItems"] = True
             else:
+                refusal(self.adapter.given_profile, "uniqueItems", "array", pointer)
                 self.say_instead(out, "Items must be unique.")
                 self.rewrites.append(Rewrite(pointer or "/", "described", "uniqueItems"))
         self.constraints(out, node, pointer, array=True)
@@ -399,6 +403,8 @@ class Builder:
             else:
                 described[key] = value
                 if engine is None:  # engine_constraints recorded why
+                    refusal(self.adapter.given_profile, key,
+                            "array" if array else str(getattr(node, "type", "string")), pointer)
                     self.rewrites.append(
                         Rewrite(pointer or "/", "described", f"{key}: {value!r}")
                     )
@@ -425,6 +431,7 @@ class Builder:
             sent, why = engine.dialect.fit(pattern)
             if sent is None or "pattern" in out:
                 why = why or "a format already holds this string as a pattern"
+                refusal(self.adapter.given_profile, "pattern", kind, pointer)
                 rest.append(("pattern", pattern))
                 self.rewrites.append(Rewrite(
                     pointer or "/", "described",
@@ -453,6 +460,7 @@ class Builder:
             if reason is None:
                 out[key] = value
             else:
+                refusal(self.adapter.given_profile, key, kind, pointer)
                 rest.append((key, value))
                 self.rewrites.append(Rewrite(pointer or "/", "described",
                                              f"{key}: {value!r} ({reason})"))

@@ -15,7 +15,8 @@ from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.cache import ATTRIBUTE as _CACHE
 from ..errors import SchemaError
-from .adapters import STANDARD, Adapter, check, check_adapter
+from .adapters import STANDARD, Adapter, adapter_for, check, check_adapter
+from .profiles import Profile
 from .refs import MAX_INLINE_COPIES, inline_copies, smallest, too_large
 from .render import Builder, Json, Rewrite
 
@@ -406,7 +407,7 @@ def schema_json(
 
 def explain(
     obj: Any,
-    llm_adapter: Adapter = STANDARD,
+    llm_adapter: Adapter | Profile = STANDARD,
     *,
     use_references: bool | Literal["auto"] = False,
     registry: Registry = annotate,
@@ -419,7 +420,8 @@ def explain(
 
     Args:
         obj: The type or function, as passed to ``schema()``.
-        llm_adapter: The adapter it is built for.
+        llm_adapter: The adapter it is built for, or a ``Profile``: the rewrites are then
+            those made for that endpoint (``adapter_for(profile)``).
         use_references: As for ``schema()``.
         registry: As for ``schema()``.
 
@@ -432,5 +434,9 @@ def explain(
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
        The adapter parameter is named ``llm_adapter``, as in ``schema()``.
+    .. versionchanged:: 0.4.0
+       ``llm_adapter`` may be a ``Profile``.
     """
+    if isinstance(llm_adapter, Profile):
+        llm_adapter = adapter_for(llm_adapter)
     return list(_built(obj, llm_adapter, use_references, registry).rewrites)

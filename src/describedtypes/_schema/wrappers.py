@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
+import orjson
+
 Body = dict[str, Any]
 
 
@@ -74,6 +76,29 @@ def anthropic_output_format(
 ) -> Body:
     """The ``output_config.format`` object; it has no name or description field."""
     return {"type": "json_schema", "schema": body}
+
+
+def bedrock_output_format(
+    name: str, description: str | None, body: Body, strict: bool
+) -> Body:
+    """The Bedrock Converse ``outputConfig.textFormat`` object: the JSON Schema goes in as a
+    JSON **string** (``structure.jsonSchema.schema``).
+
+    .. versionadded:: 0.4.0
+    """
+    return {"type": "json_schema", "structure": {"jsonSchema": {
+        "schema": orjson.dumps(body).decode(), "name": name, **_described(description),
+    }}}
+
+
+def bedrock_tool(name: str, description: str | None, body: Body, strict: bool) -> Body:
+    """A Bedrock Converse tool: ``{"toolSpec": {"name", "description", "inputSchema":
+    {"json": body}, "strict"}}``.
+
+    .. versionadded:: 0.4.0
+    """
+    return {"toolSpec": {"name": name, **_described(description),
+                         "inputSchema": {"json": body}, "strict": strict}}
 
 
 def gemini_function(name: str, description: str | None, body: Body, strict: bool) -> Body:

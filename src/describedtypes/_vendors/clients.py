@@ -13,6 +13,8 @@ Anthropic              ``messages.create``                  ``output_config.form
                                                             (ANTHROPIC)
 Google Gen AI          ``models.generate_content``          ``config.response_json_schema``
                                                             (GEMINI's body)
+Bedrock (boto3)        ``converse``                         ``outputConfig.textFormat``
+                                                            (BEDROCK)
 =====================  ===================================  ===============================
 """
 
@@ -74,6 +76,8 @@ class Provider:
         #: name a self-hosted server's; else the format's own).
         self.adapter: _adapters.Adapter | None = None
         self.tools_adapter: _adapters.Adapter = self.wire.tool_adapter
+        #: The caller chose the adapters (``llm_adapter=``).
+        self.chosen = False
         #: The method that streams (Gemini's generate_content_stream; else ``create``).
         self.stream_create = stream_create if stream_create is not None else create
 
@@ -120,7 +124,24 @@ class Provider:
         if backend is not None and llm_adapter.name != base:  # VLLM.replace(backend=...)
             structured = structured.replace(backend=backend)
             tools = tools.replace(backend=backend)
+        if llm_adapter.family is not None and llm_adapter.family != structured.family:
+            structured = structured.replace(family=llm_adapter.family)
+            tools = tools.replace(family=llm_adapter.family)
+        profile = llm_adapter.given_profile
+        if profile is not None:  # ADAPTER.replace(profile=...): both forms build for it
+            structured = structured.replace(profile=profile)
+            tools = tools.replace(profile=profile)
         self.adapter, self.tools_adapter = structured, tools
+        self.chosen = True
+
+    def for_model(self, model: str) -> None:
+        """Take the adapters ``model`` needs, where the format's rules depend on the model
+        and the caller did not choose (Bedrock: the model family behind the modelId)."""
+        if self.chosen:
+            return
+        found = self.wire.model_adapters(model)
+        if found is not None:
+            self.adapter, self.tools_adapter = found
 
     # -- the conversation --------------------------------------------------------------
 

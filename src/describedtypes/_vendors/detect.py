@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import anthropic, gemini, ollama, openai_chat, openai_responses
+from . import anthropic, bedrock, gemini, ollama, openai_chat, openai_responses
 from .access import field_of
 from .wire import WireFormat
 
@@ -19,6 +19,7 @@ __all__ = ["FORMATS", "client_format", "event_format", "reply_format"]
 #: Every format, in the order replies are tried (the first that owns one reads it).
 FORMATS: tuple[WireFormat, ...] = (
     openai_chat.FORMAT,
+    bedrock.FORMAT,  # before Responses, whose replies also have an 'output'
     openai_responses.FORMAT,
     anthropic.FORMAT,
     gemini.FORMAT,
@@ -53,7 +54,7 @@ def known_replies() -> str:
 _KNOWN = (
     "an openai.OpenAI / AsyncOpenAI (also with base_url= for vLLM, SGLang, llama.cpp or "
     "Ollama), anthropic.Anthropic / AsyncAnthropic, google.genai.Client (or its .aio) or "
-    "ollama.Client / AsyncClient client"
+    "ollama.Client / AsyncClient client, or boto3.client('bedrock-runtime')"
 )
 
 
@@ -102,6 +103,9 @@ def client_format(
         if want_async and aio is not None:
             return gemini.FORMAT, aio, True
         return gemini.FORMAT, generate, False
+    converse = _method(client, "converse")
+    if converse is not None and _method(client, "converse_stream") is not None:
+        return bedrock.FORMAT, converse, False  # boto3's bedrock-runtime client
     chat = _method(client, "chat")
     if chat is not None and _method(client, "pull") is not None:  # the ollama package
         return ollama.FORMAT, chat, False

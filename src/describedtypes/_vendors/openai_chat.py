@@ -7,12 +7,13 @@ this format too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
 from .._schema import adapters as _adapters
+from .._schema.profiles import JSON_OBJECT_FIELD
 from .._types.annotate import Registry
 from ..errors import IncompleteReplyError, RefusalError
 from .access import ShapeError, field_of, has, items_of
@@ -226,7 +227,13 @@ class OpenAIChatFormat(WireFormat):
     ) -> dict[str, Any]:
         # vLLM (>= 0.12), SGLang, llama.cpp's server and Ollama's /v1 take the same
         # response_format; vLLM's removed guided_json is never sent.
-        body = described(tp, adapter or self.adapter, registry)
+        adapter = adapter or self.adapter
+        body = described(tp, adapter, registry)
+        profile = adapter.given_profile
+        if profile is not None and profile.request_field == JSON_OBJECT_FIELD:
+            # llama-cpp-python's server takes only this form (a json_schema one is a 500)
+            schema = body.get("schema", body) if isinstance(body, Mapping) else body
+            return {**extra, "response_format": {"type": "json_object", "schema": schema}}
         fmt = {"type": "json_schema", "json_schema": body}
         return {**extra, "response_format": fmt}
 

@@ -533,6 +533,8 @@ def _close(source: Any, *names: str) -> Any:
 
 
 def _chunk_iterator(chunks: Any, name: str) -> Iterator[Any]:
+    if isinstance(chunks, dict) and "stream" in chunks and "type" not in chunks:
+        chunks = chunks["stream"]  # what Bedrock's converse_stream returns
     if isinstance(chunks, (*_TEXT, dict)):
         msg = (
             f"{name}() takes an iterable of chunks, got a single {type(chunks).__name__}; "
@@ -572,7 +574,8 @@ def decode_stream(
     the ``delta.content``, or the ``tool_calls`` arguments), OpenAI Responses events
     (``response.output_text.delta``, ``response.function_call_arguments.delta``; of
     several output messages, only the answer's, as ``decode_response()`` picks it) or
-    Anthropic Messages events (``text_delta``, ``input_json_delta``).
+    Anthropic Messages events (``text_delta``, ``input_json_delta``) or Bedrock Converse
+    events (``contentBlockDelta``; what ``converse_stream`` returns may be passed whole).
 
     While the reply grows, each new ``Partial[tp]`` shows every field that has arrived,
     decoded (see ``Partial`` for strings and lists still growing). The reply is parsed

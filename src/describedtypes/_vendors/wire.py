@@ -259,6 +259,11 @@ class WireFormat(abc.ABC):
         """The reply a finished stream amounts to (refusals and cut-offs raise)."""
         return Reply(text, tuple(calls))
 
+    def stream_events(self, response: Any) -> Any:
+        """The events of what the streaming method returned (the response itself, unless
+        the format wraps its events: Bedrock's ``{"stream": ...}``)."""
+        return response
+
     # -- the conversation -------------------------------------------------------------
 
     def user_message(self, text: str) -> Any:
@@ -278,6 +283,13 @@ class WireFormat(abc.ABC):
     ) -> dict[str, Any]:
         """``extra`` plus this format's structured-output keyword for ``tp`` (the body
         built by ``adapter``, else the format's own)."""
+
+    def model_adapters(
+        self, model: str
+    ) -> tuple[_adapters.Adapter, _adapters.Adapter] | None:
+        """The structured-output and tool adapters for ``model``, where the format's rules
+        depend on the model (Bedrock: the model family); None: the format's own."""
+        return None
 
     #: The structured-output adapters a server speaking this format may want (by name,
     #: without a backend): ``llm_adapter=`` picks one of them.
