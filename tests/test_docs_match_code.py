@@ -44,6 +44,7 @@ def test_install_hints_name_what_can_be_installed() -> None:
     page tells a reader to ``pip install 'describedtypes[...]'``, which would fail."""
     pattern = re.compile(r"pip install\s+['\"]?describedtypes\[")
     pages = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md",
+             *sorted((ROOT / "notebooks").glob("*.ipynb")),
              *sorted((ROOT / "src").rglob("*.py"))]
     found = [
         f"{path.relative_to(ROOT)}:{n}"
