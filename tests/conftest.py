@@ -49,7 +49,7 @@ SLOW_MODULES = {
     "test_site_browser.py": "opens the docs site in chromium (the test-browser extra)",
     "test_benchmarks.py": "runs every benchmark in quick mode",
     "test_probe.py": "probes local servers that enforce with llguidance (the test-engines extra)",
-    "test_llamacpp_server.py": "runs a real llama.cpp server (llama-cpp-python, which .ci/run builds)",
+    "test_llamacpp_server.py": "runs a real llama.cpp server (llama-cpp-python; .ci/run builds it)",
 }
 
 #: Modules whose tests share something costly built once per process (the docs pages'

@@ -777,6 +777,15 @@ def test_shorthands_mean_what_the_decoder_means(request: pytest.FixtureRequest,
                                                 invalid: list[str]) -> None:
     """The engine takes exactly the strings decode() takes: "é" is a \\w everywhere."""
     engine, cls, body, compiled = _json_text_case(request, engine_name, adapter, pattern)
+    if engine_name == "xgrammar" and "\\W" in pattern:
+        # xgrammar writes a class's '"', backslash and control characters raw (no escape
+        # under a pattern): \W goes into the description, and what it writes decodes.
+        assert "pattern" not in body["properties"]["v"]
+        assert pattern in body["properties"]["v"]["description"]
+        rng = random.Random(pattern)
+        for _ in range(4):
+            orjson.loads(engine.walk(compiled, rng, budget=16))
+        return
     assert "\\w" not in body["properties"]["v"]["pattern"]
     for value in valid:
         text = orjson.dumps({"v": value})

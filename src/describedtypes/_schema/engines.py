@@ -232,9 +232,13 @@ XGRAMMAR = Engine(
     # Its regex converter misreads an optional group after an alternation:
     # ^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$ takes "07", ^(?:0|9)(?:\.[0-9]+)?$ takes "99";
     # spelled {0,1}, the same group is read right.
+    # \D and \W hold '"', backslash and control characters, which xgrammar writes raw
+    # into the string under a pattern (it takes no escape there): the reply would not be
+    # JSON, so such patterns go into the description; \d and \w hold none of them.
     dialect=Dialect(matching="full",
-                    refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries", "unicode classes"},
-                    rewritten=_PYTHON_SHORTHANDS, counted_optional_groups=True),
+                    refused=(_REFUSED_BY_ALL | _FULL_MATCH
+                             | {"word boundaries", "unicode classes", "\\D", "\\W"}),
+                    rewritten=_PYTHON_SHORTHANDS - {"D", "W"}, counted_optional_groups=True),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
         ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
