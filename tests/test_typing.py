@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-api = pytest.importorskip("mypy.api", reason="mypy is not installed (pip install -e '.[test]')")
+api = pytest.importorskip("mypy.api", reason="mypy is not installed (pip install -e '.[test-typing]')")
 
 HERE = Path(__file__).parent
 TYPING = HERE / "typing"
@@ -111,7 +111,7 @@ def _pyright() -> list[str]:
         return [sys.executable, "-m", "pyright"]
     found = shutil.which("pyright")
     if found is None:
-        pytest.skip("pyright is not installed (pip install -e '.[test]')")
+        pytest.skip("pyright is not installed (pip install -e '.[test-typing]')")
     return [found]
 
 
