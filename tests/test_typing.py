@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-api = pytest.importorskip("mypy.api", reason="mypy is not installed (pip install -e '.[test-typing]')")
+api = pytest.importorskip(
+    "mypy.api", reason="mypy is not installed (pip install -e '.[test-typing]')"
+)
 
 HERE = Path(__file__).parent
 TYPING = HERE / "typing"
