@@ -295,6 +295,33 @@ async def test_in_memory() -> None:
             await scenario(session)
 
 
+def _plus(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+async def test_the_version_defaults_to_the_tools_package() -> None:
+    """Without version=, the server says the version of the installed distribution its
+    tools come from (here attrs', as if the tool were defined there), else nothing."""
+    import attrs
+
+    # A function whose module is attrs.fake: defined in globals named so.
+    namespace: dict[str, Any] = {"__name__": "attrs.fake"}
+    exec("def plus(a: int, b: int) -> int:\n    'Add two numbers.'\n    return a + b\n",
+         namespace)
+    with anyio.fail_after(LIMIT):
+        async with in_memory(Toolbox([_plus]).mcp_server(name="plain")) as session:
+            assert session.server_info is not None
+            assert session.server_info.version == ""  # tests/ is no installed package
+        async with in_memory(Toolbox([namespace["plus"]]).mcp_server(name="pkg")) as session:
+            assert session.server_info is not None
+            assert session.server_info.version == attrs.__version__
+        server = Toolbox([namespace["plus"]]).mcp_server(name="given", version="9.1")
+        async with in_memory(server) as session:
+            assert session.server_info is not None
+            assert session.server_info.version == "9.1"
+
+
 async def test_a_2026_era_client() -> None:
     """mcp.Client reaches the 2026-07-28 protocol (no initialize): listing and calls work;
     elicitation, which needs a back-channel that era lacks, fails the tool with the SDK's

@@ -194,20 +194,12 @@ def _end_children() -> None:
 
 def _package_version(target: str) -> str:
     """The version of the distribution TARGET's top package comes from, or ""."""
-    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+    from .._serve.mcp import package_version
 
     module = target.rpartition(":")[0]
     if module.endswith(".py") or "/" in module or "\\" in module:
         return ""
-    top = module.partition(".")[0]
-    # The distribution named like the package first (an editable install may not list
-    # its packages in the metadata packages_distributions reads).
-    for dist in (top, *packages_distributions().get(top, ())):
-        try:
-            return version(dist)
-        except PackageNotFoundError:
-            continue
-    return ""
+    return package_version(module)
 
 
 def _watchdog(code: int) -> None:

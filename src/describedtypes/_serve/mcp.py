@@ -234,6 +234,34 @@ class _Listing:
 # -- tools/call ----------------------------------------------------------------------
 
 
+def package_version(module: str) -> str:
+    """The version of the installed distribution ``module``'s top package comes from, or
+    "" (a script, ``__main__``, a module that no distribution installed)."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    top = module.partition(".")[0]
+    if not top or top == "__main__":
+        return ""
+    # The distribution named like the package first (an editable install may not list
+    # its packages in the metadata packages_distributions reads).
+    for dist in (top, *packages_distributions().get(top, ())):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            continue
+    return ""
+
+
+def _tools_version(toolbox: Toolbox) -> str:
+    """The version of the first tool's package that an installed distribution has."""
+    for tool in toolbox:
+        module = getattr(tool.func, "__module__", None)
+        found = package_version(module) if isinstance(module, str) else ""
+        if found:
+            return found
+    return ""
+
+
 def mcp_server(
     toolbox: Toolbox,
     *,
@@ -262,6 +290,8 @@ def mcp_server(
         raise TypeError(msg)
     listing = _Listing(toolbox, types)
     listing.current()  # a SchemaError now, not at the first tools/list
+    if not version:
+        version = _tools_version(toolbox)
 
     def text(content: str) -> list[Any]:
         return [types.TextContent(type="text", text=content)]

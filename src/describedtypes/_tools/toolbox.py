@@ -495,7 +495,9 @@ class Toolbox:
 
         Args:
             name: The server's name, as clients show it.
-            version: The server's version.
+            version: The server's version; by default the version of the installed
+                distribution the tools' package comes from (``importlib.metadata``), or
+                empty when none is (a script, a notebook).
             instructions: What the client may tell the model about these tools.
             context: Called once per ``tools/call`` of a tool with ``Context``
                 parameters, with the SDK's ``ServerRequestContext`` (its ``session``
