@@ -202,6 +202,39 @@ def test_tool_loop_through_the_stubbed_client() -> None:
     assert seen == ["Oslo"]
 
 
+def test_tool_loop_with_a_typed_answer() -> None:
+    """Toolbox.run(output_type=...) with a Bedrock client: Claude models on Bedrock take
+    tools and outputConfig in one request, and the answer decodes into the type."""
+
+    def population(city: str) -> int:
+        """The population of a city."""
+        return 709000
+
+    box = Toolbox([population])
+    client = _client()
+    plan = box.plan(BEDROCK_TOOLS, output_type=City)
+    assert plan.phases == "combined"
+    answer = '{"name": "Oslo", "population": 709000, "aliases": []}'
+    with Stubber(client) as stub:
+        stub.add_response(
+            "converse",
+            _reply([{"toolUse": {"toolUseId": "t1", "name": "population",
+                                 "input": {"city": "Oslo"}}}], stop="tool_use"),
+            {"modelId": CLAUDE, "messages": ANY,
+             "toolConfig": {"tools": [dict(d) for d in plan.tools]},
+             "outputConfig": {"textFormat": dict(plan.output_format)}},
+        )
+        stub.add_response(
+            "converse", _reply([{"text": answer}]),
+            {"modelId": CLAUDE, "messages": ANY, "toolConfig": ANY, "outputConfig": ANY},
+        )
+        out = box.run(client, messages="Tell me about Oslo.", model=CLAUDE, output_type=City,
+                      details=True)
+        stub.assert_no_pending_responses()
+    assert out.output == City("Oslo", 709000, [])
+    assert [turn.phase for turn in out.turns] == ["combined", "combined"]
+
+
 def test_read_tool_calls_and_results() -> None:
     """read_tool_calls reads toolUse blocks; results are toolResult blocks with status."""
     reply = _reply([{"toolUse": {"toolUseId": "a", "name": "f", "input": {"x": 1}}}],

@@ -21,8 +21,11 @@ from describedtypes import (
     VLLM_TOOLS,
     RequestPlan,
     Toolbox,
+    adapters,
     schema,
 )
+from describedtypes._vendors.detect import FORMATS
+from describedtypes.errors import SchemaError
 
 from .standin import problems
 from .test_ask_sdk import (
@@ -284,3 +287,29 @@ def test_anthropic_two_phase_budget_counts_the_format() -> None:
     closing = bodies[-1]
     assert closing["tool_choice"] == {"type": "none"}
     assert within(budget_use(closing["tools"], closing["output_config"]["format"]))
+
+
+@pytest.mark.parametrize("tools", sorted(
+    {tools for fmt in FORMATS for _, tools in fmt.servers.values()}
+))
+def test_every_tool_form_plans_a_typed_answer(tools: str) -> None:
+    """Every provider's tool form has the structured-output form of the same provider,
+    read from the wire formats (Bedrock's included), keeping its backend or model family."""
+    adapter = getattr(adapters, tools)
+    plan = make_box().plan(adapter, output_type=Weather)
+    output = next(output for fmt in FORMATS for output, t in fmt.servers.values() if t == tools)
+    assert plan.output_format == schema(Weather, getattr(adapters, output))
+    assert plan.phases == ("combined" if adapter.combined else "two-phase")
+
+
+@pytest.mark.parametrize(("adapter", "output"), [
+    (adapters.BEDROCK_TOOLS.replace(family="openai"), adapters.BEDROCK.replace(family="openai")),
+    (VLLM_TOOLS.replace(backend="guidance"), VLLM.replace(backend="guidance")),
+])
+def test_a_typed_answer_keeps_the_tool_forms_family_or_backend(adapter: Any, output: Any) -> None:
+    assert make_box().plan(adapter, output_type=Weather).output_format == schema(Weather, output)
+
+
+def test_a_tool_form_without_a_provider_cannot_plan_a_typed_answer() -> None:
+    with pytest.raises(SchemaError, match=r"MCP_TOOLS.*BEDROCK_TOOLS.*plan with one of those"):
+        make_box().plan(adapters.MCP_TOOLS, output_type=Weather)

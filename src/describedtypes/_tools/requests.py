@@ -25,6 +25,7 @@ from .._schema import adapters as _adapters
 from .._schema.document import compute_stats, document
 from .._schema.schema import References
 from .._types.annotate import current_stamp
+from .._vendors.detect import FORMATS
 from ..errors import SchemaError
 from .tool import Tool
 
@@ -416,23 +417,18 @@ def tool_name(definition: Any) -> str | None:
     return None
 
 
-#: A provider's tool form -> its structured-output form (by the adapters' own names).
-_FORMAT_OF = {
-    "OPENAI_TOOLS": "OPENAI",
-    "OPENAI_CHAT_TOOLS": "OPENAI",
-    "OPENAI": "OPENAI",
-    "ANTHROPIC_TOOLS": "ANTHROPIC",
-    "ANTHROPIC": "ANTHROPIC",
-    "GEMINI": "GEMINI",
-    "VLLM_TOOLS": "VLLM",
-    "VLLM": "VLLM",
-    "SGLANG_TOOLS": "SGLANG",
-    "SGLANG": "SGLANG",
-    "LLAMACPP_TOOLS": "LLAMACPP",
-    "LLAMACPP": "LLAMACPP",
-    "OLLAMA_TOOLS": "OLLAMA",
-    "OLLAMA": "OLLAMA",
-}
+def _format_of() -> dict[str, str]:
+    """A provider's tool form -> its structured-output form (by the adapters' own names),
+    read from each wire format's ``servers`` table, so a new format needs no line here."""
+    pairs: dict[str, str] = {}
+    for fmt in FORMATS:
+        for output, tools in fmt.servers.values():
+            pairs[tools] = output
+            pairs[output] = output
+    return pairs
+
+
+_FORMAT_OF = _format_of()
 
 
 def output_adapter_for(adapter: _adapters.Adapter) -> _adapters.Adapter:
@@ -440,14 +436,16 @@ def output_adapter_for(adapter: _adapters.Adapter) -> _adapters.Adapter:
     base = adapter.name.split("(", 1)[0]
     name = _FORMAT_OF.get(base)
     if name is None:
-        known = ", ".join(sorted({k for k in _FORMAT_OF if k.endswith("_TOOLS")} | {"GEMINI"}))
+        known = ", ".join(sorted({tools for fmt in FORMATS for _, tools in fmt.servers.values()}))
         msg = (
             f"plan(output_type=...) needs the structured-output form of {adapter.name}, which "
             f"is not a provider's own tool adapter ({known}); plan with one of those"
         )
         raise SchemaError(msg)
     found: _adapters.Adapter = getattr(_adapters, name)
-    backend = adapter.backend
-    if backend is not None and adapter.name != base:
-        found = found.replace(backend=backend)
+    # The same grammar backend or model family as the tool form.
+    if adapter.backend is not None and found.backend != adapter.backend:
+        found = found.replace(backend=adapter.backend)
+    if adapter.family is not None and found.family != adapter.family:
+        found = found.replace(family=adapter.family)
     return found
