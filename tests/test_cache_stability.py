@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -179,6 +180,30 @@ class TestDiff:
             diff_definitions(bad, [])
         with pytest.raises(ValueError, match="cannot read"):
             diff_definitions(tmp_path / "missing.json", [])
+
+    @pytest.mark.parametrize(("path", "kind"), [
+        ("/dev/zero", "a character device"),  # never ends: read whole, it filled memory
+        ("fifo", "a FIFO"),  # would block until a writer came
+        ("folder", "a directory"),
+    ])
+    def test_only_a_regular_file_is_read(self, tmp_path: Path, path: str, kind: str) -> None:
+        if path == "fifo":
+            os.mkfifo(tmp_path / "fifo")
+        if path == "folder":
+            (tmp_path / "folder").mkdir()
+        where = tmp_path / path if not path.startswith("/") else Path(path)
+        with pytest.raises(ValueError, match=f"is {kind}.*regular file"):
+            diff_definitions(where, [])
+
+    def test_a_file_past_the_limit_is_refused(self, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+        from describedtypes._tools import diff
+
+        monkeypatch.setattr(diff, "MAX_FILE", 10)
+        path = tmp_path / "tools.json"
+        path.write_text(json.dumps(Toolbox([weather]).definitions(OPENAI_TOOLS)))
+        with pytest.raises(ValueError, match="larger than 10 bytes"):
+            diff_definitions(path, [])
 
 
 BOX_FILE = """

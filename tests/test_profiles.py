@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
 from typing import Annotated, Any
 
@@ -217,6 +218,20 @@ def test_malformed_files_name_the_path_and_the_field(tmp_path: Any, text: bytes,
         Profile.load(path)
     assert str(caught.value).startswith(str(path) + ": ")
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(("path", "kind"), [
+    ("/dev/zero", "a character device"), ("fifo", "a FIFO"), ("folder", "a directory"),
+])
+def test_only_a_regular_file_is_loaded(tmp_path: Any, path: str, kind: str) -> None:
+    """A FIFO would block the reader and /dev/zero never ends: refused before reading."""
+    if path == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+    if path == "folder":
+        (tmp_path / "folder").mkdir()
+    where = tmp_path / path if not path.startswith("/") else path
+    with pytest.raises(ValueError, match=f"is {kind}.*regular file holding a profile"):
+        Profile.load(where)
 
 
 def test_profile_replace_rejects_other_objects() -> None:

@@ -1,4 +1,5 @@
-"""Writing a file whole or not at all, and only where a regular file may go.
+"""Writing a file whole or not at all, and only where a regular file may go; reading a
+small file whole, and only a regular file of bounded size.
 
 ``write_batch`` and ``describedtypes batch retry --out`` write into a temporary file
 beside the target and rename it over the target, so a reader never sees half a file.
@@ -19,7 +20,14 @@ import sys
 import tempfile
 from collections.abc import Iterator
 
-__all__ = ["FileRefused", "check_target", "rename_over", "replaced", "temporary_beside"]
+__all__ = [
+    "FileRefused",
+    "check_target",
+    "read_small",
+    "rename_over",
+    "replaced",
+    "temporary_beside",
+]
 
 
 class FileRefused(ValueError):
@@ -52,6 +60,32 @@ def check_target(path: str) -> None:
         "written beside it and renamed over it); give the path of a file"
     )
     raise FileRefused(msg)
+
+
+def read_small(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+
+    A FIFO would block the reader until a writer came, and a device such as /dev/zero
+    never ends: anything but a regular file (symlinks followed) is refused before it is
+    opened, and a file past ``limit`` bytes is refused after reading ``limit + 1``.
+
+    Raises:
+        FileRefused: not a regular file, or larger than ``limit`` (the message names the
+            path, the kind of file or the limit, and ``what`` should be there).
+        OSError: the file cannot be read (missing, no permission).
+    """
+    where = os.fspath(path)
+    mode = os.stat(where).st_mode
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        msg = f"{where} is {kind}; give the path of a regular file holding {what}"
+        raise FileRefused(msg)
+    with open(where, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        msg = f"{where} is larger than {limit:,} bytes, more than {what} can be; check the path"
+        raise FileRefused(msg)
+    return data
 
 
 def _prefix(path: str) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import attrs
 import orjson
 
+from .._base.files import FileRefused, read_small
 from ..errors import SchemaError
 from .document import Document, Limits, Rule, escape, types_of
 from .problem import Problem
@@ -300,11 +301,10 @@ class Profile:
         .. versionadded:: 0.4.0
         """
         where = os.fspath(path)
-        with open(path, "rb") as f:
-            raw = f.read(_MAX_FILE + 1)
-        if len(raw) > _MAX_FILE:
-            msg = f"{where}: a profile file is at most {_MAX_FILE} bytes; this one is larger"
-            raise ValueError(msg)
+        try:
+            raw = read_small(where, _MAX_FILE, "a profile")
+        except FileRefused as exc:
+            raise ValueError(str(exc)) from None
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as e:

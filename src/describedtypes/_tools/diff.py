@@ -12,6 +12,7 @@ from typing import Any, Literal
 import attrs
 import orjson
 
+from .._base.files import FileRefused, read_small
 from .._schema import adapters as _adapters
 from .requests import tool_name
 from .toolbox import Toolbox
@@ -22,6 +23,8 @@ ChangeKind = Literal["added", "removed", "moved", "changed", "reordered"]
 
 #: The most changes listed; past it, the list ends with one that says how many more.
 MAX_CHANGES = 1000
+#: A definitions file larger than this is refused (a hundred tools take well under 1 MiB).
+MAX_FILE = 64 << 20
 
 
 @attrs.frozen
@@ -82,7 +85,10 @@ def load_definitions(source: Any, llm_adapter: Any, label: str) -> list[Any]:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         try:
-            data = orjson.loads(path.read_bytes())
+            data = orjson.loads(read_small(path, MAX_FILE, "a list of tool definitions"))
+        except FileRefused as exc:
+            msg = f"diff_definitions(): {label}: {exc}"
+            raise ValueError(msg) from None
         except OSError as exc:
             msg = f"diff_definitions(): cannot read {label} {str(path)!r}: {exc.strerror or exc}"
             raise ValueError(msg) from None
