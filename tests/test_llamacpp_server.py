@@ -336,7 +336,8 @@ def test_tool_loop_left_to_the_model(tool_server: str, measured: dt.Profile) -> 
     assert all(body["tool_choice"] == "auto" for body in steered.sent)
     for body in steered.sent[1:]:
         replies = [m for m in body["messages"] if m["role"] == "assistant"]
-        assert replies and all(m["content"] == "" for m in replies if m.get("tool_calls"))
+        assert replies
+        assert all(m["content"] == "" for m in replies if m.get("tool_calls"))
 
 
 @pytest.mark.parametrize("phases", ["two-phase", "combined"])
@@ -365,7 +366,8 @@ def test_tool_loop_with_a_typed_answer(tool_server: str, measured: dt.Profile,
         assert [t.phase for t in run.turns][:3] == ["tools", "tools", "closing"]
         assert "response_format" not in first
         closing = steered.sent[2]
-        assert "tools" not in closing and "tool_choice" not in closing
+        assert "tools" not in closing
+        assert "tool_choice" not in closing
         assert closing["response_format"]["type"] == "json_object"
     else:
         assert {t.phase for t in run.turns} == {"combined"}
