@@ -6,7 +6,9 @@ Random weights write random text; the server's grammar makes it valid JSON. The 
 is llama-cpp-python's own (its grammar converter is a Python port, not llama.cpp's C++
 ``json-schema-to-grammar``), so the adapter is ``LLAMACPP`` built from the profile that
 ``describedtypes probe`` measures for it, and that profile is compared with the
-``LLAMACPP`` table row by row.
+``LLAMACPP`` table row by row. A second server, started with its tool-calling chat
+format, runs ``Toolbox.run``: left to the model, and with a typed answer in two phases
+and combined.
 
 The server needs ``llama-cpp-python[server]`` (built from source: minutes) and ``gguf``.
 They are looked for in the Python named by ``DESCRIBEDTYPES_LLAMA_PYTHON`` (a separate
