@@ -261,48 +261,51 @@ class Stock:
 
 
 class Steered:
-    """An httpx transport to the real server that records every request body the
-    library sends and, with ``stop_after_results``, answers "none" for the model's choice
-    once a tool result is in the conversation (see above)."""
+    """What goes to the real server: every request body the library sends (``sent``),
+    and, with ``stop_after_results``, "none" for the model's choice once a tool result is
+    in the conversation (``forwarded``; see above)."""
 
-    def __init__(self, module: object, *, stop_after_results: bool) -> None:
-        self.module = module
-        self.inner = module.HTTPTransport()  # type: ignore[attr-defined]
+    def __init__(self, *, stop_after_results: bool) -> None:
         self.stop = stop_after_results
-        self.sent: list[dict[str, object]] = []
-        self.forwarded: list[dict[str, object]] = []
+        self.sent: list[dict[str, Any]] = []
+        self.forwarded: list[dict[str, Any]] = []
 
-    def handle_request(self, request: object) -> object:
-        body = json.loads(request.content)  # type: ignore[attr-defined]
+    def body(self, content: bytes) -> bytes:
+        body = json.loads(content)
         self.sent.append(body)
         if self.stop and body.get("tools") and any(
                 m.get("role") == "tool" for m in body["messages"]):
             body = {**body, "tool_choice": "none"}
         self.forwarded.append(body)
-        headers = {k: v for k, v in request.headers.items()  # type: ignore[attr-defined]
-                   if k.lower() != "content-length"}
-        forwarded = self.module.Request(  # type: ignore[attr-defined]
-            request.method, request.url, headers=headers,  # type: ignore[attr-defined]
-            content=json.dumps(body).encode())
-        return self.inner.handle_request(forwarded)
-
-    def close(self) -> None:
-        self.inner.close()
+        return json.dumps(body).encode()
 
 
 @contextlib.contextmanager
 def _tool_client(url: str, *, stop_after_results: bool) -> Iterator[tuple[Any, Steered]]:
+    """The real openai client, its requests going to ``url`` through ``Steered``."""
     openai = pytest.importorskip("openai", reason="the openai SDK is in the test extra")
     from .test_ask_sdk import _http_module
 
     with openai.OpenAI(base_url=url, api_key="none") as plain:
-        module = _http_module(plain)
-    steered = Steered(module, stop_after_results=stop_after_results)
-    transport = type("Transport", (module.BaseTransport,), {
-        "handle_request": lambda self, r: steered.handle_request(r),
-        "close": lambda self: steered.close()})()
+        http = _http_module(plain)  # the httpx the SDK is built on
+    steered = Steered(stop_after_results=stop_after_results)
+
+    class Transport(http.BaseTransport):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            self.inner = http.HTTPTransport()
+
+        def handle_request(self, request: Any) -> Any:
+            headers = {k: v for k, v in request.headers.items()
+                       if k.lower() != "content-length"}
+            return self.inner.handle_request(http.Request(
+                request.method, request.url, headers=headers,
+                content=steered.body(request.content)))
+
+        def close(self) -> None:
+            self.inner.close()
+
     with openai.OpenAI(base_url=url, api_key="none", max_retries=0, timeout=120,
-                       http_client=module.Client(transport=transport, timeout=120)) as client:
+                       http_client=http.Client(transport=Transport(), timeout=120)) as client:
         yield client, steered
 
 
