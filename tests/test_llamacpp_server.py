@@ -337,12 +337,20 @@ def test_tool_loop_left_to_the_model(tool_server: str, measured: dt.Profile) -> 
     else:
         turns = answer.turns
         assert isinstance(answer.output, str)
-    assert _every_call_ran(turns) >= 1
+    calls = _every_call_ran(turns)
     assert all(body["tool_choice"] == "auto" for body in steered.sent)
     for body in steered.sent[1:]:
         replies = [m for m in body["messages"] if m["role"] == "assistant"]
         assert replies
         assert all(m["content"] == "" for m in replies if m.get("tool_calls"))
+    if not calls:
+        pytest.skip(NO_CALL)
+
+
+#: Why a tool test has nothing more to show: the model's own choice, not a failure.
+NO_CALL = ("under tool_choice \"auto\" this model answered without calling a tool (a "
+           "valid choice; this build's model at seed 0 calls one): the requests were "
+           "checked, but no tool turn ran")
 
 
 @pytest.mark.parametrize("phases", ["two-phase", "combined"])
@@ -363,21 +371,33 @@ def test_tool_loop_with_a_typed_answer(tool_server: str, measured: dt.Profile,
                       max_tokens=256)
     assert isinstance(run.output, Stock)
     assert run.plan.phases == phases
-    assert _every_call_ran(run.turns) >= 1
+    calls = _every_call_ran(run.turns)
     first = steered.sent[0]
     assert first["tool_choice"] == "auto"
     assert [t["function"]["name"] for t in first["tools"]] == ["stock", "is_open"]
+    phase_of = [t.phase for t in run.turns]
+    assert len(phase_of) == len(steered.sent)
     if phases == "two-phase":
-        assert [t.phase for t in run.turns][:3] == ["tools", "tools", "closing"]
-        assert "response_format" not in first
-        closing = steered.sent[2]
-        assert "tools" not in closing
-        assert "tool_choice" not in closing
-        assert closing["response_format"]["type"] == "json_object"
+        tools = phase_of.count("tools")
+        assert tools >= 1
+        assert phase_of == ["tools"] * tools + ["closing"] * (len(phase_of) - tools)
+        assert len(phase_of) > tools
+        for phase, body in zip(phase_of, steered.sent, strict=True):
+            if phase == "tools":
+                assert body["tool_choice"] == "auto"
+                assert "response_format" not in body
+            else:
+                assert "tools" not in body
+                assert "tool_choice" not in body
+                assert body["response_format"]["type"] == "json_object"
     else:
-        assert {t.phase for t in run.turns} == {"combined"}
-        assert all(b["response_format"]["type"] == "json_object" and b["tools"]
-                   for b in steered.sent)
+        assert set(phase_of) == {"combined"}
+        for body in steered.sent:
+            assert body["tool_choice"] == "auto"
+            assert body["tools"]
+            assert body["response_format"]["type"] == "json_object"
     for body in steered.sent[1:]:
         assert all(m["content"] == "" for m in body["messages"]
                    if m["role"] == "assistant" and m.get("tool_calls"))
+    if not calls:
+        pytest.skip(NO_CALL)
