@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,7 @@ import pytest
 
 import describedtypes as dt
 from describedtypes import Profile, check, schema
-from describedtypes._cli.probe import CASES, CONTROL, Probe
+from describedtypes._cli.probe import CASES, CONTROL, Probe, no_answer
 
 pytest.importorskip("llguidance", reason="the enforcing server is llguidance")
 
@@ -218,20 +221,114 @@ def test_a_password_in_the_url_is_never_shown(tmp_path: Path) -> None:
         url = base_url(server).replace("http://", "http://user:hunter2@") + "?token=abc"
         done = _cli("--base-url", url, "--model", "m", "--out", str(out),
                     "--only", "integer minimum")
+        seen = server.seen
     assert done.returncode == 0, done.stderr
     text = done.stdout + done.stderr + out.read_text()
     assert "hunter2" not in text
     assert "token=abc" not in text
     assert Profile.load(out).endpoint == base_url(server)
+    # and the endpoint was really asked: the path before the query, the user information
+    # as Basic credentials (it once went into the host name, and nothing was measured)
+    assert Profile.load(out).keyword("minimum", "integer").status == "enforced"
+    path, headers, _ = seen[0]
+    assert path == "/v1/chat/completions?token=abc"
+    assert headers["Authorization"] == "Basic dXNlcjpodW50ZXIy"  # user:hunter2
 
 
-def test_an_unreachable_endpoint_is_unknown_not_a_traceback(tmp_path: Path) -> None:
-    """Nothing listening: every row unknown, the profile still written."""
+def _unused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_unreachable_endpoint_is_an_error_naming_url_and_reason(tmp_path: Path) -> None:
+    """Nothing listening: exit 1, one line naming the URL and the refusal, after one
+    request (the rest would only be refused too); no profile written."""
     out = tmp_path / "p.json"
-    done = _cli("--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out", str(out),
-                "--only", "integer minimum", "--timeout", "2")
+    url = f"http://127.0.0.1:{_unused_port()}/v1"
+    done = _cli("--base-url", url, "--model", "m", "--out", str(out), "--timeout", "5")
+    assert done.returncode == 1, done.stderr
+    assert not out.exists()
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    error = done.stderr.strip().splitlines()[-1]
+    assert error.startswith(f"error: no answer from {url}: no reply: ")
+    assert "refused" in error.lower()
+    assert "(1 request)" in error
+    assert "no profile was written" in error
+
+
+def test_a_silent_endpoint_is_one_timeout_not_one_per_check() -> None:
+    """A port that takes the connection and never answers: the first request times out,
+    the checks are not sent, and the run says why."""
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(8)
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}/v1"
+        probe = Probe(url, "m", timeout=0.5)
+        started = time.monotonic()
+        profile = probe.run(CASES)
+        assert time.monotonic() - started < 30  # 10x the worst case: only guards a hang
+    assert probe.requests == 1
+    assert probe.answers == 0
+    assert all(s.status == "unknown" and s.detail.startswith(
+        "not measured: the endpoint did not answer the first request (no reply: ")
+        and "timed out" in s.detail for _, s in (*profile.keywords, *profile.formats))
+    assert no_answer(probe).startswith(f"no answer from {url}: no reply: ")
+
+
+class _Refusing(ThreadingHTTPServer):
+    """Answers every request with HTTP 401."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                data = b'{"error": {"message": "Invalid API key"}}'
+                self.send_response(401)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+def test_an_error_status_on_every_request_is_an_error(tmp_path: Path) -> None:
+    """Every request answered 401: exit 1 naming the status and its message, counted;
+    a good profile already at --out is left as it was."""
+    out = tmp_path / "p.json"
+    out.write_text("kept")
+    server = _Refusing()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        done = _cli("--base-url", url, "--model", "m", "--out", str(out),
+                    "--only", "integer minimum", "--only", "date")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 1, done.stderr
+    # the control request in both response_format forms, then the two checks
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        f"error: no answer from {url}: HTTP 401: Invalid API key (4 requests). ")
+    assert out.read_text() == "kept"
+
+
+def test_one_answer_is_enough_for_a_profile(tmp_path: Path) -> None:
+    """Some requests fail, one is answered: the profile is written, exit 0."""
+    out = tmp_path / "p.json"
+    with serving({"minLength": "fail"}) as server:
+        done = _cli("--base-url", base_url(server), "--model", "m", "--out", str(out),
+                    "--only", "string minLength")
     assert done.returncode == 0, done.stderr
-    assert Profile.load(out).keyword("minimum", "integer").status == "unknown"
+    assert Profile.load(out).keyword("minLength", "string").status == "unknown"
 
 
 def test_a_server_that_takes_only_json_object_is_found_and_asked_its_way() -> None:

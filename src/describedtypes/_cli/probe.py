@@ -13,6 +13,7 @@ from an environment variable and never printed.
 from __future__ import annotations
 
 import argparse
+import base64
 import datetime
 import functools
 import ipaddress
@@ -262,10 +263,16 @@ def _prompt(case: Case) -> str:
 
 @attrs.define
 class Outcome:
-    """What one request showed: ``kept``, ``broke``, ``rejected`` or ``unknown``."""
+    """What one request showed: ``kept``, ``broke``, ``rejected`` or ``unknown``.
+
+    ``answered``: the endpoint answered it (HTTP 200, or a 4xx that rejects the schema);
+    ``reached``: an HTTP reply of any status came back.
+    """
 
     verdict: str
     detail: str = ""
+    answered: bool = False
+    reached: bool = False
 
 
 class Probe:
@@ -293,6 +300,10 @@ class Probe:
         self.form = "json_schema"
         self.started = time.monotonic()
         self.server: str | None = None
+        #: How many requests the endpoint answered (HTTP 200, or a 4xx rejection).
+        self.answers = 0
+        #: Why each request that got no answer did not (in order).
+        self.failures: list[str] = []
 
     @property
     def shown_url(self) -> str:
@@ -330,6 +341,14 @@ class Probe:
 
     def send(self, case: Case) -> Outcome:
         """One request for ``case``; its outcome (never raises for the endpoint's errors)."""
+        outcome = self._send(case)
+        if outcome.answered:
+            self.answers += 1
+        elif not outcome.detail.startswith("not measured"):
+            self.failures.append(outcome.detail)
+        return outcome
+
+    def _send(self, case: Case) -> Outcome:
         if self.requests >= self.max_requests:
             return Outcome("unknown", f"not measured: the budget of {self.max_requests} "
                            "requests ran out (--max-requests)")
@@ -340,11 +359,13 @@ class Probe:
         self.requests += 1
         path = "/responses" if self.api == "responses" else "/chat/completions"
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        url, basic = _endpoint(self.base_url, path)
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
+        elif basic is not None:
+            headers["Authorization"] = f"Basic {basic}"
         request = urllib.request.Request(
-            self.base_url + path, data=orjson.dumps(self._request(case)), headers=headers,
-            method="POST",
+            url, data=orjson.dumps(self._request(case)), headers=headers, method="POST",
         )
         try:
             with self.opener(request, timeout=min(self.timeout, left)) as reply:
@@ -353,14 +374,18 @@ class Probe:
         except urllib.error.HTTPError as e:
             message = _error_text(e)
             if 400 <= e.code < 500 and e.code not in (401, 403, 404, 408, 429):
-                return Outcome("rejected", f"HTTP {e.code}: {message}")
-            return Outcome("unknown", f"HTTP {e.code}: {message}")
+                return Outcome("rejected", f"HTTP {e.code}: {message}", answered=True,
+                               reached=True)
+            return Outcome("unknown", f"HTTP {e.code}: {message}", reached=True)
         except (urllib.error.URLError, OSError, ValueError) as e:
             reason = getattr(e, "reason", e)
             return Outcome("unknown", f"no reply: {_short(str(reason))}")
         if len(raw) > MAX_REPLY:
-            return Outcome("unknown", f"the reply is larger than {MAX_REPLY} bytes")
-        return self._read(case, raw)
+            return Outcome("unknown", f"the reply is larger than {MAX_REPLY} bytes",
+                           answered=True, reached=True)
+        outcome = self._read(case, raw)
+        outcome.answered = outcome.reached = True
+        return outcome
 
     def _read(self, case: Case, raw: bytes) -> Outcome:
         try:
@@ -417,8 +442,15 @@ class Probe:
             else:
                 self.form = "json_schema"
         tables: dict[str, dict[str, Support]] = {"keywords": {}, "formats": {}, "pairs": {}}
+        # No reply at all to the first request (refused, timed out, no such host): the
+        # rest would only wait for the same; they are not sent.
+        silent = not control.reached and not control.detail.startswith("not measured")
         for case in cases:
-            support = self.classify(case)
+            if silent:
+                support = Support("unknown", "not measured: the endpoint did not answer "
+                                  f"the first request ({control.detail})")
+            else:
+                support = self.classify(case)
             if support.status == "enforced" and control.verdict != "kept":
                 support = Support("enforced", support.detail + "; the model did not echo the "
                                   f"control value ({control.detail or control.verdict}), so it "
@@ -446,6 +478,35 @@ class Probe:
             server_version=self.server,
             library_version=library_version(),
         )
+
+
+def no_answer(probe: Probe) -> str:
+    """Why a run measured nothing: the URL, and the reason of every request sent."""
+    if probe.failures:
+        counts: dict[str, int] = {}
+        for reason in probe.failures:
+            counts[reason] = counts.get(reason, 0) + 1
+        why = "; ".join(f"{reason} ({n} request{'s' if n > 1 else ''})"
+                        for reason, n in counts.items())
+    else:
+        why = "no request was sent (--max-requests or --max-seconds ran out first)"
+    return (f"no answer from {probe.shown_url}: {why}. Nothing was measured, so no "
+            "profile was written; check that the server is running and that --base-url "
+            "(usually ending in /v1), --model and --api-key-env are right")
+
+
+def _endpoint(base_url: str, path: str) -> tuple[str, str | None]:
+    """The URL of ``path`` under ``base_url`` (its query kept, after the path), without
+    user information; that, as HTTP Basic credentials, if there is any."""
+    parts = urllib.parse.urlsplit(base_url)
+    netloc = parts.netloc.rpartition("@")[2]
+    url = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/") + path,
+                                   parts.query, ""))
+    if parts.username is None:
+        return url, None
+    user = urllib.parse.unquote(parts.username)
+    password = urllib.parse.unquote(parts.password or "")
+    return url, base64.b64encode(f"{user}:{password}".encode()).decode()
 
 
 def shown(url: str) -> str:
@@ -606,6 +667,11 @@ def run_probe(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     finally:
         if bar is not None:
             bar.close()
+    if probe.answers == 0:
+        # Nothing measured: a profile of unknowns says nothing about the endpoint, and
+        # would replace a good file at --out.
+        err.write(f"error: {no_answer(probe)}\n")
+        return 1
     if args.engine:
         profile = profile.replace(engine=args.engine)
     counts: dict[str, int] = {}

@@ -183,6 +183,14 @@ class Profile:
             ``"describe"`` (write it into the description, as the built-in hosted
             adapters always have).
         engine: The grammar engine table the profile refines (``"xgrammar"``), if any.
+        tool_choice: The ``tool_choice`` a Chat Completions request with tools sends when
+            the caller gives none (None: none is sent, the API's default). llama-cpp-python's
+            tool-calling chat format needs ``"auto"``: without one it does not show the
+            model the tools at all.
+        tool_call_content: The ``content`` an assistant message carrying tool calls goes
+            back into the conversation with when the model wrote no text (None: ``null``,
+            as the Chat Completions API has it). llama-cpp-python's server needs ``""``:
+            it refuses ``null`` (HTTP 500) and its template needs the key.
         observed_at: When it was measured (ISO 8601), if it was.
         endpoint: The base URL it was measured at.
         model: The model it was measured with.
@@ -203,11 +211,20 @@ class Profile:
     combined: bool | None = None
     on_rejected: Literal["error", "describe"] = "error"
     engine: str | None = None
+    tool_choice: str | dict[str, Any] | None = attrs.field(default=None)
+    tool_call_content: str | None = None
     observed_at: str | None = None
     endpoint: str | None = None
     model: str | None = None
     server_version: str | None = None
     library_version: str | None = None
+
+    @tool_choice.validator
+    def _choice(self, attribute: Any, value: Any) -> None:
+        if value is not None and not isinstance(value, (str, dict)):
+            msg = ('tool_choice must be None, a string ("auto") or an object '
+                   f'({{"type": "function", ...}}), got {type(value).__name__}')
+            raise TypeError(msg)
 
     def keyword(self, keyword: str, kind: str | None = None) -> Support:
         """What the endpoint does with ``keyword`` on a ``kind`` schema."""
@@ -264,6 +281,8 @@ class Profile:
             "combined": self.combined,
             "on_rejected": self.on_rejected,
             "engine": self.engine,
+            "tool_choice": self.tool_choice,
+            "tool_call_content": self.tool_call_content,
             "limits": {k: v for k, v in attrs.asdict(self.limits).items() if v is not None},
             "keywords": table(self.keywords),
             "formats": table(self.formats),
@@ -392,6 +411,9 @@ def _from_json(data: Any, where: str) -> Profile:
             raise _bad(where, f"limits.{key}", "one of " + ", ".join(sorted(known)), key)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise _bad(where, f"limits.{key}", "a whole number >= 0", value)
+    tool_choice = data.get("tool_choice")
+    if tool_choice is not None and not isinstance(tool_choice, (str, dict)):
+        raise _bad(where, "tool_choice", 'null, a string ("auto") or an object', tool_choice)
     observed = _optional_str(data, "observed_at", where)
     if observed is not None:
         try:
@@ -411,6 +433,8 @@ def _from_json(data: Any, where: str) -> Profile:
         combined=combined,
         on_rejected=on_rejected,
         engine=_optional_str(data, "engine", where),
+        tool_choice=tool_choice,
+        tool_call_content=_optional_str(data, "tool_call_content", where),
         observed_at=observed,
         endpoint=_optional_str(data, "endpoint", where),
         model=_optional_str(data, "model", where),

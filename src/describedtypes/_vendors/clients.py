@@ -131,6 +131,7 @@ class Provider:
         if profile is not None:  # ADAPTER.replace(profile=...): both forms build for it
             structured = structured.replace(profile=profile)
             tools = tools.replace(profile=profile)
+            self.wire = self.wire.for_host(profile)  # and the conversation goes its way
         self.adapter, self.tools_adapter = structured, tools
         self.chosen = True
 

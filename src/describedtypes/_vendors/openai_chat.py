@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
 from .._schema import adapters as _adapters
-from .._schema.profiles import JSON_OBJECT_FIELD
+from .._schema.profiles import JSON_OBJECT_FIELD, Profile
 from .._types.annotate import Registry
 from ..errors import IncompleteReplyError, RefusalError
 from .access import ShapeError, field_of, has, items_of
@@ -62,6 +62,21 @@ class OpenAIChatFormat(WireFormat):
         "LLAMACPP": ("LLAMACPP", "LLAMACPP_TOOLS"),
         "OLLAMA": ("OLLAMA", "OLLAMA_TOOLS"),
     }
+
+    def __init__(
+        self, tool_choice: str | dict[str, Any] | None = None,
+        tool_call_content: str | None = None,
+    ) -> None:
+        #: What a host needs that the API does not (a profile's own; see ``for_host``).
+        self.tool_choice = tool_choice
+        self.tool_call_content = tool_call_content
+
+    def for_host(self, profile: Profile) -> OpenAIChatFormat:
+        # llama-cpp-python's server: tool turns need tool_choice "auto", and an assistant
+        # message carrying tool calls needs content "" (docs/hosts.md).
+        if profile.tool_choice is None and profile.tool_call_content is None:
+            return self
+        return OpenAIChatFormat(profile.tool_choice, profile.tool_call_content)
 
     def finish_reason(self, response: Any) -> str | None:
         choices = items_of(field_of(response, "choices"))
@@ -198,7 +213,7 @@ class OpenAIChatFormat(WireFormat):
         message = field_of(choices[0], "message") if choices else None
         if message is None:
             return []
-        out: dict[str, Any] = {"role": "assistant", "content": field_of(message, "content")}
+        content = field_of(message, "content")
         calls = [
             {
                 "id": field_of(call, "id"),
@@ -211,9 +226,18 @@ class OpenAIChatFormat(WireFormat):
             for call in items_of(field_of(message, "tool_calls"))
             if field_of(call, "function") is not None
         ]
+        if calls and content is None and self.tool_call_content is not None:
+            content = self.tool_call_content
+        out: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             out["tool_calls"] = calls
         return [out]
+
+    def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
+        out = super().with_tools(definitions, extra)
+        if self.tool_choice is not None and "tool_choice" not in out:
+            out["tool_choice"] = self.tool_choice  # the caller's own wins
+        return out
 
     def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         # Usage arrives in a last chunk only when asked for (stream_options.include_usage).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import abc
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
@@ -27,6 +27,9 @@ from .._types import inspector as ni
 from .._types.annotate import Registry
 from ..errors import DecodeError
 from .access import ShapeError, field_of, items_of
+
+if TYPE_CHECKING:
+    from .._schema.profiles import Profile
 
 __all__ = [
     "Reply",
@@ -188,7 +191,8 @@ class StreamState(abc.ABC):
 
 
 class WireFormat(abc.ABC):
-    """One provider's wire format; one instance per format, holding no state."""
+    """One provider's wire format; one instance per format (and one per host that needs
+    its own, ``for_host``), holding no state."""
 
     #: Shown in log records and messages.
     name: ClassVar[str] = ""
@@ -298,6 +302,13 @@ class WireFormat(abc.ABC):
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         tools = list(items_of(extra.get("tools")))
         return {**extra, "tools": [*tools, *definitions]}
+
+    def for_host(self, profile: Profile) -> WireFormat:
+        """This format as the host ``profile`` describes it (the parts of a conversation
+        a host needs other than the API's own: ``Profile.tool_choice``,
+        ``Profile.tool_call_content``); the format itself where the profile changes
+        nothing it reads."""
+        return self
 
     def closing(self, extra: dict[str, Any]) -> dict[str, Any]:
         """``extra`` (a tool turn's keywords) for the closing request of a two-phase run:
