@@ -26,9 +26,8 @@ openai = pytest.importorskip("openai", reason="the openai SDK is in the test ext
 import describedtypes as dt  # noqa: E402
 from describedtypes import LLAMACPP, LLAMACPP_TOOLS, Profile, schema  # noqa: E402
 
-from .standin import problems  # noqa: E402
 from .test_ask_sdk import GOOD, WEATHER, Account, Chat, Weather, make_box  # noqa: E402
-from .test_two_phase import _respond  # noqa: E402
+from .test_two_phase import ChatServer, _respond  # noqa: E402
 
 #: What a probe of llama-cpp-python's server measures, plus the two conversation facts a
 #: probe does not measure (written by hand, as docs/hosts.md says).
@@ -42,20 +41,13 @@ def _error(request: Any, message: str) -> Any:
     return module.Response(500, json={"error": {"message": message}})
 
 
-class LlamaCppPythonLike:
+class LlamaCppPythonLike(ChatServer):
     """Answers as llama-cpp-python's server does (see the module docstring): the model
     calls ``get_weather`` when it may and no result is in the conversation yet, then
     answers in words; under a format, it writes the format."""
 
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-        self.kind = Chat()
-
     def __call__(self, request: Any) -> Any:
-        body = json.loads(request.content)
-        self.bodies.append(body)
-        wrong = problems("openai", "/v1/chat/completions", body)
-        assert not wrong, wrong
+        body = self.take(request)
         for message in body["messages"]:
             if message["role"] == "assistant" and "content" not in message:
                 return _error(request, "'dict object' has no attribute 'content'")

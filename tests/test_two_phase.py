@@ -47,21 +47,33 @@ def _respond(request: Any, data: dict[str, Any]) -> Any:
     return module.Response(200, json=data)
 
 
-class VllmLike:
+class ChatServer:
+    """A Chat Completions stand-in that keeps every request body, each checked against
+    the openai SDK's own request types first."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.kind = Chat()
+
+    def take(self, request: Any) -> dict[str, Any]:
+        body: dict[str, Any] = json.loads(request.content)
+        self.bodies.append(body)
+        wrong = problems("openai", "/v1/chat/completions", body)
+        assert not wrong, wrong
+        return body
+
+
+class VllmLike(ChatServer):
     """A stand-in that behaves like vLLM (and SGLang, llama.cpp, Ollama): while a
     ``response_format`` is set, the output is constrained to it and no tool call can be
     made; without one, the model calls ``get_weather`` once, then answers in words."""
 
     def __init__(self, answers: list[str] | None = None) -> None:
-        self.bodies: list[dict[str, Any]] = []
+        super().__init__()
         self.answers = list(answers or [GOOD])
-        self.kind = Chat()
 
     def __call__(self, request: Any) -> Any:
-        body = json.loads(request.content)
-        self.bodies.append(body)
-        wrong = problems("openai", "/v1/chat/completions", body)
-        assert not wrong, wrong
+        body = self.take(request)
         if "response_format" in body:  # constrained: JSON, never a tool call
             return _respond(request, self.kind.text(self.answers.pop(0)))
         ran = any(m.get("role") == "tool" for m in body["messages"])
