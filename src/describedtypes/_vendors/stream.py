@@ -298,6 +298,21 @@ class _Stream(StreamState):
 
     def feed(self, chunk: Any) -> Partial[Any] | None:
         self.count += 1
+        if type(chunk) is str and chunk and self.kind == "text":
+            # The common case, spelled out: a non-empty text piece of a text stream (it
+            # adds to the reply, so it is never idle). Runs once per chunk.
+            size = self.size = self.size + len(chunk)
+            if size > _MAX_REPLY:
+                self._grow(0)  # says it is too long
+            text = self.text
+            pending = text.pending
+            pending.append(chunk)
+            text.size += len(chunk)
+            if len(pending) >= _MAX_PENDING:
+                text._flush()
+            if text.size < text.due_at:
+                return None
+            return self._show(text)
         before = (self.size, len(self.tools), self.refusal_size)
         partial = self._feed(chunk)
         if (self.size, len(self.tools), self.refusal_size) == before:
@@ -336,6 +351,10 @@ class _Stream(StreamState):
                 raise ShapeError(msg) from None
         if not due or target is None or target is not self.current():
             return None
+        return self._show(target)
+
+    def _show(self, target: _Text) -> Partial[Any] | None:
+        """The partial of the text the partials follow, when it shows something new."""
         partial = target.partial()
         if partial is None or partial == self.last:
             return None
