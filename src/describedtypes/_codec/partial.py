@@ -327,6 +327,11 @@ class PartialBuilder:
         """
         self.depth = self._depth.feed(text, start)
 
+    @property
+    def text_in_string(self) -> bool:
+        """Whether the text read by ``see`` ends inside a string (a key's or a value's)."""
+        return self._depth.in_string
+
     def build(self, parsed: Any) -> Partial[Any] | None:
         present, value, self.state, _ = self._open(self.plan.root, parsed, self.state, 1)
         if not present:

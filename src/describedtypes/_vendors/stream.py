@@ -21,7 +21,6 @@ Event types not listed there are skipped, so new kinds of events do not break a 
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
@@ -65,7 +64,6 @@ _MAX_PENDING = 256
 #: Text ending in a digit may be a number still being written (jiter keeps it: "12" may
 #: become "120"); one ending in ".", "e", "+" or "-" is dropped by jiter already.
 _NUMBER_END = frozenset(b"0123456789")
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
 _TEXT = (str, bytes, bytearray, memoryview)
 
 _EXTRA = (
@@ -134,8 +132,8 @@ class _Text:
     """One growing reply (the message text, or one tool call's arguments)."""
 
     __slots__ = (
-        "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "quotes",
-        "scanned", "size", "start", "value",
+        "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "size",
+        "start", "value",
     )
 
     def __init__(self, plan: PartialPlan, from_json: Any, name: Any = None) -> None:
@@ -147,8 +145,6 @@ class _Text:
         self.only_str = True  # every piece was str: the whole reply is decoded as str
         self.builder = PartialBuilder(plan)
         self.from_json = from_json
-        self.scanned = 0  # how far the string-quote count has read
-        self.quotes = 0
         self.start = -1  # where the JSON starts (after a markdown fence), once known
         self.value: Any = None  # arguments that arrived as an object (Gemini), not text
 
@@ -190,21 +186,22 @@ class _Text:
         """The partial value of the text so far, or None when nothing can be shown yet."""
         buf = self._flush()
         self.due_at = self.size + max(_MIN_STEP, int(self.size * _GROWTH))
-        # Count the string quotes (those not escaped) in what arrived since last time:
-        # an odd count means the text ends inside a string.
-        seen = _ESCAPE.sub(b"", bytes(buf[self.scanned :]))
-        self.quotes += seen.count(b'"')
-        self.scanned = len(buf) - 1 if seen.endswith(b"\\") else len(buf)
         if self.start < 0 and not self._find_start():
             return None
+        builder = self.builder
+        # How deep the text is open, and whether it ends inside a string: only the bytes
+        # that arrived since the last parse are read.
+        builder.see(buf, self.start)
         try:
             parsed = self.from_json(bytes(buf[self.start :]), partial_mode="trailing-strings")
         except ValueError:
             return None  # not JSON (yet); the final decode says what is wrong
-        builder = self.builder
-        builder.see(buf, self.start)  # how deep the text is open (only new bytes are read)
-        builder.in_string = self.quotes % 2 == 1 and self._open_value(parsed)
-        builder.in_number = self.quotes % 2 == 0 and buf[-1] in _NUMBER_END
+        if builder.text_in_string:
+            builder.in_string = self._open_value(parsed)
+            builder.in_number = False
+        else:
+            builder.in_string = False
+            builder.in_number = buf[-1] in _NUMBER_END
         try:
             return builder.build(parsed)
         except RecursionError:
