@@ -178,6 +178,22 @@ class Partial(Generic[T]):
         return (_rebuild, (self._type, dict(self._fields), self._growing, value))
 
 
+def _partial_of(type_: Any, fields: dict[str, Any], growing: str | None) -> Partial[Any]:
+    """A class's partial made of ``fields``, a dict no one else holds (not copied)."""
+    partial: Partial[Any] = object.__new__(Partial)
+    _set_type(partial, type_)
+    _set_fields(partial, types.MappingProxyType(fields) if fields else _EMPTY)
+    _set_growing(partial, growing)
+    _set_value(partial, _FIELDS)
+    return partial
+
+
+_set_type = Partial._type.__set__  # type: ignore[attr-defined]
+_set_fields = Partial._fields.__set__  # type: ignore[attr-defined]
+_set_growing = Partial._growing.__set__  # type: ignore[attr-defined]
+_set_value = Partial._value.__set__  # type: ignore[attr-defined]
+
+
 def _rebuild(type_: Any, fields: dict[str, Any], growing: str | None, value: Any) -> Partial[Any]:
     return Partial(type_, fields, growing=growing, value=value)
 
@@ -349,21 +365,22 @@ class PartialBuilder:
         try:
             return True, self.plan.fn(node)(value)
         except Invalid:
-            pass
+            return self._broken(node, value)
+
+    def _broken(self, node: ni.Node, value: Any) -> tuple[bool, Any]:
+        """What a finished value that breaks the rules shows: an object or array its
+        valid parts, a scalar nothing."""
         if isinstance(value, (dict, list)):
             present, shown, _, _ = self._open(node, value, None, 0, closed=True)
             return present, shown
         return False, None
 
-    def _closed_tail(self, value: Any, level: int) -> bool:
+    def _closed_tail(self, value: dict[Any, Any] | list[Any], level: int) -> bool:
         """Whether the last member of a container at ``level`` is a container closed already."""
-        return (
-            self.depth is not None
-            and isinstance(value, (dict, list))
-            and bool(value)
-            and isinstance(_last(value), (dict, list))
-            and level + 1 > self.depth
-        )
+        depth = self.depth
+        if depth is None or level < depth or not value:
+            return False  # (most often: the text is open deeper than this container)
+        return isinstance(_last(value), (dict, list))
 
     def _open(
         self, node: ni.Node, value: Any, state: Any, level: int, *, closed: bool = False
@@ -426,7 +443,7 @@ class PartialBuilder:
         size = len(value)
         closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
-        for key in self._sent_again(state, value):
+        for key in self._sent_again(state, value) if state.raw else ():
             again = by_key[key]
             state.raw[key] = value[key]
             state.out.pop(again.name, None)
@@ -458,7 +475,7 @@ class PartialBuilder:
         if not fields and level > 1 and not closed:
             # A nested object with nothing in it yet: shown once its first field arrives.
             return False, None, state, False
-        return True, Partial(node.python_type, fields, growing=growing), state, False
+        return True, _partial_of(node.python_type, fields, growing), state, False
 
     def _mapping(
         self, node: ni.DictNode, value: dict[Any, Any], state: Any, level: int, closed: bool
@@ -513,10 +530,23 @@ class PartialBuilder:
         closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
         if finished > state.count:
-            for index in range(state.count, finished):
-                present, shown = self._finished(self._item(node, index), value[index])
-                if present:
-                    state.out.append(shown)
+            append = state.out.append
+            if isinstance(node, ni.ArrayNode):  # one item type: its function looked up once
+                items = node.items
+                fn = self.plan.fn(items)
+                for item in value[state.count : finished]:
+                    try:
+                        append(fn(item))
+                        continue
+                    except Invalid:
+                        present, shown = self._broken(items, item)
+                    if present:
+                        append(shown)
+            else:
+                for index in range(state.count, finished):
+                    present, shown = self._finished(node.items[index], value[index])
+                    if present:
+                        append(shown)
             state.count = finished
         out = list(state.out)
         # The last item is open only if not already taken as finished: jiter leaves out a
