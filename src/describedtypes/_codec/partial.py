@@ -272,15 +272,15 @@ class _Depth:
         # with the byte it escapes.
         new = _ESCAPE.sub(b"", text[pos:])
         self.scanned = len(text)
-        if new.endswith(b"\\"):
-            new = new[:-1]
+        if new.endswith(b"\\"):  # (translate drops it below)
             self.scanned -= 1
-        if self.in_string:
-            new = b'"' + new  # the open string's quote, so that new begins outside one
-        self.in_string = new.count(b'"') % 2 == 1
-        if self.in_string:
-            new = new[: new.rfind(b'"')]  # the string still open at the end
+        # Only quotes and brackets kept (in their order), the rest is read on that.
         structure = new.translate(None, _NOT_STRUCTURE)
+        if self.in_string:
+            structure = b'"' + structure  # the open string's quote: it begins outside one
+        self.in_string = structure.count(b'"') % 2 == 1
+        if self.in_string:
+            structure = structure[: structure.rfind(b'"')]  # the string open at the end
         # Each string of new is now a pair of quotes, with the brackets it holds between
         # them. Most hold none: dropping adjacent pairs leaves the brackets outside
         # strings. A quote left over means some string held a bracket: split instead.

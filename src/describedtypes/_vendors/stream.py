@@ -193,7 +193,7 @@ class _Text:
         # that arrived since the last parse are read.
         builder.see(buf, self.start)
         try:
-            parsed = self.from_json(bytes(buf[self.start :]), partial_mode="trailing-strings")
+            parsed = self.from_json(self._json(), partial_mode="trailing-strings")
         except ValueError:
             return None  # not JSON (yet); the final decode says what is wrong
         if builder.text_in_string:
@@ -206,6 +206,11 @@ class _Text:
             return builder.build(parsed)
         except RecursionError:
             return None
+
+    def _json(self) -> bytes:
+        """The JSON text so far, as the bytes jiter reads (one copy)."""
+        buf = self.buf
+        return bytes(buf) if self.start == 0 else bytes(memoryview(buf)[self.start :])
 
     def _open_value(self, parsed: Any) -> bool:
         """Whether the string the text ends in is a value (shown growing), not a key."""
@@ -229,7 +234,7 @@ class _Text:
         # After a comma: a key in an object, an item in an array. A partial parse
         # drops an unfinished key but keeps an unfinished item, so the two differ.
         try:
-            solid = self.from_json(bytes(buf[self.start :]), partial_mode="on")
+            solid = self.from_json(self._json(), partial_mode="on")
         except ValueError:
             return True
         return bool(solid != parsed)
