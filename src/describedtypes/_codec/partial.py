@@ -390,25 +390,22 @@ class PartialBuilder:
             if option is None:
                 return _ABSENT
             node = option
-        if isinstance(value, dict):
+        # A parse gives exactly these types (no subclasses): one type test each.
+        kind = type(value)
+        if kind is dict:
             if isinstance(node, ni.ObjectNode):
                 return self._object(node, value, state, level, closed)
             if isinstance(node, ni.DictNode):
                 return self._mapping(node, value, state, level, closed)
-        elif isinstance(value, list):
+        elif kind is list:
             if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
                 return self._array(node, value, state, level, closed)
-        elif isinstance(value, str):
+        elif kind is str:
             if self.in_string and not closed:
                 if _plain_str(node):
                     return True, value, None, False
                 return _ABSENT
-        elif (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and self.in_number
-            and not closed
-        ):
+        elif (kind is int or kind is float) and self.in_number and not closed:
             return _ABSENT
         if isinstance(node, ni.AnyNode) and not closed:
             return True, value, None, not isinstance(value, (dict, list))
