@@ -179,19 +179,16 @@ class Partial(Generic[T]):
 
 
 def _partial_of(type_: Any, fields: dict[str, Any], growing: str | None) -> Partial[Any]:
-    """A class's partial made of ``fields``, a dict no one else holds (not copied)."""
+    """A class's partial made of ``fields``, a dict no one else holds (not copied again)."""
     partial: Partial[Any] = object.__new__(Partial)
-    _set_type(partial, type_)
-    _set_fields(partial, types.MappingProxyType(fields) if fields else _EMPTY)
-    _set_growing(partial, growing)
-    _set_value(partial, _FIELDS)
+    _set(partial, "_type", type_)
+    _set(partial, "_fields", types.MappingProxyType(fields) if fields else _EMPTY)
+    _set(partial, "_growing", growing)
+    _set(partial, "_value", _FIELDS)
     return partial
 
 
-_set_type = Partial._type.__set__  # type: ignore[attr-defined]
-_set_fields = Partial._fields.__set__  # type: ignore[attr-defined]
-_set_growing = Partial._growing.__set__  # type: ignore[attr-defined]
-_set_value = Partial._value.__set__  # type: ignore[attr-defined]
+_set = object.__setattr__  # Partial's own __setattr__ refuses: it is read-only
 
 
 def _rebuild(type_: Any, fields: dict[str, Any], growing: str | None, value: Any) -> Partial[Any]:
