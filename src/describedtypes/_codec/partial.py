@@ -178,6 +178,19 @@ class Partial(Generic[T]):
         return (_rebuild, (self._type, dict(self._fields), self._growing, value))
 
 
+def _partial_of(type_: Any, fields: dict[str, Any], growing: str | None) -> Partial[Any]:
+    """A class's partial made of ``fields``, a dict no one else holds (not copied again)."""
+    partial: Partial[Any] = object.__new__(Partial)
+    _set(partial, "_type", type_)
+    _set(partial, "_fields", types.MappingProxyType(fields) if fields else _EMPTY)
+    _set(partial, "_growing", growing)
+    _set(partial, "_value", _FIELDS)
+    return partial
+
+
+_set = object.__setattr__  # Partial's own __setattr__ refuses: it is read-only
+
+
 def _rebuild(type_: Any, fields: dict[str, Any], growing: str | None, value: Any) -> Partial[Any]:
     return Partial(type_, fields, growing=growing, value=value)
 
@@ -256,15 +269,15 @@ class _Depth:
         # with the byte it escapes.
         new = _ESCAPE.sub(b"", text[pos:])
         self.scanned = len(text)
-        if new.endswith(b"\\"):
-            new = new[:-1]
+        if new.endswith(b"\\"):  # (translate drops it below)
             self.scanned -= 1
-        if self.in_string:
-            new = b'"' + new  # the open string's quote, so that new begins outside one
-        self.in_string = new.count(b'"') % 2 == 1
-        if self.in_string:
-            new = new[: new.rfind(b'"')]  # the string still open at the end
+        # Only quotes and brackets kept (in their order), the rest is read on that.
         structure = new.translate(None, _NOT_STRUCTURE)
+        if self.in_string:
+            structure = b'"' + structure  # the open string's quote: it begins outside one
+        self.in_string = structure.count(b'"') % 2 == 1
+        if self.in_string:
+            structure = structure[: structure.rfind(b'"')]  # the string open at the end
         # Each string of new is now a pair of quotes, with the brackets it holds between
         # them. Most hold none: dropping adjacent pairs leaves the brackets outside
         # strings. A quote left over means some string held a bracket: split instead.
@@ -327,6 +340,11 @@ class PartialBuilder:
         """
         self.depth = self._depth.feed(text, start)
 
+    @property
+    def text_in_string(self) -> bool:
+        """Whether the text read by ``see`` ends inside a string (a key's or a value's)."""
+        return self._depth.in_string
+
     def build(self, parsed: Any) -> Partial[Any] | None:
         present, value, self.state, _ = self._open(self.plan.root, parsed, self.state, 1)
         if not present:
@@ -344,21 +362,22 @@ class PartialBuilder:
         try:
             return True, self.plan.fn(node)(value)
         except Invalid:
-            pass
+            return self._broken(node, value)
+
+    def _broken(self, node: ni.Node, value: Any) -> tuple[bool, Any]:
+        """What a finished value that breaks the rules shows: an object or array its
+        valid parts, a scalar nothing."""
         if isinstance(value, (dict, list)):
             present, shown, _, _ = self._open(node, value, None, 0, closed=True)
             return present, shown
         return False, None
 
-    def _closed_tail(self, value: Any, level: int) -> bool:
+    def _closed_tail(self, value: dict[Any, Any] | list[Any], level: int) -> bool:
         """Whether the last member of a container at ``level`` is a container closed already."""
-        return (
-            self.depth is not None
-            and isinstance(value, (dict, list))
-            and bool(value)
-            and isinstance(_last(value), (dict, list))
-            and level + 1 > self.depth
-        )
+        depth = self.depth
+        if depth is None or level < depth or not value:
+            return False  # (most often: the text is open deeper than this container)
+        return isinstance(_last(value), (dict, list))
 
     def _open(
         self, node: ni.Node, value: Any, state: Any, level: int, *, closed: bool = False
@@ -368,25 +387,22 @@ class PartialBuilder:
             if option is None:
                 return _ABSENT
             node = option
-        if isinstance(value, dict):
+        # A parse gives exactly these types (no subclasses): one type test each.
+        kind = type(value)
+        if kind is dict:
             if isinstance(node, ni.ObjectNode):
                 return self._object(node, value, state, level, closed)
             if isinstance(node, ni.DictNode):
                 return self._mapping(node, value, state, level, closed)
-        elif isinstance(value, list):
+        elif kind is list:
             if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
                 return self._array(node, value, state, level, closed)
-        elif isinstance(value, str):
+        elif kind is str:
             if self.in_string and not closed:
                 if _plain_str(node):
                     return True, value, None, False
                 return _ABSENT
-        elif (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and self.in_number
-            and not closed
-        ):
+        elif (kind is int or kind is float) and self.in_number and not closed:
             return _ABSENT
         if isinstance(node, ni.AnyNode) and not closed:
             return True, value, None, not isinstance(value, (dict, list))
@@ -421,7 +437,7 @@ class PartialBuilder:
         size = len(value)
         closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
-        for key in self._sent_again(state, value):
+        for key in self._sent_again(state, value) if state.raw else ():
             again = by_key[key]
             state.raw[key] = value[key]
             state.out.pop(again.name, None)
@@ -453,7 +469,7 @@ class PartialBuilder:
         if not fields and level > 1 and not closed:
             # A nested object with nothing in it yet: shown once its first field arrives.
             return False, None, state, False
-        return True, Partial(node.python_type, fields, growing=growing), state, False
+        return True, _partial_of(node.python_type, fields, growing), state, False
 
     def _mapping(
         self, node: ni.DictNode, value: dict[Any, Any], state: Any, level: int, closed: bool
@@ -508,10 +524,23 @@ class PartialBuilder:
         closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
         if finished > state.count:
-            for index in range(state.count, finished):
-                present, shown = self._finished(self._item(node, index), value[index])
-                if present:
-                    state.out.append(shown)
+            append = state.out.append
+            if isinstance(node, ni.ArrayNode):  # one item type: its function looked up once
+                items = node.items
+                fn = self.plan.fn(items)
+                for item in value[state.count : finished]:
+                    try:
+                        append(fn(item))
+                        continue
+                    except Invalid:
+                        present, shown = self._broken(items, item)
+                    if present:
+                        append(shown)
+            else:
+                for index in range(state.count, finished):
+                    present, shown = self._finished(node.items[index], value[index])
+                    if present:
+                        append(shown)
             state.count = finished
         out = list(state.out)
         # The last item is open only if not already taken as finished: jiter leaves out a

@@ -21,7 +21,6 @@ Event types not listed there are skipped, so new kinds of events do not break a 
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
@@ -65,7 +64,6 @@ _MAX_PENDING = 256
 #: Text ending in a digit may be a number still being written (jiter keeps it: "12" may
 #: become "120"); one ending in ".", "e", "+" or "-" is dropped by jiter already.
 _NUMBER_END = frozenset(b"0123456789")
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
 _TEXT = (str, bytes, bytearray, memoryview)
 
 _EXTRA = (
@@ -134,8 +132,8 @@ class _Text:
     """One growing reply (the message text, or one tool call's arguments)."""
 
     __slots__ = (
-        "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "quotes",
-        "scanned", "size", "start", "value",
+        "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "size",
+        "start", "value",
     )
 
     def __init__(self, plan: PartialPlan, from_json: Any, name: Any = None) -> None:
@@ -147,8 +145,6 @@ class _Text:
         self.only_str = True  # every piece was str: the whole reply is decoded as str
         self.builder = PartialBuilder(plan)
         self.from_json = from_json
-        self.scanned = 0  # how far the string-quote count has read
-        self.quotes = 0
         self.start = -1  # where the JSON starts (after a markdown fence), once known
         self.value: Any = None  # arguments that arrived as an object (Gemini), not text
 
@@ -190,25 +186,31 @@ class _Text:
         """The partial value of the text so far, or None when nothing can be shown yet."""
         buf = self._flush()
         self.due_at = self.size + max(_MIN_STEP, int(self.size * _GROWTH))
-        # Count the string quotes (those not escaped) in what arrived since last time:
-        # an odd count means the text ends inside a string.
-        seen = _ESCAPE.sub(b"", bytes(buf[self.scanned :]))
-        self.quotes += seen.count(b'"')
-        self.scanned = len(buf) - 1 if seen.endswith(b"\\") else len(buf)
         if self.start < 0 and not self._find_start():
             return None
+        builder = self.builder
+        # How deep the text is open, and whether it ends inside a string: only the bytes
+        # that arrived since the last parse are read.
+        builder.see(buf, self.start)
         try:
-            parsed = self.from_json(bytes(buf[self.start :]), partial_mode="trailing-strings")
+            parsed = self.from_json(self._json(), partial_mode="trailing-strings")
         except ValueError:
             return None  # not JSON (yet); the final decode says what is wrong
-        builder = self.builder
-        builder.see(buf, self.start)  # how deep the text is open (only new bytes are read)
-        builder.in_string = self.quotes % 2 == 1 and self._open_value(parsed)
-        builder.in_number = self.quotes % 2 == 0 and buf[-1] in _NUMBER_END
+        if builder.text_in_string:
+            builder.in_string = self._open_value(parsed)
+            builder.in_number = False
+        else:
+            builder.in_string = False
+            builder.in_number = buf[-1] in _NUMBER_END
         try:
             return builder.build(parsed)
         except RecursionError:
             return None
+
+    def _json(self) -> bytes:
+        """The JSON text so far, as the bytes jiter reads (one copy)."""
+        buf = self.buf
+        return bytes(buf) if self.start == 0 else bytes(memoryview(buf)[self.start :])
 
     def _open_value(self, parsed: Any) -> bool:
         """Whether the string the text ends in is a value (shown growing), not a key."""
@@ -232,7 +234,7 @@ class _Text:
         # After a comma: a key in an object, an item in an array. A partial parse
         # drops an unfinished key but keeps an unfinished item, so the two differ.
         try:
-            solid = self.from_json(bytes(buf[self.start :]), partial_mode="on")
+            solid = self.from_json(self._json(), partial_mode="on")
         except ValueError:
             return True
         return bool(solid != parsed)
@@ -298,6 +300,21 @@ class _Stream(StreamState):
 
     def feed(self, chunk: Any) -> Partial[Any] | None:
         self.count += 1
+        if type(chunk) is str and chunk and self.kind == "text":
+            # The common case, spelled out: a non-empty text piece of a text stream (it
+            # adds to the reply, so it is never idle). Runs once per chunk.
+            size = self.size = self.size + len(chunk)
+            if size > _MAX_REPLY:
+                self._grow(0)  # says it is too long
+            text = self.text
+            pending = text.pending
+            pending.append(chunk)
+            text.size += len(chunk)
+            if len(pending) >= _MAX_PENDING:
+                text._flush()
+            if text.size < text.due_at:
+                return None
+            return self._show(text)
         before = (self.size, len(self.tools), self.refusal_size)
         partial = self._feed(chunk)
         if (self.size, len(self.tools), self.refusal_size) == before:
@@ -336,6 +353,10 @@ class _Stream(StreamState):
                 raise ShapeError(msg) from None
         if not due or target is None or target is not self.current():
             return None
+        return self._show(target)
+
+    def _show(self, target: _Text) -> Partial[Any] | None:
+        """The partial of the text the partials follow, when it shows something new."""
         partial = target.partial()
         if partial is None or partial == self.last:
             return None
@@ -613,9 +634,28 @@ def decode_stream(
 
 def _run(stream: _Stream, chunks: Iterator[Any], source: Any) -> Iterator[Any]:
     done = False
+    text: _Text | None = None  # the reply, once the stream is known to be plain text
     try:
         for chunk in chunks:
-            partial = stream.feed(chunk)
+            if text is not None and type(chunk) is str and chunk:
+                # feed()'s short path, spelled out here: this runs once per chunk, and a
+                # call per chunk was a fifth of a text stream's cost.
+                stream.count += 1
+                size = stream.size = stream.size + len(chunk)
+                if size > _MAX_REPLY:
+                    stream._grow(0)  # says it is too long
+                pending = text.pending
+                pending.append(chunk)
+                text.size += len(chunk)
+                if len(pending) >= _MAX_PENDING:
+                    text._flush()
+                if text.size < text.due_at:
+                    continue
+                partial = stream._show(text)
+            else:
+                partial = stream.feed(chunk)
+                if stream.kind == "text":
+                    text = stream.text
             if partial is not None:
                 yield partial
         done = True
