@@ -406,6 +406,50 @@ def test_a_bound_moves_into_the_description_and_explain_says_why() -> None:
         decode(Weather, '{"city": "x", "degrees": -100, "note": null}')
 
 
+#: (number text, whether decode() takes it under multipleOf 0.5, whether llguidance does).
+NUMBER_MULTIPLES = [
+    ("1.5", True, True), ("-3", True, True), ("10000000000000000.5", True, True),
+    ("0.3", False, False), ("1.25", False, False), ("0.30000000000000004", False, False),
+    # Valid multiples llguidance refuses: an exponent, a trailing fraction zero.
+    ("5e-1", True, False), ("1e16", True, False), ("0.50", True, False),
+]
+
+
+def test_llguidance_holds_multiple_of_on_a_number_but_refuses_valid_spellings() -> None:
+    """llguidance 1.9 holds multipleOf on a number with decimal arithmetic, as decode()
+    does (0.3 is a multiple of 0.1), but refuses valid multiples written with an exponent
+    or a trailing fraction zero, as it does under number bounds: the table calls it
+    over-strict (not "not held"), and the body describes it, as explain() says."""
+    engine = harness("llguidance")
+    tp = Annotated[float, at.MultipleOf(0.5)]
+    compiled = engine.compile({"type": "number", "multipleOf": 0.5})
+    for text, valid, taken in NUMBER_MULTIPLES:
+        try:
+            decode(tp, text)
+        except DecodeError:
+            assert not valid, text
+        else:
+            assert valid, text
+        assert (engine.accepts(compiled, text.encode()) is None) is taken, text
+    tenth = engine.compile({"type": "number", "multipleOf": 0.1})
+    assert engine.accepts(tenth, b"0.3") is None
+    assert decode(Annotated[float, at.MultipleOf(0.1)], "0.3") == 0.3
+
+    adapter = GUIDANCE[0]
+    support = adapter.profile.keyword("multipleOf", "number")
+    assert support.status == "over-strict", support
+    assert "exponents" in support.detail
+    assert LLGUIDANCE.keeps("multipleOf", "number", patterned=False, bounded=False) \
+        == support.detail
+    assert adapter.profile.keyword("multipleOf", "integer").status == "enforced"
+    body = schema(tp, adapter)["schema"]
+    assert "multipleOf" not in body
+    assert body["description"] == "Must be a multiple of 0.5."
+    (rewrite,) = explain(tp, adapter)
+    assert rewrite.action == "described"
+    assert "exponents" in rewrite.detail
+
+
 @attrs.define
 class Node:
     value: int

@@ -282,7 +282,14 @@ LLGUIDANCE = Engine(
                        "ipv6", "uuid", "uri"}),
     dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL | _RUST_REFUSED,
                     rewritten=_PYTHON_SHORTHANDS),
-    over_strict=_NUMBER_BOUNDS_OVER_STRICT,
+    # It holds multipleOf on a number as decimal arithmetic does (0.3 is a multiple of
+    # 0.1, as decode() reads it), but, as with bounds, refuses exponents and trailing
+    # fraction zeros there (5e-1, 0.50 under multipleOf 0.5).
+    over_strict=(
+        *_NUMBER_BOUNDS_OVER_STRICT,
+        ("number multipleOf", "refuses exponents (5e-1) and trailing fraction zeros (0.50) "
+         "in a number with multipleOf"),
+    ),
     open_objects=True,
     siblings_of_ref=True,
     siblings_of_any_of=True,
@@ -291,6 +298,8 @@ LLGUIDANCE = Engine(
         "an object without additionalProperties takes extra keys (vLLM closes them only "
         "with disable_additional_properties): every object is sent closed",
         "a number with a bound refuses exponents: number bounds go into the description",
+        "multipleOf holds on a number too, but refuses exponents (5e-1) and trailing "
+        "fraction zeros (0.50) there: on a number it goes into the description",
         "oneOf is an error unless its branches are provably disjoint; not, if/then/else, "
         "dependentRequired, uniqueItems, contains, propertyNames are errors",
         "a \\uXXXX escape is taken only for control characters; a raw U+007F is refused",
