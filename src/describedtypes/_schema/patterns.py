@@ -25,6 +25,7 @@ __all__ = [
     "Piece",
     "features",
     "json_text",
+    "json_text_unescaped",
     "optional_groups_counted",
     "pattern_features",
     "pieces",
@@ -438,6 +439,102 @@ def _without(lo: int, hi: int) -> list[tuple[int, int]]:
     return out
 
 
+# -- patterns matched against the raw characters of a string, with no escape -------------
+
+#: "." (any character but a newline) without what JSON text holds only escaped.
+_ANY_RAW = f"[^{_UNSAFE_IN_CLASS}]"
+
+
+def json_text_unescaped(pattern: str) -> tuple[str | None, str]:
+    """``pattern`` for an engine that writes the characters it matches raw between the
+    quotes and takes no escape there, or None and why not.
+
+    Such an engine (xgrammar) writes a ``"``, backslash or control character that the
+    pattern allows as itself, which is not JSON. ``.``, negated classes and classes
+    holding such a character are sent without them (``.`` becomes
+    ``[^"\\\\\\x00-\\x1f]``, ``[^a]`` becomes ``[^a"\\\\\\x00-\\x1f]``), so every text
+    the engine writes is JSON that decodes to a string the pattern matches; a value
+    holding one of them cannot be written there. A pattern that needs one (a literal
+    ``"``, ``\\\\``, ``\\n``, ``\\x22``, a class of nothing else) is not sent, nor one
+    with ``\\D``, ``\\W`` or ``\\p`` outside a negated class (their characters cannot
+    be told apart here).
+    """
+    out: list[str] = []
+    items = list(pieces(pattern))
+    i = 0
+    while i < len(items):
+        piece = items[i]
+        if piece.in_class:
+            end = i + 1
+            while not (items[end].text == "]" and items[end].in_class):
+                end += 1  # pieces() closes every class it opens, or runs to the end
+                if end == len(items):
+                    return None, "an unclosed character class"
+            sent = _raw_class(items[i], items[i + 1:end], pattern)
+            if sent is None:
+                return None, ("a character class of only '\"', backslash or control "
+                              "characters, or with \\p, \\S, \\D or \\W")
+            out.append(sent)
+            i = end + 1
+            continue
+        d = piece.escaped
+        if piece.text == ".":
+            out.append(_ANY_RAW)
+        elif piece.text == '"' or d in ('"', "\\") or d in _ESCAPE_CODES:
+            return None, ("a '\"', backslash or control character, which the engine "
+                          "would write unescaped")
+        elif d == "S":
+            out.append("[^\\s" + _UNSAFE_IN_CLASS + "]")
+        elif d and d in "DWpP":
+            return None, f"\\{d}, which would let a character JSON escapes through"
+        elif d in ("x", "u"):
+            code, width = _hex_code(pattern, piece.at)
+            if code is None:
+                return None, f"\\{d} without its hex digits"
+            if code in (_QUOTE, _BACKSLASH) or code <= _CONTROLS[1]:
+                return None, ("a '\"', backslash or control character, which the engine "
+                              "would write unescaped")
+            out.append(pattern[piece.at:piece.at + 2 + width])
+            i += 1 + width  # the hex digits are single pieces
+            continue
+        elif not d and ord(piece.text) <= _CONTROLS[1]:
+            return None, "a raw control character"
+        else:
+            out.append(piece.text)
+        i += 1
+    return "".join(out), ""
+
+
+def _raw_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
+    """A class without '"', backslash and control characters (None: nothing is left,
+    or its characters cannot be told apart)."""
+    text = opening.text + "".join(p.text for p in body) + "]"
+    try:
+        ranges = _class_ranges([opening, *body], pattern)
+    except _Unreadable:
+        ranges = None
+    if opening.text.startswith("[^"):
+        # Listed even where the engine leaves them out by itself: xgrammar lets a negated
+        # class holding a character beyond ASCII ([^é]) write anything, '"' and control
+        # characters included, unless they are listed. A class listing them already is
+        # kept as it is (the rewrite leaves its own output unchanged).
+        if ranges is not None and all(
+                any(lo <= code <= hi for lo, hi in ranges)
+                for code in (_QUOTE, _BACKSLASH, *range(_CONTROLS[1] + 1))):
+            return text
+        return text[:-1] + _UNSAFE_IN_CLASS + "]"
+    if ranges is None:
+        return None
+    if not any(lo <= _CONTROLS[1] or lo <= _QUOTE <= hi or lo <= _BACKSLASH <= hi
+               for lo, hi in ranges):
+        return text
+    kept = [pair for lo, hi in ranges for pair in _without(lo, hi)]
+    if not kept:
+        return None
+    return "[" + "".join(_spell(a) if a == b else f"{_spell(a)}-{_spell(b)}"
+                         for a, b in kept) + "]"
+
+
 @attrs.frozen(kw_only=True)
 class Dialect:
     """How an engine reads a ``pattern``.
@@ -458,6 +555,9 @@ class Dialect:
             that misreads an optional group after an alternation.
         json_text: The engine matches the pattern against the string's JSON text as
             written (escapes and all), so it is sent through ``json_text()``.
+        unescaped_text: The engine writes what the pattern matches raw between the
+            quotes and takes no escape there, so it is sent through
+            ``json_text_unescaped()``.
 
     .. versionadded:: 0.3.0
     """
@@ -469,6 +569,7 @@ class Dialect:
     rewritten: frozenset[str] = frozenset()
     counted_optional_groups: bool = False
     json_text: bool = False
+    unescaped_text: bool = False
 
     def fit(self, pattern: str) -> tuple[str | None, str]:
         """The pattern to send (None: say it in the description instead) and why not."""
@@ -488,8 +589,8 @@ class Dialect:
         })
         if bad:
             return None, ", ".join(bad)
-        if self.json_text:
-            sent, why = json_text(pattern)
+        if self.json_text or self.unescaped_text:
+            sent, why = (json_text if self.json_text else json_text_unescaped)(pattern)
             if sent is None:
                 return None, why
             return sent, ""
