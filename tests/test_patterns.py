@@ -353,5 +353,6 @@ def test_unescaped_text_refuses_patterns_that_need_an_escape() -> None:
     for pattern in ('^a"b$', "^x\\\\y$", "^a\\nb$", "^\\x22$", "^\\u005c$", '^["]$',
                     "^[\\x00-\\x1f]+$", "^\\t$", "^a\x01$", "^[\\p{L}]$", "^\\W$", "^[a"):
         sent, why = json_text_unescaped(pattern)
-        assert sent is None and why, pattern
+        assert sent is None, pattern
+        assert why, pattern
     assert json_text_unescaped("^\\x41\\u00e9[a-z]{2}$") == ("^\\x41\\u00e9[a-z]{2}$", "")
