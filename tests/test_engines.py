@@ -842,6 +842,41 @@ def test_shorthands_mean_what_the_decoder_means(request: pytest.FixtureRequest,
         decode(cls, engine.walk(compiled, rng, budget=16))
 
 
+PROMPTED = [VLLM_TOOLS, SGLANG_TOOLS, LLAMACPP_TOOLS, OLLAMA_TOOLS,
+            VLLM_TOOLS.replace(backend="guidance"), SGLANG_TOOLS.replace(backend="outlines")]
+
+
+@pytest.mark.parametrize("adapter", PROMPTED, ids=lambda a: repr(a))
+def test_a_word_class_is_described_in_tool_definitions_the_prompt_carries(
+        adapter: Adapter) -> None:
+    """A self-hosted tool definition is written into every prompt: \\w or \\W as Python's
+    class (about 1,900 characters, some 4,400 tokens) goes into its description, and
+    \\d's (about 190) is still sent; the structured-output adapters keep both, and the
+    decoder holds the pattern either way."""
+    word = attrs.make_class("Word", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^\w+$", func=re.search))})
+    digits = attrs.make_class("Digits", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^\d+$", func=re.search))})
+    prop = body_of(word, adapter, False)["properties"]["v"]
+    assert "pattern" not in prop
+    assert "^\\w+$" in prop["description"]
+    assert len(orjson.dumps(schema(word, adapter))) < 400
+    (rewrite,) = explain(word, adapter)
+    assert rewrite.action == "described"
+    assert "every prompt" in rewrite.detail
+    assert decode(word, '{"v": "Straße"}').v == "Straße"
+    with pytest.raises(DecodeError):
+        decode(word, '{"v": "a b"}')
+    sent = body_of(digits, adapter, False)["properties"]["v"]["pattern"]
+    assert re.search(sent, "١٢")
+    assert len(sent) < 1_000
+    problems = check(_bug_body({"type": "string", "pattern": "^\\w+$"}), adapter)
+    assert [p.rule for p in problems] == ["engine.pattern"]
+    assert "every prompt" in problems[0].message
+    for structured in (VLLM, SGLANG, LLAMACPP, OLLAMA):
+        assert re.search(body_of(word, structured, False)["properties"]["v"]["pattern"], "é")
+
+
 # -- xgrammar writes what a pattern allows raw, with no escape -----------------------------------
 
 #: (pattern, a text xgrammar 0.2.9 takes under the pattern as it used to be sent, which
@@ -872,6 +907,10 @@ def test_xgrammar_patterns_are_sent_without_what_it_would_write_raw(
     cls = attrs.make_class("Patterned", {"v": attrs.field(
         type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
     body = body_of(cls, adapter, False)
+    if adapter.name.endswith("_TOOLS") and "\\W" in pattern:
+        # \W as Python's class is too long for a definition written into every prompt.
+        assert "pattern" not in body["properties"]["v"]
+        return
     sent = body["properties"]["v"]["pattern"]
     assert sent != pattern
     assert sent == XGRAMMAR_ENGINE.dialect.fit(pattern)[0]

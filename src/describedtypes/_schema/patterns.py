@@ -558,6 +558,10 @@ class Dialect:
         unescaped_text: The engine writes what the pattern matches raw between the
             quotes and takes no escape there, so it is sent through
             ``json_text_unescaped()``.
+        max_added: The most characters the classes of ``rewritten`` may add to a
+            pattern (None: no limit); a pattern they would make longer goes into the
+            description. For tool definitions, which a server writes into every prompt:
+            ``\\w`` as Python's class is about 1,900 characters (some 4,400 tokens).
 
     .. versionadded:: 0.3.0
     """
@@ -570,6 +574,7 @@ class Dialect:
     counted_optional_groups: bool = False
     json_text: bool = False
     unescaped_text: bool = False
+    max_added: int | None = None
 
     def fit(self, pattern: str) -> tuple[str | None, str]:
         """The pattern to send (None: say it in the description instead) and why not."""
@@ -580,6 +585,11 @@ class Dialect:
             rewritten = rewrite_shorthands(pattern, self.rewritten, python_classes())
             if rewritten is None:
                 return None, "\\D or \\W inside a class"
+            added = len(rewritten) - len(pattern)
+            if self.max_added is not None and added > self.max_added:
+                return None, (f"\\d, \\w, \\D or \\W as the classes Python means would "
+                              f"add {added:,} characters to a tool definition, which the "
+                              f"server writes into every prompt (at most {self.max_added:,})")
             pattern = rewritten
             found = pattern_features(pattern)
         bad = sorted({f for f in found if f in self.refused} | {
