@@ -968,3 +968,20 @@ def test_xgrammar_patterns_that_need_an_escape_are_described(pattern: str, raw: 
         assert pattern in prop["description"]
     with pytest.raises(DecodeError):
         decode(cls, '{"v": "ab"}')
+
+
+@needs_xgrammar
+def test_xgrammar_reads_the_rewritten_space_dot_and_non_space() -> None:
+    """\\s (Python's, without the control characters), . and \\S as sent to xgrammar: it
+    takes the Unicode spaces and any other character, and no raw newline."""
+    pattern = "^a\\s.\\S$"
+    cls = attrs.make_class("Patterned", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
+    engine = harness("xgrammar")
+    body = body_of(cls, XGRAMMAR[0], False)
+    compiled = engine.compile(body)
+    for value in ("a é!", "a\u3000-日", "a\u00a0\u2028x"):
+        assert decode(cls, orjson.dumps({"v": value})).v == value
+        assert engine.accepts(compiled, orjson.dumps({"v": value})) is None, value
+    for raw in (b'{"v":"a\n-x"}', b'{"v":"a "x"}', b'{"v":"a -\\"}', b'{"v":"a \\n-"}'):
+        assert engine.accepts(compiled, raw) is not None, raw

@@ -316,6 +316,7 @@ def _whole(pattern: str, text: str) -> bool:
 @given(RAW_PATTERNS, RAW_TEXT)
 @example("^.+$", 'say "hi"')
 @example("^[^é]+$", "\x01")
+@example("^\\s.$", "\n-")
 @example("^[^a]$", "\\")
 def test_unescaped_text_takes_only_what_json_writes_raw(pattern: str, text: str) -> None:
     """Every string the rewritten pattern takes holds no '"', backslash or control

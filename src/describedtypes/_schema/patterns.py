@@ -266,26 +266,59 @@ def json_text(pattern: str) -> tuple[str | None, str]:
     literal backslash already followed by a JSON escape's letter (``\\\\n``, ``\\\\"``)
     is taken as that escape and kept, so the result passes through unchanged.
     """
+    return _over_json(pattern, escapes=True)
+
+
+_UNWRITABLE = "a '\"', backslash or control character, which the engine would write unescaped"
+
+
+@functools.lru_cache(maxsize=1)
+def _raw_spaces() -> str:
+    """``\\s`` as Python's ``re`` means it, without the control characters (tab, newline
+    and the rest need an escape in JSON): a class of the characters themselves."""
+    # re's \s is what str.isspace takes (U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0,
+    # U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): all in the BMP.
+    spaces = (code for code in range(_CONTROLS[1] + 1, 0x10000) if chr(code).isspace())
+    return "[" + "".join(_spell(code) for code in spaces) + "]"
+
+
+def _class_end(items: list[Piece], i: int) -> int | None:
+    """Where the class opened at ``items[i]`` closes (None: it never does)."""
+    for end in range(i + 1, len(items)):
+        if items[end].text == "]" and items[end].in_class:
+            return end
+    return None
+
+
+def _over_json(pattern: str, *, escapes: bool) -> tuple[str | None, str]:
+    """``json_text()`` (``escapes``: the engine reads the JSON text, escapes and all) or
+    ``json_text_unescaped()`` (the engine writes what it matches raw, with no escape)."""
     out: list[str] = []
     items = list(pieces(pattern))
     i = 0
     while i < len(items):
         piece = items[i]
         if piece.in_class:
-            end = i + 1
-            while not (items[end].text == "]" and items[end].in_class):
-                end += 1  # pieces() closes every class it opens, or runs to the end
-                if end == len(items):
-                    return None, "an unclosed character class"
-            sent = _json_class(items[i], items[i + 1:end], pattern)
+            end = _class_end(items, i)
+            if end is None:
+                return None, "an unclosed character class"
+            if escapes:
+                sent = _json_class(items[i], items[i + 1:end], pattern)
+                why = "a character class with \\p, \\S, \\D or \\W"
+            else:
+                sent = _raw_class(items[i], items[i + 1:end], pattern)
+                why = ("a character class of only '\"', backslash or control characters, "
+                       "or with \\p, \\S, \\D or \\W")
             if sent is None:
-                return None, "a character class with \\p, \\S, \\D or \\W"
+                return None, why
             out.append(sent)
             i = end + 1
             continue
         d = piece.escaped
         if piece.text == ".":  # any character but a newline, as Python reads "."
-            out.append(_ANY_BUT_NEWLINE)
+            out.append(_ANY_BUT_NEWLINE if escapes else _ANY_RAW)
+        elif not escapes and (piece.text == '"' or d in ('"', "\\") or d in _ESCAPE_CODES):
+            return None, _UNWRITABLE
         elif d == "\\" and i + 1 < len(items) and _pre_escaped(items[i + 1]):
             # Already a JSON escape as written (\\" or \\n): kept, so that json_text()
             # leaves its own output as it is.
@@ -298,18 +331,22 @@ def json_text(pattern: str) -> tuple[str | None, str]:
             out.append(_group(_ESCAPED[_BACKSLASH]))
         elif d in _CONTROL_ESCAPES:
             out.append(_group(_CONTROL_ESCAPES[d]))
-        elif d == "s":
+        elif d == "s" and escapes:
             out.append("(?: |" + "|".join(_CONTROL_ESCAPES.values()) + ")")
-        elif d and d in "vSDWpP0":
+        elif d == "s" and not escapes:
+            out.append(_raw_spaces())
+        elif d == "S" and not escapes:
+            out.append("[^\\s" + _UNSAFE_IN_CLASS + "]")
+        elif d and d in ("vSDWpP0" if escapes else "DWpP"):
             return None, f"\\{d}, which would let a character JSON escapes through"
         elif d in ("x", "u"):
             code, width = _hex_code(pattern, piece.at)
             if code is None:
                 return None, f"\\{d} without its hex digits"
-            if code in (_QUOTE, _BACKSLASH):
+            if code in (_QUOTE, _BACKSLASH) and escapes:
                 out.append(_group(_ESCAPED[code]))
-            elif code <= _CONTROLS[1]:
-                return None, "a control character"
+            elif code in (_QUOTE, _BACKSLASH) or code <= _CONTROLS[1]:
+                return None, _UNWRITABLE if not escapes else "a control character"
             else:
                 out.append(pattern[piece.at:piece.at + 2 + width])
             i += 1 + width  # the hex digits are single pieces
@@ -459,50 +496,7 @@ def json_text_unescaped(pattern: str) -> tuple[str | None, str]:
     with ``\\D``, ``\\W`` or ``\\p`` outside a negated class (their characters cannot
     be told apart here).
     """
-    out: list[str] = []
-    items = list(pieces(pattern))
-    i = 0
-    while i < len(items):
-        piece = items[i]
-        if piece.in_class:
-            end = i + 1
-            while not (items[end].text == "]" and items[end].in_class):
-                end += 1  # pieces() closes every class it opens, or runs to the end
-                if end == len(items):
-                    return None, "an unclosed character class"
-            sent = _raw_class(items[i], items[i + 1:end], pattern)
-            if sent is None:
-                return None, ("a character class of only '\"', backslash or control "
-                              "characters, or with \\p, \\S, \\D or \\W")
-            out.append(sent)
-            i = end + 1
-            continue
-        d = piece.escaped
-        if piece.text == ".":
-            out.append(_ANY_RAW)
-        elif piece.text == '"' or d in ('"', "\\") or d in _ESCAPE_CODES:
-            return None, ("a '\"', backslash or control character, which the engine "
-                          "would write unescaped")
-        elif d == "S":
-            out.append("[^\\s" + _UNSAFE_IN_CLASS + "]")
-        elif d and d in "DWpP":
-            return None, f"\\{d}, which would let a character JSON escapes through"
-        elif d in ("x", "u"):
-            code, width = _hex_code(pattern, piece.at)
-            if code is None:
-                return None, f"\\{d} without its hex digits"
-            if code in (_QUOTE, _BACKSLASH) or code <= _CONTROLS[1]:
-                return None, ("a '\"', backslash or control character, which the engine "
-                              "would write unescaped")
-            out.append(pattern[piece.at:piece.at + 2 + width])
-            i += 1 + width  # the hex digits are single pieces
-            continue
-        elif not d and ord(piece.text) <= _CONTROLS[1]:
-            return None, "a raw control character"
-        else:
-            out.append(piece.text)
-        i += 1
-    return "".join(out), ""
+    return _over_json(pattern, escapes=False)
 
 
 def _raw_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
