@@ -243,6 +243,8 @@ _CONTROL_ESCAPES = {"n": "\\\\n", "t": "\\\\t", "r": "\\\\r", "f": "\\\\f"}
 #: "." (any character but a newline) over JSON text.
 _ANY_BUT_NEWLINE = (f"(?:[^{_UNSAFE_IN_CLASS}]|{_ESCAPED[_QUOTE]}|{_ESCAPED[_BACKSLASH]}|"
                     + "|".join(v for k, v in _CONTROL_ESCAPES.items() if k != "n") + ")")
+#: "." written raw, with no escape: any character but those JSON text holds escaped.
+_ANY_RAW = f"[^{_UNSAFE_IN_CLASS}]"
 _SHORTHAND_RANGES = {"d": ((0x30, 0x39),),
                      "w": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
                      "s": ((0x09, 0x0D), (0x20, 0x20))}
@@ -477,10 +479,6 @@ def _without(lo: int, hi: int) -> list[tuple[int, int]]:
 
 
 # -- patterns matched against the raw characters of a string, with no escape -------------
-
-#: "." (any character but a newline) without what JSON text holds only escaped.
-_ANY_RAW = f"[^{_UNSAFE_IN_CLASS}]"
-
 
 def json_text_unescaped(pattern: str) -> tuple[str | None, str]:
     """``pattern`` for an engine that writes the characters it matches raw between the
