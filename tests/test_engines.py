@@ -63,7 +63,7 @@ from describedtypes._schema.engines import (
     TIME_PATTERN,
 )
 from describedtypes._schema.engines import XGRAMMAR as XGRAMMAR_ENGINE
-from describedtypes._schema.patterns import pattern_features
+from describedtypes._schema.patterns import pattern_features, python_classes, rewrite_shorthands
 
 from .engine_support import WALK_BUGS, Unspellable, allowed_errors, harness, xgrammar_precheck
 from .strategies import TypeAndValues, classes
@@ -404,6 +404,50 @@ def test_a_bound_moves_into_the_description_and_explain_says_why() -> None:
     assert "exponents" in rewrite.detail
     with pytest.raises(DecodeError, match="must be at least -90"):
         decode(Weather, '{"city": "x", "degrees": -100, "note": null}')
+
+
+#: (number text, whether decode() takes it under multipleOf 0.5, whether llguidance does).
+NUMBER_MULTIPLES = [
+    ("1.5", True, True), ("-3", True, True), ("10000000000000000.5", True, True),
+    ("0.3", False, False), ("1.25", False, False), ("0.30000000000000004", False, False),
+    # Valid multiples llguidance refuses: an exponent, a trailing fraction zero.
+    ("5e-1", True, False), ("1e16", True, False), ("0.50", True, False),
+]
+
+
+def test_llguidance_holds_multiple_of_on_a_number_but_refuses_valid_spellings() -> None:
+    """llguidance 1.9 holds multipleOf on a number with decimal arithmetic, as decode()
+    does (0.3 is a multiple of 0.1), but refuses valid multiples written with an exponent
+    or a trailing fraction zero, as it does under number bounds: the table calls it
+    over-strict (not "not held"), and the body describes it, as explain() says."""
+    engine = harness("llguidance")
+    tp = Annotated[float, at.MultipleOf(0.5)]
+    compiled = engine.compile({"type": "number", "multipleOf": 0.5})
+    for text, valid, taken in NUMBER_MULTIPLES:
+        try:
+            decode(tp, text)
+        except DecodeError:
+            assert not valid, text
+        else:
+            assert valid, text
+        assert (engine.accepts(compiled, text.encode()) is None) is taken, text
+    tenth = engine.compile({"type": "number", "multipleOf": 0.1})
+    assert engine.accepts(tenth, b"0.3") is None
+    assert decode(Annotated[float, at.MultipleOf(0.1)], "0.3") == 0.3
+
+    adapter = GUIDANCE[0]
+    support = adapter.profile.keyword("multipleOf", "number")
+    assert support.status == "over-strict", support
+    assert "exponents" in support.detail
+    assert LLGUIDANCE.keeps("multipleOf", "number", patterned=False, bounded=False) \
+        == support.detail
+    assert adapter.profile.keyword("multipleOf", "integer").status == "enforced"
+    body = schema(tp, adapter)["schema"]
+    assert "multipleOf" not in body
+    assert body["description"] == "Must be a multiple of 0.5."
+    (rewrite,) = explain(tp, adapter)
+    assert rewrite.action == "described"
+    assert "exponents" in rewrite.detail
 
 
 @attrs.define
@@ -777,15 +821,11 @@ def test_shorthands_mean_what_the_decoder_means(request: pytest.FixtureRequest,
                                                 invalid: list[str]) -> None:
     """The engine takes exactly the strings decode() takes: "é" is a \\w everywhere."""
     engine, cls, body, compiled = _json_text_case(request, engine_name, adapter, pattern)
-    if engine_name == "xgrammar" and "\\W" in pattern:
-        # xgrammar writes a class's '"', backslash and control characters raw (no escape
-        # under a pattern): \W goes into the description, and what it writes decodes.
-        assert "pattern" not in body["properties"]["v"]
-        assert pattern in body["properties"]["v"]["description"]
-        rng = random.Random(pattern)
-        for _ in range(4):
-            orjson.loads(engine.walk(compiled, rng, budget=16))
-        return
+    if engine_name == "xgrammar":
+        # xgrammar writes what a pattern allows raw, with no escape: a value holding '"',
+        # a backslash or a control character cannot be written under a pattern there.
+        invalid = [*invalid, *(v for v in valid if re.search(r'["\\\x00-\x1f]', v))]
+        valid = [v for v in valid if not re.search(r'["\\\x00-\x1f]', v)]
     assert "\\w" not in body["properties"]["v"]["pattern"]
     for value in valid:
         text = orjson.dumps({"v": value})
@@ -793,9 +833,155 @@ def test_shorthands_mean_what_the_decoder_means(request: pytest.FixtureRequest,
         assert engine.accepts(compiled, text) is None, (engine_name, value)
     for value in invalid:
         text = orjson.dumps({"v": value})
-        with pytest.raises(DecodeError):
-            decode(cls, text)
+        if not re.search(pattern, value):
+            with pytest.raises(DecodeError):
+                decode(cls, text)
         assert engine.accepts(compiled, text) is not None, (engine_name, value)
     rng = random.Random(pattern)
     for _ in range(4):
         decode(cls, engine.walk(compiled, rng, budget=16))
+
+
+PROMPTED = [VLLM_TOOLS, SGLANG_TOOLS, LLAMACPP_TOOLS, OLLAMA_TOOLS,
+            VLLM_TOOLS.replace(backend="guidance"), SGLANG_TOOLS.replace(backend="outlines")]
+
+
+@pytest.mark.parametrize("adapter", PROMPTED, ids=lambda a: repr(a))
+def test_a_word_class_is_described_in_tool_definitions_the_prompt_carries(
+        adapter: Adapter) -> None:
+    """A self-hosted tool definition is written into every prompt: \\w or \\W as Python's
+    class (about 1,900 characters, some 4,400 tokens) goes into its description, and
+    \\d's (about 190) is still sent; the structured-output adapters keep both, and the
+    decoder holds the pattern either way."""
+    word = attrs.make_class("Word", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^\w+$", func=re.search))})
+    digits = attrs.make_class("Digits", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^\d+$", func=re.search))})
+    prop = body_of(word, adapter, False)["properties"]["v"]
+    assert "pattern" not in prop
+    assert "^\\w+$" in prop["description"]
+    assert len(orjson.dumps(schema(word, adapter))) < 400
+    (rewrite,) = explain(word, adapter)
+    assert rewrite.action == "described"
+    assert "every prompt" in rewrite.detail
+    assert decode(word, '{"v": "Straße"}').v == "Straße"
+    with pytest.raises(DecodeError):
+        decode(word, '{"v": "a b"}')
+    sent = body_of(digits, adapter, False)["properties"]["v"]["pattern"]
+    assert re.search(sent, "١٢")
+    assert len(sent) < 1_000
+    problems = check(_bug_body({"type": "string", "pattern": "^\\w+$"}), adapter)
+    assert [p.rule for p in problems] == ["engine.pattern"]
+    assert "every prompt" in problems[0].message
+    for structured in (VLLM, SGLANG, LLAMACPP, OLLAMA):
+        assert re.search(body_of(word, structured, False)["properties"]["v"]["pattern"], "é")
+
+
+# -- xgrammar writes what a pattern allows raw, with no escape -----------------------------------
+
+#: (pattern, a text xgrammar 0.2.9 takes under the pattern as it used to be sent, which
+#: is not JSON, values it must still take once rewritten). It keeps "." and most classes
+#: to what JSON writes raw by itself, but not a negated class holding a character beyond
+#: ASCII ([^é], and \W and \D as Python means them) nor a raw control character in a class.
+XGRAMMAR_RAW_PATTERNS = [
+    ("^[^é]+$", b'{"v":"a\x01b"}', ["abc", "日本 ~"]),
+    ("^[a-z\x01]+$", b'{"v":"a\x01b"}', ["ab"]),  # a raw control character
+    ("^\\W+$", b'{"v":" \x14"}', [" -", "·¿"]),
+    ("^x\\D$", b'{"v":"x""}', ["xa", "xé"]),
+]
+
+
+def _as_sent_before(pattern: str) -> str:
+    """The pattern as xgrammar's adapters sent it before: \\D and \\W as Python's classes
+    (they were described at last, as the rest was sent unchanged)."""
+    return rewrite_shorthands(pattern, frozenset("DW"), python_classes()) or pattern
+
+
+@pytest.mark.parametrize("adapter", XGRAMMAR, ids=lambda a: a.name)
+@pytest.mark.parametrize(("pattern", "raw", "values"), XGRAMMAR_RAW_PATTERNS)
+def test_xgrammar_patterns_are_sent_without_what_it_would_write_raw(
+        adapter: Adapter, pattern: str, raw: bytes, values: list[str]) -> None:
+    """Every adapter whose engine is xgrammar sends classes and "." without '"',
+    backslash and control characters, which it would write unescaped; check() says so of
+    the pattern as written."""
+    cls = attrs.make_class("Patterned", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
+    body = body_of(cls, adapter, False)
+    if adapter.name.endswith("_TOOLS") and "\\W" in pattern:
+        # \W as Python's class is too long for a definition written into every prompt.
+        assert "pattern" not in body["properties"]["v"]
+        return
+    sent = body["properties"]["v"]["pattern"]
+    assert sent != pattern
+    assert sent == XGRAMMAR_ENGINE.dialect.fit(pattern)[0]
+    for value in values:
+        assert re.search(sent, value), (sent, value)
+    problems = check(_bug_body({"type": "string", "pattern": pattern}), adapter)
+    assert [p.rule for p in problems] == ["engine.pattern"], [str(p) for p in problems]
+    assert repr(sent) in problems[0].message
+
+
+@needs_xgrammar
+@pytest.mark.parametrize(("pattern", "raw", "values"), XGRAMMAR_RAW_PATTERNS)
+def test_xgrammar_writes_only_json_under_a_rewritten_pattern(
+        pattern: str, raw: bytes, values: list[str]) -> None:
+    """Sent as written, the pattern lets xgrammar take text that is not JSON; rewritten,
+    it refuses that text, takes the values, and what it writes decodes."""
+    engine = harness("xgrammar")
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(raw)
+    bare = engine.compile(_bug_body({"type": "string", "pattern": _as_sent_before(pattern)}))
+    assert engine.accepts(bare, raw) is None
+    cls = attrs.make_class("Patterned", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
+    body = body_of(cls, XGRAMMAR[0], False)
+    compiled = engine.compile(body)
+    assert engine.accepts(compiled, raw) is not None
+    for value in values:
+        text = orjson.dumps({"v": value})
+        assert decode(cls, text).v == value
+        assert engine.accepts(compiled, text) is None, (value, body["properties"]["v"])
+    rng = random.Random(pattern)
+    for _ in range(8):
+        assert isinstance(decode(cls, engine.walk(compiled, rng, budget=16)).v, str)
+
+
+@needs_xgrammar
+@pytest.mark.parametrize(("pattern", "raw"), [
+    ('^a"b$', b'{"v":"a"b"}'), ("^x\\\\y$", b'{"v":"x\\y"}'), ("^a\\tb$", b'{"v":"a\tb"}'),
+    ('^-["]$', b'{"v":"-""}'), ("^-[\\x00-\\x1f]$", b'{"v":"-\x01"}'),
+])
+def test_xgrammar_patterns_that_need_an_escape_are_described(pattern: str, raw: bytes) -> None:
+    """A pattern whose strings must hold '"', a backslash or a control character makes
+    xgrammar write it raw (not JSON), and no escape is taken there: it goes into the
+    description, and the decoder holds it."""
+    engine = harness("xgrammar")
+    bare = engine.compile(_bug_body({"type": "string", "pattern": pattern}))
+    assert engine.accepts(bare, raw) is None
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(raw)
+    cls = attrs.make_class("Patterned", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
+    for adapter in XGRAMMAR:
+        prop = body_of(cls, adapter, False)["properties"]["v"]
+        assert "pattern" not in prop
+        assert pattern in prop["description"]
+    with pytest.raises(DecodeError):
+        decode(cls, '{"v": "ab"}')
+
+
+@needs_xgrammar
+def test_xgrammar_reads_the_rewritten_space_dot_and_non_space() -> None:
+    """\\s (Python's, without the control characters), . and \\S as sent to xgrammar: it
+    takes the Unicode spaces and any other character, and no raw newline."""
+    pattern = "^a\\s.\\S$"
+    cls = attrs.make_class("Patterned", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
+    engine = harness("xgrammar")
+    body = body_of(cls, XGRAMMAR[0], False)
+    compiled = engine.compile(body)
+    for value in ("a é!", "a\u3000-日", "a\u00a0\u2028x"):
+        assert decode(cls, orjson.dumps({"v": value})).v == value
+        assert engine.accepts(compiled, orjson.dumps({"v": value})) is None, value
+    for raw in (b'{"v":"a\n-x"}', b'{"v":"a "x"}', b'{"v":"a -\\"}', b'{"v":"a \\n-"}'):
+        assert engine.accepts(compiled, raw) is not None, raw

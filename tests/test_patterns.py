@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from describedtypes._schema.patterns import (
     Piece,
     json_text,
+    json_text_unescaped,
     optional_groups_counted,
     pattern_features,
     pieces,
@@ -290,3 +291,69 @@ def test_json_text_keeps_its_own_output(pattern: str) -> None:
     sent, _ = json_text(pattern)
     assert sent is not None
     assert json_text(sent) == (sent, "")
+
+
+# -- patterns over a string's raw characters, with no escape (xgrammar) ------------------------
+
+_RAW_ATOMS = ["a", "b", ".", "[^a]", "[ -~]", '[a"]', "\\s", "\\S", "[^\\n]", "[\\t-\\r ]",
+              "é", "~", "[^é]", "[\\x01-\\x7f]", "[^\\x00-\\x08]", "[\\\\a]"]
+RAW_PATTERNS = st.lists(
+    st.tuples(st.sampled_from(_RAW_ATOMS), st.sampled_from(["", "*", "?", "{1,2}", "+"])),
+    min_size=1, max_size=5,
+).map(lambda parts: "^" + "".join(a + q for a, q in parts) + "$")
+#: Strings as an engine writes them raw: any character, '"', backslash and controls too.
+RAW_TEXT = st.text(st.sampled_from(list('ab"\\\n\t\x01\x7f~é -')), max_size=8)
+_UNSAFE = re.compile(r'["\\\x00-\x1f]')
+
+
+def _whole(pattern: str, text: str) -> bool:
+    """``^...$`` as JSON Schema reads it (Python's "$" would also match before a final
+    newline)."""
+    return re.fullmatch(pattern[1:-1], text) is not None
+
+
+@settings(max_examples=500)
+@given(RAW_PATTERNS, RAW_TEXT)
+@example("^.+$", 'say "hi"')
+@example("^[^é]+$", "\x01")
+@example("^\\s.$", "\n-")
+@example("^[^a]$", "\\")
+def test_unescaped_text_takes_only_what_json_writes_raw(pattern: str, text: str) -> None:
+    """Every string the rewritten pattern takes holds no '"', backslash or control
+    character (written raw it is JSON) and is a string the pattern takes."""
+    sent, why = json_text_unescaped(pattern)
+    assert sent is not None, why
+    if _whole(sent, text):
+        assert not _UNSAFE.search(text), (sent, text)
+        assert _whole(pattern, text), (sent, text)
+        assert orjson.loads(f'"{text}"') == text
+
+
+@settings(max_examples=500)
+@given(RAW_PATTERNS, RAW_TEXT)
+def test_unescaped_text_keeps_the_values_it_can_write(pattern: str, value: str) -> None:
+    """A value the pattern takes that holds no '"', backslash or control character is
+    still taken; the others cannot be written raw, and are not."""
+    sent, _ = json_text_unescaped(pattern)
+    assert sent is not None
+    if _whole(pattern, value) and not _UNSAFE.search(value):
+        assert _whole(sent, value), (sent, value)
+
+
+@given(RAW_PATTERNS)
+def test_unescaped_text_keeps_its_own_output(pattern: str) -> None:
+    """The rewrite leaves what it wrote unchanged, so check() finds nothing in our bodies."""
+    sent, _ = json_text_unescaped(pattern)
+    assert sent is not None
+    assert json_text_unescaped(sent) == (sent, "")
+
+
+def test_unescaped_text_refuses_patterns_that_need_an_escape() -> None:
+    """A pattern whose strings must hold a '"', backslash or control character cannot be
+    written raw: it is not sent (it goes into the description), saying why."""
+    for pattern in ('^a"b$', "^x\\\\y$", "^a\\nb$", "^\\x22$", "^\\u005c$", '^["]$',
+                    "^[\\x00-\\x1f]+$", "^\\t$", "^a\x01$", "^[\\p{L}]$", "^\\W$", "^[a"):
+        sent, why = json_text_unescaped(pattern)
+        assert sent is None, pattern
+        assert why, pattern
+    assert json_text_unescaped("^\\x41\\u00e9[a-z]{2}$") == ("^\\x41\\u00e9[a-z]{2}$", "")

@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 from describedtypes import (
     DecodeError,
     DescribedTypesError,
+    Toolbox,
+    ToolCall,
+    annotate,
     decode,
     decode_batch,
     decode_response,
@@ -284,3 +287,115 @@ def test_no_reply_at_all_is_a_decode_error_naming_what_is_missing() -> None:
     """An empty Gemini reply says there are no candidates."""
     with pytest.raises(DecodeError, match="no candidates"):
         decode_response(Note, {"candidates": []})
+
+
+# -- streamed tool calls keep their ids ---------------------------------------------------
+
+
+def _gemini_call_chunk(calls: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:
+    candidate: dict[str, Any] = {
+        "content": {"role": "model", "parts": [{"functionCall": c} for c in calls]}
+    }
+    if finish is not None:
+        candidate["finishReason"] = finish
+    return {"candidates": [candidate]}
+
+
+def _streamed_calls(chunks: list[Any]) -> list[ToolCall]:
+    from describedtypes._vendors.stream import StreamDecoder
+
+    decoder = StreamDecoder(Note, None, annotate)
+    for chunk in chunks:
+        decoder.feed(chunk)
+    return decoder.calls()
+
+
+def _weather_box() -> Toolbox:
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return f"sunny in {city}"
+
+    def whoami() -> str:
+        """The user's name."""
+        return "ada"
+
+    return Toolbox([get_weather, whoami])
+
+
+@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "google-genai"])
+def test_gemini_streamed_function_calls_keep_their_id(sdk: bool) -> None:
+    """A streamGenerateContent reply whose functionCall parts carry an ``id``: the calls
+    read from the stream keep it, as read_tool_calls keeps it from the whole reply, and
+    the function responses sent back carry it (``functionResponse.id``); without ids,
+    the calls and their responses keep the order and names Gemini matches them by."""
+    from google.genai import types as genai_types
+
+    weather = {"name": "get_weather", "args": {"city": "Bern"}, "id": "fc-1"}
+    who = {"name": "whoami", "args": {}, "id": "fc-2"}
+    chunks: list[Any] = [_gemini_call_chunk([weather], None), _gemini_call_chunk([who], "STOP")]
+    if sdk:
+        chunks = [genai_types.GenerateContentResponse.model_validate(c) for c in chunks]
+    streamed = _streamed_calls(chunks)
+    whole = read_tool_calls(_gemini_call_chunk([weather, who], "STOP"))
+    assert streamed == whole
+    assert [(c.name, c.call_id) for c in streamed] == [("get_weather", "fc-1"), ("whoami", "fc-2")]
+
+    box = _weather_box()
+    results = [box.call(c.name, c.arguments, call_id=c.call_id) for c in streamed]
+    [message] = gemini.FORMAT.result_messages(results)
+    answers = [part["function_response"] for part in message["parts"]]
+    assert [(a["name"], a.get("id")) for a in answers] == [
+        ("get_weather", "fc-1"), ("whoami", "fc-2")
+    ]
+    assert answers[0]["response"] == {"output": "sunny in Bern"}
+
+    # Without ids (what the Gemini API sends for most calls): by name and order.
+    plain = [{k: v for k, v in c.items() if k != "id"} for c in (weather, who, weather)]
+    streamed = _streamed_calls([_gemini_call_chunk(plain[:2], None),
+                                _gemini_call_chunk(plain[2:], "STOP")])
+    assert [(c.name, c.call_id) for c in streamed] == [
+        ("get_weather", None), ("whoami", None), ("get_weather", None)
+    ]
+    results = [box.call(c.name, c.arguments, call_id=c.call_id) for c in streamed]
+    [message] = gemini.FORMAT.result_messages(results)
+    answers = [part["function_response"] for part in message["parts"]]
+    assert [a["name"] for a in answers] == ["get_weather", "whoami", "get_weather"]
+    assert all("id" not in a for a in answers)
+
+
+def test_every_formats_streamed_tool_calls_keep_their_id() -> None:
+    """The ids that Chat, Responses, Anthropic and Bedrock streams give a tool call are
+    kept on the calls read from the stream."""
+    args = '{"city": "Bern"}'
+    chat = [{"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "id": "call_1", "type": "function",
+                 "function": {"name": "get_weather", "arguments": args[:5]}}]}}]},
+            {"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "function": {"arguments": args[5:]}}]}}]},
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}]
+    responses = [
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"type": "function_call", "name": "get_weather", "arguments": "",
+                  "call_id": "call_2", "id": "fc_2"}},
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": args},
+        {"type": "response.completed", "response": {"status": "completed", "output": []}},
+    ]
+    claude = [
+        {"type": "message_start", "message": {"usage": {"input_tokens": 1}}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "tool_use", "id": "toolu_3", "name": "get_weather",
+                           "input": {}}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": args}},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}},
+    ]
+    bedrock = [
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": {
+            "toolUse": {"toolUseId": "tooluse_4", "name": "get_weather"}}}},
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": args}}}},
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]
+    for chunks, call_id in ((chat, "call_1"), (responses, "call_2"), (claude, "toolu_3"),
+                            (bedrock, "tooluse_4")):
+        [call] = _streamed_calls(chunks)
+        assert (call.name, call.arguments, call.call_id) == ("get_weather", args, call_id)

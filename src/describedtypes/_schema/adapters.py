@@ -598,8 +598,24 @@ BEDROCK_TOOLS = ANTHROPIC_TOOLS.replace(
 # -- self-hosted servers: the request shape, and the grammar engine behind it ----------
 
 
+#: The most characters Python's classes for \d, \w, \D and \W may add to a pattern in a
+#: self-hosted server's tool definition. The server's chat template writes every
+#: definition into the prompt: ^\w+$ spelled as Python's class is about 1,900 characters,
+#: some 4,400 tokens (o200k_base) where ^[a-z]+$ costs 45 for the whole tool, so such a
+#: pattern goes into the description there; \d's class (about 190 characters) stays. A
+#: structured-output format is the grammar only and keeps every class.
+PROMPT_CLASS_CHARS = 1_000
+
+
+def _in_prompt(engine: Engine) -> Engine:
+    return attrs.evolve(engine, dialect=attrs.evolve(engine.dialect,
+                                                     max_added=PROMPT_CLASS_CHARS))
+
+
 def _served(name: str, wrap: Wrapper, backends: tuple[tuple[str, Engine], ...], *,
             tools: bool) -> Adapter:
+    if tools:
+        backends = tuple((key, _in_prompt(engine)) for key, engine in backends)
     engine = backends[0][1]
     return Adapter(
         name=name,

@@ -232,13 +232,16 @@ XGRAMMAR = Engine(
     # Its regex converter misreads an optional group after an alternation:
     # ^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$ takes "07", ^(?:0|9)(?:\.[0-9]+)?$ takes "99";
     # spelled {0,1}, the same group is read right.
-    # \D and \W hold '"', backslash and control characters, which xgrammar writes raw
-    # into the string under a pattern (it takes no escape there): the reply would not be
-    # JSON, so such patterns go into the description; \d and \w hold none of them.
+    # Under a pattern xgrammar writes the characters the pattern allows raw and takes no
+    # escape: a '"', backslash or control character a class allows (["], [\x00-\x1f],
+    # and any negated class holding a character beyond ASCII, [^é] or \W as Python means
+    # it) is written as itself and the reply is not JSON. Classes and "." are sent
+    # without them (json_text_unescaped); a pattern that needs one is described.
     dialect=Dialect(matching="full",
-                    refused=(_REFUSED_BY_ALL | _FULL_MATCH
-                             | {"word boundaries", "unicode classes", "\\D", "\\W"}),
-                    rewritten=_PYTHON_SHORTHANDS - {"D", "W"}, counted_optional_groups=True),
+                    refused=_REFUSED_BY_ALL | _FULL_MATCH | {"word boundaries",
+                                                             "unicode classes"},
+                    rewritten=_PYTHON_SHORTHANDS, counted_optional_groups=True,
+                    unescaped_text=True),
     over_strict=(
         *_NUMBER_BOUNDS_OVER_STRICT,
         ("integer multipleOf", "holds multipleOf on an integer, but vLLM and SGLang refuse "
@@ -261,6 +264,12 @@ XGRAMMAR = Engine(
         "patterns are matched against the whole string; a lookahead is ignored, "
         "lookbehind, backreferences and \\p{...} fail to compile",
         _SHORTHANDS_NOTE,
+        "under a pattern it writes the characters the pattern allows raw and takes no "
+        "escape, so a class allowing \", backslash or a control character (and any "
+        "negated class holding a character beyond ASCII, such as [^é]) lets it write "
+        "one raw (not JSON): . and such classes are sent without them, and a value "
+        "holding one cannot be written there; a pattern that needs one (a\"b, \\n) goes "
+        "into the description",
     ),
 )
 """xgrammar: vLLM's and SGLang's default backend."""
@@ -282,7 +291,14 @@ LLGUIDANCE = Engine(
                        "ipv6", "uuid", "uri"}),
     dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL | _RUST_REFUSED,
                     rewritten=_PYTHON_SHORTHANDS),
-    over_strict=_NUMBER_BOUNDS_OVER_STRICT,
+    # It holds multipleOf on a number as decimal arithmetic does (0.3 is a multiple of
+    # 0.1, as decode() reads it), but, as with bounds, refuses exponents and trailing
+    # fraction zeros there (5e-1, 0.50 under multipleOf 0.5).
+    over_strict=(
+        *_NUMBER_BOUNDS_OVER_STRICT,
+        ("number multipleOf", "refuses exponents (5e-1) and trailing fraction zeros (0.50) "
+         "in a number with multipleOf"),
+    ),
     open_objects=True,
     siblings_of_ref=True,
     siblings_of_any_of=True,
@@ -291,6 +307,8 @@ LLGUIDANCE = Engine(
         "an object without additionalProperties takes extra keys (vLLM closes them only "
         "with disable_additional_properties): every object is sent closed",
         "a number with a bound refuses exponents: number bounds go into the description",
+        "multipleOf holds on a number too, but refuses exponents (5e-1) and trailing "
+        "fraction zeros (0.50) there: on a number it goes into the description",
         "oneOf is an error unless its branches are provably disjoint; not, if/then/else, "
         "dependentRequired, uniqueItems, contains, propertyNames are errors",
         "a \\uXXXX escape is taken only for control characters; a raw U+007F is refused",
@@ -505,8 +523,9 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
                                   f"{engine.name} misreads part of this pattern (\\d or "
                                   "\\w as Unicode classes or not at all, an optional "
                                   "group, or ., a negated class, \" or a backslash, matched "
-                                  "against the string's JSON text so that the model may "
-                                  f"write what is not JSON); send {sent!r} instead")
+                                  "against the string's JSON text or written unescaped, so "
+                                  f"that the model may write what is not JSON); send {sent!r} "
+                                  "instead")
         ref = s.get("$ref")
         if isinstance(ref, str) and ref.startswith("#") and not ref.startswith("#/") and (
                 not engine.root_reference):

@@ -25,6 +25,7 @@ __all__ = [
     "Piece",
     "features",
     "json_text",
+    "json_text_unescaped",
     "optional_groups_counted",
     "pattern_features",
     "pieces",
@@ -242,6 +243,8 @@ _CONTROL_ESCAPES = {"n": "\\\\n", "t": "\\\\t", "r": "\\\\r", "f": "\\\\f"}
 #: "." (any character but a newline) over JSON text.
 _ANY_BUT_NEWLINE = (f"(?:[^{_UNSAFE_IN_CLASS}]|{_ESCAPED[_QUOTE]}|{_ESCAPED[_BACKSLASH]}|"
                     + "|".join(v for k, v in _CONTROL_ESCAPES.items() if k != "n") + ")")
+#: "." written raw, with no escape: any character but those JSON text holds escaped.
+_ANY_RAW = f"[^{_UNSAFE_IN_CLASS}]"
 _SHORTHAND_RANGES = {"d": ((0x30, 0x39),),
                      "w": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
                      "s": ((0x09, 0x0D), (0x20, 0x20))}
@@ -265,26 +268,59 @@ def json_text(pattern: str) -> tuple[str | None, str]:
     literal backslash already followed by a JSON escape's letter (``\\\\n``, ``\\\\"``)
     is taken as that escape and kept, so the result passes through unchanged.
     """
+    return _over_json(pattern, escapes=True)
+
+
+_UNWRITABLE = "a '\"', backslash or control character, which the engine would write unescaped"
+
+
+@functools.lru_cache(maxsize=1)
+def _raw_spaces() -> str:
+    """``\\s`` as Python's ``re`` means it, without the control characters (tab, newline
+    and the rest need an escape in JSON): a class of the characters themselves."""
+    # re's \s is what str.isspace takes (U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0,
+    # U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): all in the BMP.
+    spaces = (code for code in range(_CONTROLS[1] + 1, 0x10000) if chr(code).isspace())
+    return "[" + "".join(_spell(code) for code in spaces) + "]"
+
+
+def _class_end(items: list[Piece], i: int) -> int | None:
+    """Where the class opened at ``items[i]`` closes (None: it never does)."""
+    for end in range(i + 1, len(items)):
+        if items[end].text == "]" and items[end].in_class:
+            return end
+    return None
+
+
+def _over_json(pattern: str, *, escapes: bool) -> tuple[str | None, str]:
+    """``json_text()`` (``escapes``: the engine reads the JSON text, escapes and all) or
+    ``json_text_unescaped()`` (the engine writes what it matches raw, with no escape)."""
     out: list[str] = []
     items = list(pieces(pattern))
     i = 0
     while i < len(items):
         piece = items[i]
         if piece.in_class:
-            end = i + 1
-            while not (items[end].text == "]" and items[end].in_class):
-                end += 1  # pieces() closes every class it opens, or runs to the end
-                if end == len(items):
-                    return None, "an unclosed character class"
-            sent = _json_class(items[i], items[i + 1:end], pattern)
+            end = _class_end(items, i)
+            if end is None:
+                return None, "an unclosed character class"
+            if escapes:
+                sent = _json_class(items[i], items[i + 1:end], pattern)
+                why = "a character class with \\p, \\S, \\D or \\W"
+            else:
+                sent = _raw_class(items[i], items[i + 1:end], pattern)
+                why = ("a character class of only '\"', backslash or control characters, "
+                       "or with \\p, \\S, \\D or \\W")
             if sent is None:
-                return None, "a character class with \\p, \\S, \\D or \\W"
+                return None, why
             out.append(sent)
             i = end + 1
             continue
         d = piece.escaped
         if piece.text == ".":  # any character but a newline, as Python reads "."
-            out.append(_ANY_BUT_NEWLINE)
+            out.append(_ANY_BUT_NEWLINE if escapes else _ANY_RAW)
+        elif not escapes and (piece.text == '"' or d in ('"', "\\") or d in _ESCAPE_CODES):
+            return None, _UNWRITABLE
         elif d == "\\" and i + 1 < len(items) and _pre_escaped(items[i + 1]):
             # Already a JSON escape as written (\\" or \\n): kept, so that json_text()
             # leaves its own output as it is.
@@ -297,18 +333,22 @@ def json_text(pattern: str) -> tuple[str | None, str]:
             out.append(_group(_ESCAPED[_BACKSLASH]))
         elif d in _CONTROL_ESCAPES:
             out.append(_group(_CONTROL_ESCAPES[d]))
-        elif d == "s":
+        elif d == "s" and escapes:
             out.append("(?: |" + "|".join(_CONTROL_ESCAPES.values()) + ")")
-        elif d and d in "vSDWpP0":
+        elif d == "s" and not escapes:
+            out.append(_raw_spaces())
+        elif d == "S" and not escapes:
+            out.append("[^\\s" + _UNSAFE_IN_CLASS + "]")
+        elif d and d in ("vSDWpP0" if escapes else "DWpP"):
             return None, f"\\{d}, which would let a character JSON escapes through"
         elif d in ("x", "u"):
             code, width = _hex_code(pattern, piece.at)
             if code is None:
                 return None, f"\\{d} without its hex digits"
-            if code in (_QUOTE, _BACKSLASH):
+            if code in (_QUOTE, _BACKSLASH) and escapes:
                 out.append(_group(_ESCAPED[code]))
-            elif code <= _CONTROLS[1]:
-                return None, "a control character"
+            elif code in (_QUOTE, _BACKSLASH) or code <= _CONTROLS[1]:
+                return None, _UNWRITABLE if not escapes else "a control character"
             else:
                 out.append(pattern[piece.at:piece.at + 2 + width])
             i += 1 + width  # the hex digits are single pieces
@@ -438,6 +478,55 @@ def _without(lo: int, hi: int) -> list[tuple[int, int]]:
     return out
 
 
+# -- patterns matched against the raw characters of a string, with no escape -------------
+
+def json_text_unescaped(pattern: str) -> tuple[str | None, str]:
+    """``pattern`` for an engine that writes the characters it matches raw between the
+    quotes and takes no escape there, or None and why not.
+
+    Such an engine (xgrammar) writes a ``"``, backslash or control character that the
+    pattern allows as itself, which is not JSON. ``.``, negated classes and classes
+    holding such a character are sent without them (``.`` becomes
+    ``[^"\\\\\\x00-\\x1f]``, ``[^a]`` becomes ``[^a"\\\\\\x00-\\x1f]``), so every text
+    the engine writes is JSON that decodes to a string the pattern matches; a value
+    holding one of them cannot be written there. A pattern that needs one (a literal
+    ``"``, ``\\\\``, ``\\n``, ``\\x22``, a class of nothing else) is not sent, nor one
+    with ``\\D``, ``\\W`` or ``\\p`` outside a negated class (their characters cannot
+    be told apart here).
+    """
+    return _over_json(pattern, escapes=False)
+
+
+def _raw_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
+    """A class without '"', backslash and control characters (None: nothing is left,
+    or its characters cannot be told apart)."""
+    text = opening.text + "".join(p.text for p in body) + "]"
+    try:
+        ranges = _class_ranges([opening, *body], pattern)
+    except _Unreadable:
+        ranges = None
+    if opening.text.startswith("[^"):
+        # Listed even where the engine leaves them out by itself: xgrammar lets a negated
+        # class holding a character beyond ASCII ([^é]) write anything, '"' and control
+        # characters included, unless they are listed. A class listing them already is
+        # kept as it is (the rewrite leaves its own output unchanged).
+        if ranges is not None and all(
+                any(lo <= code <= hi for lo, hi in ranges)
+                for code in (_QUOTE, _BACKSLASH, *range(_CONTROLS[1] + 1))):
+            return text
+        return text[:-1] + _UNSAFE_IN_CLASS + "]"
+    if ranges is None:
+        return None
+    if not any(lo <= _CONTROLS[1] or lo <= _QUOTE <= hi or lo <= _BACKSLASH <= hi
+               for lo, hi in ranges):
+        return text
+    kept = [pair for lo, hi in ranges for pair in _without(lo, hi)]
+    if not kept:
+        return None
+    return "[" + "".join(_spell(a) if a == b else f"{_spell(a)}-{_spell(b)}"
+                         for a, b in kept) + "]"
+
+
 @attrs.frozen(kw_only=True)
 class Dialect:
     """How an engine reads a ``pattern``.
@@ -458,6 +547,13 @@ class Dialect:
             that misreads an optional group after an alternation.
         json_text: The engine matches the pattern against the string's JSON text as
             written (escapes and all), so it is sent through ``json_text()``.
+        unescaped_text: The engine writes what the pattern matches raw between the
+            quotes and takes no escape there, so it is sent through
+            ``json_text_unescaped()``.
+        max_added: The most characters the classes of ``rewritten`` may add to a
+            pattern (None: no limit); a pattern they would make longer goes into the
+            description. For tool definitions, which a server writes into every prompt:
+            ``\\w`` as Python's class is about 1,900 characters (some 4,400 tokens).
 
     .. versionadded:: 0.3.0
     """
@@ -469,6 +565,8 @@ class Dialect:
     rewritten: frozenset[str] = frozenset()
     counted_optional_groups: bool = False
     json_text: bool = False
+    unescaped_text: bool = False
+    max_added: int | None = None
 
     def fit(self, pattern: str) -> tuple[str | None, str]:
         """The pattern to send (None: say it in the description instead) and why not."""
@@ -479,6 +577,11 @@ class Dialect:
             rewritten = rewrite_shorthands(pattern, self.rewritten, python_classes())
             if rewritten is None:
                 return None, "\\D or \\W inside a class"
+            added = len(rewritten) - len(pattern)
+            if self.max_added is not None and added > self.max_added:
+                return None, (f"\\d, \\w, \\D or \\W as the classes Python means would "
+                              f"add {added:,} characters to a tool definition, which the "
+                              f"server writes into every prompt (at most {self.max_added:,})")
             pattern = rewritten
             found = pattern_features(pattern)
         bad = sorted({f for f in found if f in self.refused} | {
@@ -488,8 +591,8 @@ class Dialect:
         })
         if bad:
             return None, ", ".join(bad)
-        if self.json_text:
-            sent, why = json_text(pattern)
+        if self.json_text or self.unescaped_text:
+            sent, why = (json_text if self.json_text else json_text_unescaped)(pattern)
             if sent is None:
                 return None, why
             return sent, ""

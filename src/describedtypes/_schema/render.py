@@ -445,7 +445,8 @@ class Builder:
                         pointer or "/", "rewritten",
                         f"pattern {pattern!r} as {sent!r} (what decode() checks, spelled as "
                         f"{engine.name} reads it: \\d and \\w as Python's classes, and over "
-                        "the string's JSON text where the engine matches that)",
+                        "the string's JSON text, or without '\"', backslash and control "
+                        "characters, where the engine would write them unescaped)",
                     ))
         patterned = "pattern" in out or "format" in out
         bounded = any(key in _BOUND_KEYWORDS for key, _ in wanted)

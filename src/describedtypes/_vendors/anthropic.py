@@ -149,7 +149,8 @@ class AnthropicFormat(WireFormat):
         elif kind == "content_block_start":
             block = field_of(event, "content_block")
             if field_of(block, "type") == "tool_use":
-                state.add_call(field_of(event, "index"), field_of(block, "name"), None)
+                state.add_call(field_of(event, "index"), field_of(block, "name"), None,
+                               call_id=field_of(block, "id"))
             elif field_of(block, "type") == "text":
                 return state.add_text(field_of(block, "text"))
         elif kind == "message_start":

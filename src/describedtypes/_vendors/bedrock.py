@@ -187,7 +187,8 @@ class BedrockFormat(WireFormat):
             body = event["contentBlockStart"]
             use = field_of(field_of(body, "start"), "toolUse")
             if use is not None:
-                state.add_call(field_of(body, "contentBlockIndex"), field_of(use, "name"), None)
+                state.add_call(field_of(body, "contentBlockIndex"), field_of(use, "name"), None,
+                               call_id=field_of(use, "toolUseId"))
         elif "messageStop" in event:
             state.stop = field_of(event["messageStop"], "stopReason")
         elif "metadata" in event:

@@ -178,7 +178,7 @@ class GeminiFormat(WireFormat):
             call = field_any(part, "function_call", "functionCall")
             if call is not None:  # function calls arrive whole, one part each
                 state.add_call(None, field_of(call, "name"), field_of(call, "args") or {},
-                               whole=True)
+                               whole=True, call_id=field_of(call, "id"))
                 continue
             text = field_of(part, "text")
             if isinstance(text, str) and text and not field_of(part, "thought"):

@@ -189,7 +189,7 @@ class OpenAIChatFormat(WireFormat):
             function = field_of(call, "function")
             result = state.add_call(
                 field_of(call, "index"), field_of(function, "name"),
-                field_of(function, "arguments"),
+                field_of(function, "arguments"), call_id=field_of(call, "id"),
             )
         content = field_of(delta, "content")
         if content is not None and not isinstance(content, str):

@@ -124,7 +124,8 @@ class OpenAIResponsesFormat(WireFormat):
                 _seen(state, event, item)
             elif item_type == "function_call" and kind == "response.output_item.added":
                 return state.add_call(
-                    _call_key(event), field_of(item, "name"), field_of(item, "arguments")
+                    _call_key(event), field_of(item, "name"), field_of(item, "arguments"),
+                    call_id=field_of(item, "call_id"),
                 )
         elif kind == "response.function_call_arguments.done":
             return state.add_call(

@@ -132,12 +132,13 @@ class _Text:
     """One growing reply (the message text, or one tool call's arguments)."""
 
     __slots__ = (
-        "buf", "builder", "due_at", "from_json", "name", "only_str", "pending", "size",
-        "start", "value",
+        "buf", "builder", "call_id", "due_at", "from_json", "name", "only_str", "pending",
+        "size", "start", "value",
     )
 
     def __init__(self, plan: PartialPlan, from_json: Any, name: Any = None) -> None:
         self.name = name
+        self.call_id: str | None = None  # a tool call's provider id, once it arrives
         self.pending: list[Any] = []  # pieces not yet in buf (joined at the next parse)
         self.buf = bytearray()
         self.size = 0  # characters (str pieces) or bytes received, pending ones included
@@ -434,7 +435,7 @@ class _Stream(StreamState):
         return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
 
     def add_call(
-        self, key: Any, name: Any, piece: Any, *, whole: bool = False
+        self, key: Any, name: Any, piece: Any, *, whole: bool = False, call_id: Any = None
     ) -> tuple[_Text | None, bool]:
         tool = self.tools.get(key) if key is not None else None
         if tool is None:
@@ -449,6 +450,9 @@ class _Stream(StreamState):
             tool.name = name
             if self.named is None and name == self.wanted:
                 self.named = tool
+        if isinstance(call_id, str) and call_id and tool.call_id is None:
+            self._grow(len(call_id))  # counted with the reply: a stream is bounded whole
+            tool.call_id = str(call_id)
         if whole:
             if tool.size or piece is None:
                 return tool, False
@@ -472,16 +476,20 @@ class _Stream(StreamState):
 
     # -- the end ------------------------------------------------------------------
 
+    def calls(self) -> list[ToolCall]:
+        """The tool calls the stream made, in order, each with its provider id when the
+        stream gave one (the results going back must carry it, as for a whole reply)."""
+        return [
+            ToolCall(t.name or "", t.value if t.value is not None else t.text(), t.call_id)
+            for t in self.tools.values()
+        ]
+
     def finish(self) -> Any:
         tp, opts = self.tp, self.opts
         if self.wire is None:  # text chunks (or nothing at all)
             return decode(tp, self.text.text(), **opts)
         text = self.reply_text()
-        calls = [
-            ToolCall(t.name or "", t.value if t.value is not None else t.text())
-            for t in self.tools.values()
-        ]
-        reply = self.wire.stream_reply(self, text, calls)
+        reply = self.wire.stream_reply(self, text, self.calls())
         try:
             return decode_reply(tp, reply, **opts)
         except (RefusalError, IncompleteReplyError):

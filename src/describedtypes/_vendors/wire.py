@@ -167,9 +167,12 @@ class StreamState(abc.ABC):
         place of what its pieces made)."""
 
     @abc.abstractmethod
-    def add_call(self, key: Any, name: Any, piece: Any, *, whole: bool = False) -> Any:
+    def add_call(
+        self, key: Any, name: Any, piece: Any, *, whole: bool = False, call_id: Any = None
+    ) -> Any:
         """Append to the arguments of the call ``key`` (made when new, named when the
-        name first arrives); ``whole`` means the piece is the whole arguments."""
+        name first arrives, given its provider id when that first arrives); ``whole``
+        means the piece is the whole arguments."""
 
     @abc.abstractmethod
     def add_refusal(self, piece: Any) -> None:
