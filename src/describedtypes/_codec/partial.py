@@ -22,9 +22,11 @@ from .._types import inspector as ni
 from .._types.annotate import Registry
 from .codegen import HookSource
 from .compiler import Compiler
+from .fast import FALLBACK, fast_decoder_for
 from .problems import Invalid
+from .values import has_newer_types, needs_exact
 
-__all__ = ["Partial"]
+__all__ = ["Partial", "SkimRefused"]
 
 T = TypeVar("T")
 
@@ -253,12 +255,16 @@ class _Depth:
     parse drops an unfinished key after it).
     """
 
-    __slots__ = ("depth", "in_string", "scanned")
+    __slots__ = ("depth", "floor", "in_string", "scanned", "sunk")
 
-    def __init__(self) -> None:
-        self.depth = 0
-        self.scanned = 0
+    def __init__(self, depth: int = 0, at: int = 0, floor: int | None = None) -> None:
+        self.depth = depth
+        self.scanned = at
         self.in_string = False
+        #: With a floor: whether the depth went below it while reading (a container
+        #: open at ``at`` was closed).
+        self.floor = floor
+        self.sunk = False
 
     def feed(self, text: bytes | bytearray, start: int) -> int:
         pos = max(self.scanned, start)
@@ -284,10 +290,94 @@ class _Depth:
         outside = structure.replace(b'""', b"")
         if b'"' in outside:
             outside = b"".join(structure.split(b'"')[0::2])
+        if self.floor is not None and not self.sunk:
+            depth, floor = self.depth, self.floor
+            for byte in outside:  # (the brackets of one open item: a handful)
+                depth += 1 if byte in _OPENERS else -1
+                if depth < floor:
+                    self.sunk = True
+                    break
         self.depth += (
             outside.count(b"{") + outside.count(b"[") - outside.count(b"}") - outside.count(b"]")
         )
         return self.depth
+
+
+_OPENERS = frozenset(b"[{")
+#: A string (to its closing quote, or the end) or a bracket or comma outside strings.
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{},]')
+_BLANK = frozenset(b" \t\r\n")
+
+
+def _open_containers(text: bytes | bytearray, start: int) -> list[list[int]] | None:
+    """The containers open at the end of ``text``, outermost first, each as [its
+    bracket, its position, the position of its last comma (or its bracket), the number
+    of members before the current one]; None if the brackets do not pair.
+
+    A Python step per string and bracket: run once per skimmed array (see ``_Skim``).
+    """
+    stack: list[list[int]] = []
+    for match in _TOKEN.finditer(text, start):
+        at = match.start()
+        byte = text[at]
+        if byte == 0x22:  # a string: what it holds is no structure
+            continue
+        if byte == 0x2C:  # a comma
+            if not stack:
+                return None
+            top = stack[-1]
+            top[2] = at
+            top[3] += 1
+        elif byte in _OPENERS:
+            stack.append([byte, at, at, 0])
+        elif not stack:
+            return None
+        else:
+            stack.pop()
+    return stack
+
+
+#: Whether finished items of the open array are read from their own text (tests turn it
+#: off to compare with parsing the whole text).
+SKIM = True
+#: The most candidate item ends that may turn out not to be one before skimming stops.
+_MAX_MISSES = 32
+#: The most times a stream tries to find an array's items in the text.
+_MAX_ATTEMPTS = 4
+
+
+class _Skim:
+    """An open array of objects whose finished items are read from their own text.
+
+    The array is open on the text's tail at ``level``; ``head`` is the text up to and
+    including its ``[``, and ``at`` is where the item not yet read begins (its ``{``),
+    item number ``index``. Items end where ``sep`` (the bytes from one item's ``}`` to
+    the next one's ``{``, as this reply writes them) follows; a candidate end is taken
+    only if the bytes from ``at`` to it are one whole JSON value, so a ``sep`` inside a
+    string or a nested array is never mistaken for one. Each parse then reads the head
+    and the open item only.
+    """
+
+    __slots__ = ("at", "fast", "head", "index", "level", "misses", "node", "search", "sep",
+                 "state")
+
+    def __init__(self, level: int, state: _OpenState, node: ni.ObjectNode, head: bytes,
+                 at: int, sep: bytes, fast: Callable[[Any], Any] | None) -> None:
+        self.level = level
+        self.state = state
+        self.node = node
+        self.head = head
+        self.at = at
+        self.index = state.count
+        self.sep = sep
+        self.search = at  # where to look for the next sep
+        self.fast = fast
+        self.misses = 0
+
+
+class SkimRefused(Exception):
+    """A skimmed parse met the array in a state it does not own (a union's option
+    undecided for a moment): skimming has stopped, parse the whole text."""
 
 
 class PartialPlan:
@@ -299,6 +389,8 @@ class PartialPlan:
         self._compiler = Compiler(None if converter is None else HookSource(converter))
         self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}
         self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
+        self._fast: dict[int, tuple[ni.Node, Callable[[Any], Any] | None]] = {}
+        self._hooked = converter is not None
         self._lock = threading.Lock()
 
     def fn(self, node: ni.Node) -> Callable[[Any], Any]:
@@ -309,6 +401,19 @@ class PartialPlan:
                 if found is None:
                     found = (node, self._compiler.compile(node).fn)
                     self._fns[id(node)] = found
+        return found[1]
+
+    def fast(self, node: ni.ObjectNode) -> Callable[[Any], Any] | None:
+        """``decode()``'s msgspec decoder of a class node (JSON text in, the value or
+        ``FALLBACK`` out), where it has one and no converter is in play."""
+        found = self._fast.get(id(node))
+        if found is None:
+            fn = None
+            if not self._hooked and not has_newer_types(node) and not needs_exact(node):
+                with self._lock:
+                    fn = fast_decoder_for(node.python_type, node)
+            found = (node, fn)
+            self._fast[id(node)] = found
         return found[1]
 
     def by_key(self, node: ni.ObjectNode) -> dict[str, ni.Field]:
@@ -332,6 +437,16 @@ class PartialBuilder:
         #: and only the last member of each container is taken as open.
         self.depth: int | None = None
         self._depth = _Depth()
+        #: The open array read item by item from its text, once found (``skim``).
+        self.skimmed: _Skim | None = None
+        #: Of the last full parse: the outermost open array of objects on the tail, as
+        #: (level, its state, its item node).
+        self.track: tuple[int, _OpenState, ni.ObjectNode] | None = None
+        self._attempts = 0
+        self._base_level = 0  # the level whose parsed array starts at item ``_base``
+        self._base = 0
+        #: The JSON reader of whole values (jiter's from_json), given by the stream.
+        self.from_json: Callable[[Any], Any] | None = None
 
     def see(self, text: bytes | bytearray, start: int = 0) -> None:
         """Read the text so far (from ``start``, where the JSON begins): how deep it is open.
@@ -345,7 +460,116 @@ class PartialBuilder:
         """Whether the text read by ``see`` ends inside a string (a key's or a value's)."""
         return self._depth.in_string
 
+    # -- skimming: an open array's finished items read from their own text -------------
+
+    def skim(self, text: bytes | bytearray) -> bytes | None:
+        """The JSON to parse with the skimmed array's finished items left out, or None
+        when there is no skimmed array (any more): then parse the whole text.
+
+        Items that finished since the last parse are decoded from their own text,
+        once each, and kept in the array's state; how deep the text is open (and
+        whether it ends in a string) is read from the open item alone.
+        """
+        skim = self.skimmed
+        if skim is None:
+            return None
+        state, sep, at = skim.state, skim.sep, skim.at
+        find, pos, step = text.find, skim.search, len(sep) - 1
+        while True:
+            end = find(sep, pos)
+            if end < 0:
+                break
+            if self._item(skim, text[at : end + 1]):
+                at = pos = end + step
+                skim.index += 1
+                continue
+            skim.misses += 1
+            if skim.misses > _MAX_MISSES:  # sep is often no item end here: stop skimming
+                skim.at = at
+                self.skimmed = None
+                return None
+            pos = end + 1
+        skim.at = at
+        skim.search = max(pos, len(text) - step)
+        depth = _Depth(skim.level, at, floor=skim.level)
+        depth.feed(text, at)
+        self._depth = depth
+        self.depth = depth.depth
+        if depth.sunk:  # the array closed: the whole text is parsed from now on
+            self.skimmed = None
+            return None
+        self._base_level, self._base = skim.level, skim.index
+        return skim.head + text[at:]
+
+    def _item(self, skim: _Skim, text: bytes | bytearray) -> bool:
+        """Decode one item from its text (kept in the array's state), or False when the
+        text is not one whole JSON value (the candidate end was not the item's)."""
+        state = skim.state
+        done = state.count > skim.index  # a closed last item, decoded by the parse
+        if skim.fast is not None:
+            value = skim.fast(text)
+            if value is not FALLBACK:
+                if not done:
+                    state.out.append(value)
+                    state.count += 1
+                return True
+        try:
+            parsed = self.from_json(bytes(text))  # type: ignore[misc]
+        except ValueError:
+            return False
+        if not done:
+            present, shown = self._finished(skim.node, parsed)
+            if present:
+                state.out.append(shown)
+            state.count += 1
+        return True
+
+    def find_items(self, text: bytes | bytearray, start: int) -> None:
+        """After a full parse: start skimming the open array of objects on the tail, if
+        its items can be told apart in the text (its item open, one item before it)."""
+        track, self.track = self.track, None
+        if track is None or not SKIM or self.from_json is None:
+            return
+        level, state, node = track
+        if state.count < 1 or self.depth is None or self.depth <= level:
+            return
+        if self._attempts >= _MAX_ATTEMPTS:
+            return
+        self._attempts += 1
+        stack = _open_containers(text, start)
+        if stack is None or len(stack) <= level:
+            return
+        bracket, opened, comma, index = stack[level - 1]
+        if bracket != 0x5B or index != state.count or stack[level][0] != 0x7B:
+            return
+        at = stack[level][1]  # the open item's '{'
+        end = comma - 1
+        while end > opened and text[end] in _BLANK:
+            end -= 1
+        if text[end] != 0x7D or any(b not in _BLANK for b in text[comma + 1 : at]):
+            return
+        self.skimmed = _Skim(level, state, node, bytes(text[start : opened + 1]), at,
+                             bytes(text[end : at + 1]), self.plan.fast(node))
+
     def build(self, parsed: Any) -> Partial[Any] | None:
+        """The partial of a parse (of the whole text, or ``skim``'s)."""
+        self.track = None
+        if self.skimmed is None:
+            self._base_level = 0
+            return self._build(parsed)
+        try:
+            built = self._build(parsed)
+        except SkimRefused:
+            self.skimmed = None
+            raise
+        skim = self.skimmed
+        if skim is not None and skim.state.count > skim.index + 1:
+            # Several items past the skimmed one in a parse: sep is not how this reply
+            # separates them; the whole text is parsed from now on.
+            self.skimmed = None
+        return built
+
+    def _build(self, parsed: Any) -> Partial[Any] | None:
         present, value, self.state, _ = self._open(self.plan.root, parsed, self.state, 1)
         if not present:
             return None
@@ -518,7 +742,16 @@ class PartialBuilder:
     ) -> _Built:
         if not isinstance(state, _OpenState):
             state = _OpenState([])
-        size = len(value)
+        base = 0  # the number of items before value[0] (a skimmed array's)
+        if level == self._base_level and not closed:
+            skim = self.skimmed
+            if skim is None or state is not skim.state:
+                raise SkimRefused
+            base = self._base
+        elif not closed and self.track is None and isinstance(node, ni.ArrayNode):
+            if isinstance(node.items, ni.ObjectNode):
+                self.track = (level, state, node.items)
+        size = len(value) + base
         if isinstance(node, ni.TupleNode):
             size = min(size, len(node.items))
         closed = closed or self._closed_tail(value, level)
@@ -528,7 +761,7 @@ class PartialBuilder:
             if isinstance(node, ni.ArrayNode):  # one item type: its function looked up once
                 items = node.items
                 fn = self.plan.fn(items)
-                for item in value[state.count : finished]:
+                for item in value[state.count - base : finished - base]:
                     try:
                         append(fn(item))
                         continue
@@ -548,14 +781,14 @@ class PartialBuilder:
         if state.count < size and finished < size:
             index = size - 1
             present, shown, _, _ = self._tail(
-                state, index, self._item(node, index), value[index], level + 1
+                state, index, self._member(node, index), value[index - base], level + 1
             )
             if present:
                 out.append(shown)
         return True, out, state, False
 
     @staticmethod
-    def _item(node: ni.ArrayNode | ni.TupleNode, index: int) -> ni.Node:
+    def _member(node: ni.ArrayNode | ni.TupleNode, index: int) -> ni.Node:
         return node.items if isinstance(node, ni.ArrayNode) else node.items[index]
 
     def _option(self, node: ni.UnionNode, value: Any, closed: bool) -> ni.Node | None:

@@ -29,7 +29,7 @@ import orjson
 from .._base.lazy import install_hint
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
-from .._codec.partial import Partial, PartialBuilder, PartialPlan
+from .._codec.partial import Partial, PartialBuilder, PartialPlan, SkimRefused
 from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
@@ -145,6 +145,7 @@ class _Text:
         self.due_at = _MIN_STEP  # the size at which the next parse runs
         self.only_str = True  # every piece was str: the whole reply is decoded as str
         self.builder = PartialBuilder(plan)
+        self.builder.from_json = from_json
         self.from_json = from_json
         self.start = -1  # where the JSON starts (after a markdown fence), once known
         self.value: Any = None  # arguments that arrived as an object (Gemini), not text
@@ -190,30 +191,53 @@ class _Text:
         if self.start < 0 and not self._find_start():
             return None
         builder = self.builder
-        # How deep the text is open, and whether it ends inside a string: only the bytes
-        # that arrived since the last parse are read.
-        builder.see(buf, self.start)
+        # The JSON to parse: with the finished items of a long open array left out
+        # (they were decoded from their own text), else the whole text so far.
+        json = builder.skim(buf)
+        if json is None:
+            # How deep the text is open, and whether it ends inside a string: only the
+            # bytes that arrived since the last parse are read.
+            builder.see(buf, self.start)
+            json = self._json()
         try:
-            parsed = self.from_json(self._json(), partial_mode="trailing-strings")
+            parsed = self.from_json(json, partial_mode="trailing-strings")
         except ValueError:
             return None  # not JSON (yet); the final decode says what is wrong
         if builder.text_in_string:
-            builder.in_string = self._open_value(parsed)
+            builder.in_string = self._open_value(parsed, json)
             builder.in_number = False
         else:
             builder.in_string = False
             builder.in_number = buf[-1] in _NUMBER_END
         try:
-            return builder.build(parsed)
+            try:
+                partial = builder.build(parsed)
+            except SkimRefused:
+                return self.partial_of_whole()
         except RecursionError:
             return None
+        if builder.skimmed is None:
+            builder.find_items(buf, self.start)
+        return partial
+
+    def partial_of_whole(self) -> Partial[Any] | None:
+        """The partial of the whole text parsed (the skimmed parse was refused)."""
+        builder = self.builder
+        json = self._json()
+        try:
+            parsed = self.from_json(json, partial_mode="trailing-strings")
+        except ValueError:
+            return None
+        if builder.text_in_string:
+            builder.in_string = self._open_value(parsed, json)
+        return builder.build(parsed)
 
     def _json(self) -> bytes:
         """The JSON text so far, as the bytes jiter reads (one copy)."""
         buf = self.buf
         return bytes(buf) if self.start == 0 else bytes(memoryview(buf)[self.start :])
 
-    def _open_value(self, parsed: Any) -> bool:
+    def _open_value(self, parsed: Any, json: bytes) -> bool:
         """Whether the string the text ends in is a value (shown growing), not a key."""
         buf = self.buf
         quote = len(buf)
@@ -235,7 +259,7 @@ class _Text:
         # After a comma: a key in an object, an item in an array. A partial parse
         # drops an unfinished key but keeps an unfinished item, so the two differ.
         try:
-            solid = self.from_json(self._json(), partial_mode="on")
+            solid = self.from_json(json, partial_mode="on")
         except ValueError:
             return True
         return bool(solid != parsed)
