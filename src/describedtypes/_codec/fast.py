@@ -33,7 +33,7 @@ from .._types import declared
 from .._types import inspector as ni
 from .._types import pydantic_models as pyd
 
-__all__ = ["FALLBACK", "fast_decoder_for"]
+__all__ = ["FALLBACK", "fast_decoder_for", "fast_items_decoder_for"]
 
 #: Returned by a fast decoder that could not decode the reply: use the normal path.
 FALLBACK: Any = object()
@@ -67,6 +67,27 @@ def fast_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | None:
     except _CannotMirror:
         return None
     return mirror.finish(root_expr, msgspec.json.Decoder(root_type).decode)
+
+
+def fast_items_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | None:
+    """The fast decoder of a JSON array of ``tp`` objects (a list of the values, or
+    ``FALLBACK`` when any item fails), or None; each item is decoded exactly as
+    ``fast_decoder_for`` decodes it alone. Not cached: the caller keeps it.
+    """
+    if not _ENABLED or not issubclass(type(tp), type) or not isinstance(node, ni.ObjectNode):
+        return None
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    try:
+        mirror = _Mirror(msgspec)
+        item = mirror.fresh()
+        item_type, item_expr = mirror.object(node, item)
+    except _CannotMirror:
+        return None
+    parse = msgspec.json.Decoder(types.GenericAlias(list, (item_type,))).decode
+    return mirror.finish(f"[{item_expr} for {item} in v]", parse)
 
 
 class _CannotMirror(Exception):

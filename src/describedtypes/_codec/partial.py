@@ -22,7 +22,7 @@ from .._types import inspector as ni
 from .._types.annotate import Registry
 from .codegen import HookSource
 from .compiler import Compiler
-from .fast import FALLBACK, fast_decoder_for
+from .fast import FALLBACK, fast_decoder_for, fast_items_decoder_for
 from .problems import Invalid
 from .values import has_newer_types, needs_exact
 
@@ -358,11 +358,12 @@ class _Skim:
     and the open item only.
     """
 
-    __slots__ = ("at", "fast", "head", "index", "level", "misses", "node", "search", "sep",
-                 "state")
+    __slots__ = ("at", "fast", "fast_items", "head", "index", "level", "misses", "node",
+                 "search", "sep", "state")
 
     def __init__(self, level: int, state: _OpenState, node: ni.ObjectNode, head: bytes,
-                 at: int, sep: bytes, fast: Callable[[Any], Any] | None) -> None:
+                 at: int, sep: bytes, fast: Callable[[Any], Any] | None,
+                 fast_items: Callable[[Any], Any] | None) -> None:
         self.level = level
         self.state = state
         self.node = node
@@ -372,6 +373,7 @@ class _Skim:
         self.sep = sep
         self.search = at  # where to look for the next sep
         self.fast = fast
+        self.fast_items = fast_items
         self.misses = 0
 
 
@@ -414,6 +416,18 @@ class PartialPlan:
                     fn = fast_decoder_for(node.python_type, node)
             found = (node, fn)
             self._fast[id(node)] = found
+        return found[1]
+
+    def fast_items(self, node: ni.ObjectNode) -> Callable[[Any], Any] | None:
+        """As ``fast``, for a JSON array of the class's objects (a list out)."""
+        found = self._fast.get(-id(node))
+        if found is None:
+            fn = None
+            if self.fast(node) is not None:
+                with self._lock:
+                    fn = fast_items_decoder_for(node.python_type, node)
+            found = (node, fn)
+            self._fast[-id(node)] = found
         return found[1]
 
     def by_key(self, node: ni.ObjectNode) -> dict[str, ni.Field]:
@@ -475,6 +489,17 @@ class PartialBuilder:
             return None
         state, sep, at = skim.state, skim.sep, skim.at
         find, pos, step = text.find, skim.search, len(sep) - 1
+        last = text.rfind(sep, pos)
+        if last >= 0 and skim.fast_items is not None:
+            # Every item up to the last sep at once, the text between them as one array.
+            # Read whole, the array is valid only if the last sep follows an item of it.
+            items = skim.fast_items(b"[" + text[at : last + 1] + b"]")
+            if items is not FALLBACK:
+                done = state.count - skim.index  # a closed last item, decoded by the parse
+                state.out += items[done:] if done else items
+                state.count += len(items) - done
+                skim.index += len(items)
+                at = pos = last + step
         while True:
             end = find(sep, pos)
             if end < 0:
@@ -549,7 +574,8 @@ class PartialBuilder:
         if text[end] != 0x7D or any(b not in _BLANK for b in text[comma + 1 : at]):
             return
         self.skimmed = _Skim(level, state, node, bytes(text[start : opened + 1]), at,
-                             bytes(text[end : at + 1]), self.plan.fast(node))
+                             bytes(text[end : at + 1]), self.plan.fast(node),
+                             self.plan.fast_items(node))
 
     def build(self, parsed: Any) -> Partial[Any] | None:
         """The partial of a parse (of the whole text, or ``skim``'s)."""
