@@ -1410,3 +1410,137 @@ def test_the_short_path_for_text_pieces_yields_what_the_general_one_does(
     chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     with every_chunk() if each else contextlib.nullcontext():
         assert list(decode_stream(cls, chunks)) == _general_path(cls, chunks)
+
+
+def _outcome(cls: Any, chunks: list[Any], skim: bool) -> list[Any]:
+    """Everything decode_stream yields, then the error it raises at the end (if any)."""
+    from describedtypes._codec import partial as _partial
+
+    values: list[Any] = []
+    with mock.patch.object(_partial, "SKIM", skim):
+        try:
+            for value in decode_stream(cls, chunks):
+                values.append(value)
+        except DescribedTypesError as exc:
+            values.append((type(exc), str(exc)))
+    return values
+
+
+def _cut_anywhere(data: st.DataObject, text: str, most: int = 30) -> list[str]:
+    drawn = data.draw(st.lists(st.integers(0, 99_999), max_size=most))
+    cuts = sorted(c % (len(text) + 1) for c in drawn)
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def _skim_both_ways(cls: Any, text: str, data: st.DataObject) -> None:
+    """Skimming an open array's items from their text yields what parsing the whole text
+    does: cut anywhere, parsing after every chunk or at the default spacing, the reply
+    whole or cut off."""
+    if data.draw(st.booleans()):
+        text = text[: data.draw(st.integers(0, len(text)))]  # the stream was cut
+    chunks = _cut_anywhere(data, text)
+    with every_chunk() if data.draw(st.booleans()) else contextlib.nullcontext():
+        assert _outcome(cls, chunks, skim=True) == _outcome(cls, chunks, skim=False)
+
+
+def _layout(data: st.DataObject, text: str) -> str:
+    """The same JSON compact, spaced or pretty-printed, non-ASCII as is or escaped."""
+    indent = data.draw(st.sampled_from([None, None, 0, 1, 2, "\t"]))
+    separators = data.draw(st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")]))
+    return json.dumps(json.loads(text), indent=indent, separators=separators,
+                      ensure_ascii=data.draw(st.booleans()))
+
+
+@given(st.data())
+def test_skimmed_items_yield_what_whole_parses_do(data: st.DataObject) -> None:
+    """Generated item classes (unions, dicts, nested lists, strings with escapes and
+    any unicode) in an open array between other fields, laid out every way JSON allows."""
+    item, instances = data.draw(classes(unions=data.draw(st.booleans())))
+    outer = attrs.make_class("Outer", {
+        "head": attrs.field(type=str),
+        "items": attrs.field(type=list[item]),  # type: ignore[valid-type]
+        "tail": attrs.field(type=int),
+    })
+    value = outer(data.draw(st.text(max_size=20)),
+                  data.draw(st.lists(instances, min_size=2, max_size=6)),
+                  data.draw(st.integers(-(10**6), 10**6)))
+    text = _layout(data, encode(value).decode())
+    _skim_both_ways(outer, text, data)
+
+
+@attrs.define
+class Leaf:
+    name: str
+    score: float | None = None
+
+
+@attrs.define
+class Branch:
+    label: str
+    leaves: list[Leaf]
+    meta: dict[str, int] = attrs.Factory(dict)
+    choice: int | str | None = None
+
+
+@attrs.define
+class Tree:
+    title: str
+    branches: list[Branch]
+    done: bool = False
+
+
+def _branch(data: st.DataObject, i: int) -> str:
+    """One branch as JSON text, with what could be mistaken for the end of an item."""
+    label = data.draw(st.sampled_from(['"b"', '"},{"', '"}, {\\"x\\": [1]}"', '"\\u00e9\\ud83d\\ude00"',
+                                       '"a\\\\"', '"\\"},{\\""', '"ünï ☃"']))
+    score = data.draw(st.sampled_from(["1.5e+10", "-0.25E-3", "7", "null", "12345.678e2"]))
+    leaves = ",".join(f'{{"name":{label},"score":{score}}}' for _ in range(data.draw(st.integers(0, 3))))
+    members = [f'"label":{label}', f'"leaves":[{leaves}]', f'"meta":{{"k":{i},"v":2}}',
+               f'"choice":{data.draw(st.sampled_from(["1", "null", label]))}']
+    if data.draw(st.booleans()):  # a key sent twice: the last one wins
+        members.insert(1, '"label":"first"')
+    return "{" + ",".join(members) + "}"
+
+
+@given(st.data())
+def test_skimming_is_not_fooled_by_look_alike_item_ends(data: st.DataObject) -> None:
+    """Item ends inside strings and nested arrays of objects, repeated keys, numbers cut
+    mid-exponent, the space between items changing midway: the same partials as whole
+    parses, and decode()'s value or error at the end."""
+    gaps = data.draw(st.lists(st.sampled_from([",", ", ", ",\n  ", " ,"]), min_size=7, max_size=7))
+    gap = data.draw(st.sampled_from(gaps))
+    branches = [_branch(data, i) for i in range(data.draw(st.integers(1, 7)))]
+    body = "".join(b + (gaps[i] if data.draw(st.booleans()) else gap)
+                   for i, b in enumerate(branches))
+    text = '{"title":"t","branches":[' + body.rstrip(", \n") + '],"done":true}'
+    if data.draw(st.booleans()):
+        text = _layout(data, text)
+    _skim_both_ways(Tree, text, data)
+
+
+def test_skimming_reads_each_item_once_and_the_parses_little() -> None:
+    """A long array of objects: each finished item is decoded once, from its own text,
+    and the parses read the open item (and what comes before the array), not the items
+    before it."""
+    from describedtypes._codec import partial as _partial
+
+    items = [{"label": f"b{i}", "leaves": [{"name": "x", "score": i}]} for i in range(300)]
+    text = json.dumps({"title": "t", "branches": items, "done": True})
+    chunks = pieces(text, 50)
+    parsed: list[int] = []
+    real = _stream._jiter().from_json
+
+    def counting(data: bytes, **kw: Any) -> Any:
+        if kw:  # the partial parses (a whole item is read without options)
+            parsed.append(len(data))
+        return real(data, **kw)
+
+    stream = _stream.StreamDecoder(Tree, None, annotate)
+    stream.from_json = counting
+    stream.text = stream.texts[None] = _stream._Text(stream.plan, counting)
+    seen = [p for c in chunks if (p := stream.feed(c)) is not None]
+    assert stream.finish() == decode(Tree, text)
+    assert seen
+    assert sum(parsed) < 2 * len(text), (sum(parsed), len(text))
+    assert _outcome(Tree, chunks, skim=True) == _outcome(Tree, chunks, skim=False)
+    assert _partial.SKIM
