@@ -273,10 +273,12 @@ class _Depth:
         # Escaped bytes out (in JSON only strings hold backslashes): every quote left
         # opens or closes a string. A backslash at the very end is read again next time,
         # with the byte it escapes.
-        new = _ESCAPE.sub(b"", text[pos:])
+        new = text[pos:]
         self.scanned = len(text)
-        if new.endswith(b"\\"):  # (translate drops it below)
-            self.scanned -= 1
+        if b"\\" in new:
+            new = _ESCAPE.sub(b"", new)
+            if new.endswith(b"\\"):  # (translate drops it below)
+                self.scanned -= 1
         # Only quotes and brackets kept (in their order), the rest is read on that.
         structure = new.translate(None, _NOT_STRUCTURE)
         if self.in_string:
@@ -297,9 +299,8 @@ class _Depth:
                 if depth < floor:
                     self.sunk = True
                     break
-        self.depth += (
-            outside.count(b"{") + outside.count(b"[") - outside.count(b"}") - outside.count(b"]")
-        )
+        # Only brackets are left: each opens a container or closes one.
+        self.depth += len(outside) - 2 * (outside.count(b"}") + outside.count(b"]"))
         return self.depth
 
 

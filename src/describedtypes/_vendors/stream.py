@@ -667,31 +667,56 @@ def decode_stream(
 def _run(stream: _Stream, chunks: Iterator[Any], source: Any) -> Iterator[Any]:
     done = False
     text: _Text | None = None  # the reply, once the stream is known to be plain text
+    # feed()'s short path for text pieces, spelled out here with the counts in locals:
+    # this runs once per chunk, and a call or an attribute update per chunk was a fifth
+    # of a text stream's cost. The pieces go to the text's pending list at once; the
+    # counts are brought up to date (and the limits checked) once ``room`` characters
+    # have arrived (the next parse is due, or the reply would pass its limit) or the
+    # pending list is full, and before anything else reads them.
+    pending: list[Any] = []
+    synced = 0  # len(pending) when the counts were last brought up to date
+    waiting = 0  # characters appended since then
+    room = 0  # how many may arrive before the next catch-up
+    left = 0  # how many more pieces the pending list takes before it is joined
     try:
         for chunk in chunks:
-            if text is not None and type(chunk) is str and chunk:
-                # feed()'s short path, spelled out here: this runs once per chunk, and a
-                # call per chunk was a fifth of a text stream's cost.
-                stream.count += 1
-                size = stream.size = stream.size + len(chunk)
-                if size > _MAX_REPLY:
-                    stream._grow(0)  # says it is too long
-                pending = text.pending
+            if type(chunk) is str and text is not None and chunk:
                 pending.append(chunk)
-                text.size += len(chunk)
+                waiting += len(chunk)
+                left -= 1
+                if waiting < room and left:
+                    continue
+                stream.count += len(pending) - synced
+                stream.size += waiting
+                text.size += waiting
+                waiting = 0
+                if stream.size > _MAX_REPLY:
+                    stream._grow(0)  # says it is too long
                 if len(pending) >= _MAX_PENDING:
                     text._flush()
-                if text.size < text.due_at:
-                    continue
-                partial = stream._show(text)
+                partial = stream._show(text) if text.size >= text.due_at else None
             else:
+                if text is not None and waiting:
+                    stream.count += len(pending) - synced
+                    stream.size += waiting
+                    text.size += waiting
+                    waiting = 0
                 partial = stream.feed(chunk)
                 if stream.kind == "text":
                     text = stream.text
+                    pending = text.pending
+            if text is not None:
+                synced = len(pending)
+                left = _MAX_PENDING - synced
+                room = min(text.due_at - text.size, _MAX_REPLY + 1 - stream.size)
             if partial is not None:
                 yield partial
         done = True
     finally:
+        if text is not None and waiting:
+            stream.count += len(pending) - synced
+            stream.size += waiting
+            text.size += waiting
         if not done:  # stopped early or failed: let an SDK stream release its connection
             close = _close(source, "close")
             if close is not None:
