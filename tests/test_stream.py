@@ -24,7 +24,7 @@ import cattrs
 import openai
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from describedtypes import (
@@ -1464,8 +1464,11 @@ def test_skimmed_items_yield_what_whole_parses_do(data: st.DataObject) -> None:
     value = outer(data.draw(st.text(max_size=20)),
                   data.draw(st.lists(instances, min_size=2, max_size=6)),
                   data.draw(st.integers(-(10**6), 10**6)))
-    text = _layout(data, encode(value).decode())
-    _skim_both_ways(outer, text, data)
+    try:
+        text = encode(value).decode()
+    except TypeError:  # a union whose options' JSON forms overlap: not a reply to stream
+        assume(False)
+    _skim_both_ways(outer, _layout(data, text), data)
 
 
 @attrs.define
