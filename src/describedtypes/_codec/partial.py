@@ -191,6 +191,8 @@ def _partial_of(type_: Any, fields: dict[str, Any], growing: str | None) -> Part
 
 
 _set = object.__setattr__  # Partial's own __setattr__ refuses: it is read-only
+_new = object.__new__
+_proxy = types.MappingProxyType
 
 
 def _rebuild(type_: Any, fields: dict[str, Any], growing: str | None, value: Any) -> Partial[Any]:
@@ -391,7 +393,13 @@ class PartialPlan:
         self.tp = tp
         self._compiler = Compiler(None if converter is None else HookSource(converter))
         self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}
+        #: ``fn`` of the nodes compiled, read without a call.
+        self.fns: dict[int, Callable[[Any], Any]] = {}
+        #: Whether a node is a plain ``str`` (``_plain_str``), by node.
+        self.plain: dict[int, tuple[ni.Node, bool]] = {}
         self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
+        #: ``by_key`` of the nodes seen, read without a call.
+        self.keys: dict[int, dict[str, ni.Field]] = {}
         self._fast: dict[int, tuple[ni.Node, Callable[[Any], Any] | None]] = {}
         self._hooked = converter is not None
         self._lock = threading.Lock()
@@ -404,6 +412,7 @@ class PartialPlan:
                 if found is None:
                     found = (node, self._compiler.compile(node).fn)
                     self._fns[id(node)] = found
+                    self.fns[id(node)] = found[1]  # (the node is kept alive by _fns)
         return found[1]
 
     def fast(self, node: ni.ObjectNode) -> Callable[[Any], Any] | None:
@@ -436,6 +445,7 @@ class PartialPlan:
         if found is None:
             found = (node, {f.key: f for f in node.fields})
             self._keys[id(node)] = found
+            self.keys[id(node)] = found[1]  # (the node is kept alive by _keys)
         return found[1]
 
 
@@ -610,8 +620,9 @@ class PartialBuilder:
     # object or array is shown by its valid parts (decode() reports the rest at the
     # end) and a scalar not at all.
     def _finished(self, node: ni.Node, value: Any) -> tuple[bool, Any]:
+        fn = self.plan.fns.get(id(node)) or self.plan.fn(node)
         try:
-            return True, self.plan.fn(node)(value)
+            return True, fn(value)
         except Invalid:
             return self._broken(node, value)
 
@@ -650,7 +661,10 @@ class PartialBuilder:
                 return self._array(node, value, state, level, closed)
         elif kind is str:
             if self.in_string and not closed:
-                if _plain_str(node):
+                plain = self.plan.plain.get(id(node))
+                if plain is None:
+                    plain = self.plan.plain[id(node)] = (node, _plain_str(node))
+                if plain[1]:
                     return True, value, None, False
                 return _ABSENT
         elif (kind is int or kind is float) and self.in_number and not closed:
@@ -684,11 +698,16 @@ class PartialBuilder:
     ) -> _Built:
         if not isinstance(state, _OpenState):
             state = _OpenState({})
-        by_key = self.plan.by_key(node)
+        by_key = self.plan.keys.get(id(node)) or self.plan.by_key(node)
         size = len(value)
-        closed = closed or self._closed_tail(value, level)
+        if not closed and size and self.depth is not None and level >= self.depth:
+            closed = self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
-        for key in self._sent_again(state, value) if state.raw else ():
+        raw = state.raw
+        # (Most often every finished member is as it was: one C-level comparison.)
+        for key in () if not raw or raw.items() <= value.items() else self._sent_again(
+            state, value
+        ):
             again = by_key[key]
             state.raw[key] = value[key]
             state.out.pop(again.name, None)
@@ -712,7 +731,11 @@ class PartialBuilder:
             key, item = next(reversed(value.items()))
             field = by_key.get(key)
             if field is not None:
-                present, shown, _, settled = self._tail(state, key, field.node, item, level + 1)
+                # The tail's state, kept while the same member stays open.
+                built = self._open(field.node, item,
+                                   state.tail_state if state.tail == key else None, level + 1)
+                state.tail, state.tail_state = key, built[2]
+                present, shown, _, settled = built
                 if present:
                     fields[field.name] = shown
                     if not settled:
@@ -720,7 +743,12 @@ class PartialBuilder:
         if not fields and level > 1 and not closed:
             # A nested object with nothing in it yet: shown once its first field arrives.
             return False, None, state, False
-        return True, _partial_of(node.python_type, fields, growing), state, False
+        partial: Partial[Any] = _new(Partial)
+        _set(partial, "_type", node.python_type)
+        _set(partial, "_fields", _proxy(fields) if fields else _EMPTY)
+        _set(partial, "_growing", growing)
+        _set(partial, "_value", _FIELDS)
+        return True, partial, state, False
 
     def _mapping(
         self, node: ni.DictNode, value: dict[Any, Any], state: Any, level: int, closed: bool
@@ -730,7 +758,10 @@ class PartialBuilder:
         size = len(value)
         closed = closed or self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
-        for key in self._sent_again(state, value):
+        raw = state.raw
+        for key in () if not raw or raw.items() <= value.items() else self._sent_again(
+            state, value
+        ):
             ok, decoded_key = self._finished(node.keys, key)
             state.raw[key] = value[key]
             if ok:
@@ -781,7 +812,8 @@ class PartialBuilder:
         size = len(value) + base
         if isinstance(node, ni.TupleNode):
             size = min(size, len(node.items))
-        closed = closed or self._closed_tail(value, level)
+        if not closed and value and self.depth is not None and level >= self.depth:
+            closed = self._closed_tail(value, level)
         finished = size if closed or not size else size - 1
         if finished > state.count:
             append = state.out.append
