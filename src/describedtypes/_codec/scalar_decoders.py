@@ -63,8 +63,11 @@ def compile_scalar(node: ni.ScalarNode, name: Namer) -> Compiled:
         return _formatted(node, row, checks, pattern, enum_check, name)
     str_type: Callable[[Any], Any] = node.python_type
     expected = f"expected {row.expected}, got "
+    plain = not checks and pattern is None and enum_check is None
 
     def finish(raw: Any, value: Any) -> Any:
+        if plain:  # no constraint to check (the common case: no list built per value)
+            return value
         problems = [m for m in (check(raw) for check in checks) if m is not None]
         if pattern is not None and not problems:
             found = pattern(value)
@@ -218,7 +221,7 @@ def _formatted(
             if v.__class__ is own_type:  # parsed input holding the value itself
                 return v
             fail(expected + show(v))
-        problems = [m for m in (check(v) for check in checks) if m is not None]
+        problems = [m for m in (check(v) for check in checks) if m is not None] if checks else []
         if pattern is not None and not problems:
             found = pattern(v)
             if found is not None:
