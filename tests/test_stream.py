@@ -1494,10 +1494,13 @@ class Tree:
 
 def _branch(data: st.DataObject, i: int) -> str:
     """One branch as JSON text, with what could be mistaken for the end of an item."""
-    label = data.draw(st.sampled_from(['"b"', '"},{"', '"}, {\\"x\\": [1]}"', '"\\u00e9\\ud83d\\ude00"',
-                                       '"a\\\\"', '"\\"},{\\""', '"ünï ☃"']))
+    label = data.draw(st.sampled_from([
+        '"b"', '"},{"', '"}, {\\"x\\": [1]}"', '"\\u00e9\\ud83d\\ude00"', '"a\\\\"',
+        '"\\"},{\\""', '"ünï ☃"',
+    ]))
     score = data.draw(st.sampled_from(["1.5e+10", "-0.25E-3", "7", "null", "12345.678e2"]))
-    leaves = ",".join(f'{{"name":{label},"score":{score}}}' for _ in range(data.draw(st.integers(0, 3))))
+    count = data.draw(st.integers(0, 3))
+    leaves = ",".join(f'{{"name":{label},"score":{score}}}' for _ in range(count))
     members = [f'"label":{label}', f'"leaves":[{leaves}]', f'"meta":{{"k":{i},"v":2}}',
                f'"choice":{data.draw(st.sampled_from(["1", "null", label]))}']
     if data.draw(st.booleans()):  # a key sent twice: the last one wins
@@ -1547,3 +1550,30 @@ def test_skimming_reads_each_item_once_and_the_parses_little() -> None:
     assert sum(parsed) < 2 * len(text), (sum(parsed), len(text))
     assert _outcome(Tree, chunks, skim=True) == _outcome(Tree, chunks, skim=False)
     assert _partial.SKIM
+
+
+@given(st.lists(st.sampled_from(["[", "{", "close", "close"]), max_size=80),
+       st.lists(st.sampled_from("]}"), max_size=3))
+def test_how_far_brackets_go_down_is_read_in_c_as_step_by_step(
+    steps: list[str], first: list[str]
+) -> None:
+    """Whether a skimmed array closed comes from pairs dropped by replace(), a round per
+    level of nesting (a step per bracket only when nested deeper): the same answer as
+    reading bracket by bracket, for any piece of JSON's brackets (closers of containers
+    opened before it first, as an open item's text can end its array)."""
+    from describedtypes._codec.partial import _dip
+
+    brackets, open_ = list(first), []
+    for step in steps:
+        if step != "close":
+            open_.append(step)
+            brackets.append(step)
+        elif open_:
+            brackets.append("]" if open_.pop() == "[" else "}")
+        else:
+            brackets.append("]")
+    depth = low = 0
+    for b in brackets:
+        depth += 1 if b in "[{" else -1
+        low = min(low, depth)
+    assert _dip("".join(brackets).encode()) == -low

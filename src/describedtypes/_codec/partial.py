@@ -295,18 +295,31 @@ class _Depth:
         if b'"' in outside:
             outside = b"".join(structure.split(b'"')[0::2])
         if self.floor is not None and not self.sunk:
-            depth, floor = self.depth, self.floor
-            for byte in outside:  # (the brackets of one open item: a handful)
-                depth += 1 if byte in _OPENERS else -1
-                if depth < floor:
-                    self.sunk = True
-                    break
+            self.sunk = self.depth - _dip(outside) < self.floor
         # Only brackets are left: each opens a container or closes one.
         self.depth += len(outside) - 2 * (outside.count(b"}") + outside.count(b"]"))
         return self.depth
 
 
 _OPENERS = frozenset(b"[{")
+
+
+def _dip(brackets: bytes | bytearray) -> int:
+    """How far below its start the depth goes while reading ``brackets`` (only brackets)."""
+    # Pairs opened and closed within are dropped (innermost first, a round per level of
+    # nesting): the closers left at the front are how far it went down.
+    for _ in range(8):
+        shorter = brackets.replace(b"{}", b"").replace(b"[]", b"")
+        if len(shorter) == len(brackets):
+            break
+        brackets = shorter
+    else:  # nested deeper than that: one step per bracket
+        depth = low = 0
+        for byte in brackets:
+            depth += 1 if byte in _OPENERS else -1
+            low = min(low, depth)
+        return -low
+    return len(brackets) - len(brackets.lstrip(b"]}"))
 #: A string (to its closing quote, or the end) or a bracket or comma outside strings.
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{},]')
 _BLANK = frozenset(b" \t\r\n")
@@ -361,8 +374,8 @@ class _Skim:
     and the open item only.
     """
 
-    __slots__ = ("at", "fast", "fast_items", "head", "index", "level", "misses", "node",
-                 "search", "sep", "state")
+    __slots__ = ("at", "depth", "fast", "fast_items", "head", "index", "level", "misses",
+                 "node", "search", "sep", "state")
 
     def __init__(self, level: int, state: _OpenState, node: ni.ObjectNode, head: bytes,
                  at: int, sep: bytes, fast: Callable[[Any], Any] | None,
@@ -378,6 +391,9 @@ class _Skim:
         self.fast = fast
         self.fast_items = fast_items
         self.misses = 0
+        #: How deep the text is open, read from the open item's start (kept while it is
+        #: the same item, so each byte is read once).
+        self.depth: _Depth | None = None
 
 
 class SkimRefused(Exception):
@@ -525,10 +541,12 @@ class PartialBuilder:
                 self.skimmed = None
                 return None
             pos = end + 1
-        skim.at = at
         skim.search = max(pos, len(text) - step)
-        depth = _Depth(skim.level, at, floor=skim.level)
-        depth.feed(text, at)
+        depth = skim.depth
+        if depth is None or skim.at != at:  # a new open item: read from its start
+            depth = skim.depth = _Depth(skim.level, at, skim.level)
+        skim.at = at
+        depth.feed(text, at)  # (only what is new since the last parse)
         self._depth = depth
         self.depth = depth.depth
         if depth.sunk:  # the array closed: the whole text is parsed from now on
@@ -806,9 +824,13 @@ class PartialBuilder:
             if skim is None or state is not skim.state:
                 raise SkimRefused
             base = self._base
-        elif not closed and self.track is None and isinstance(node, ni.ArrayNode):
-            if isinstance(node.items, ni.ObjectNode):
-                self.track = (level, state, node.items)
+        elif (
+            not closed
+            and self.track is None
+            and isinstance(node, ni.ArrayNode)
+            and isinstance(node.items, ni.ObjectNode)
+        ):
+            self.track = (level, state, node.items)
         size = len(value) + base
         if isinstance(node, ni.TupleNode):
             size = min(size, len(node.items))
