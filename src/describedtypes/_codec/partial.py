@@ -320,6 +320,8 @@ def _dip(brackets: bytes | bytearray) -> int:
             low = min(low, depth)
         return -low
     return len(brackets) - len(brackets.lstrip(b"]}"))
+
+
 #: A string (to its closing quote, or the end) or a bracket or comma outside strings.
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{},]')
 _BLANK = frozenset(b" \t\r\n")
