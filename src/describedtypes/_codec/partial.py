@@ -268,15 +268,17 @@ class _Depth:
         self.floor = floor
         self.sunk = False
 
-    def feed(self, text: bytes | bytearray, start: int) -> int:
+    def feed(self, text: bytes | bytearray, start: int, end: int | None = None) -> int:
+        """Read ``text`` from ``start`` (or from where the last feed stopped) to ``end``."""
+        stop = len(text) if end is None else end
         pos = max(self.scanned, start)
-        if pos >= len(text):
+        if pos >= stop:
             return self.depth
         # Escaped bytes out (in JSON only strings hold backslashes): every quote left
         # opens or closes a string. A backslash at the very end is read again next time,
         # with the byte it escapes.
-        new = text[pos:]
-        self.scanned = len(text)
+        new = text[pos:stop]
+        self.scanned = stop
         if b"\\" in new:
             new = _ESCAPE.sub(b"", new)
             if new.endswith(b"\\"):  # (translate drops it below)
@@ -360,8 +362,10 @@ def _open_containers(text: bytes | bytearray, start: int) -> list[list[int]] | N
 SKIM = True
 #: The most candidate item ends that may turn out not to be one before skimming stops.
 _MAX_MISSES = 32
-#: The most times a stream tries to find an array's items in the text.
-_MAX_ATTEMPTS = 4
+#: How many candidate ends, from the last, are tried as the end of all the new items.
+_BATCH_TRIES = 4
+#: The most times a stream looks for an array's items in the text.
+_MAX_ATTEMPTS = 2
 
 
 class _Skim:
@@ -518,10 +522,13 @@ class PartialBuilder:
             return None
         state, sep, at = skim.state, skim.sep, skim.at
         find, pos, step = text.find, skim.search, len(sep) - 1
-        last = text.rfind(sep, pos)
-        if last >= 0 and skim.fast_items is not None:
+        last = text.rfind(sep, pos) if skim.fast_items is not None else -1
+        for _ in range(_BATCH_TRIES):
+            if last < 0:
+                break
             # Every item up to the last sep at once, the text between them as one array.
-            # Read whole, the array is valid only if the last sep follows an item of it.
+            # Read whole, the array is valid only if the last sep follows an item of it;
+            # if not (a sep in the open item's nested array, say), the sep before it.
             items = skim.fast_items(b"[" + text[at : last + 1] + b"]")
             if items is not FALLBACK:
                 done = state.count - skim.index  # a closed last item, decoded by the parse
@@ -529,18 +536,32 @@ class PartialBuilder:
                 state.count += len(items) - done
                 skim.index += len(items)
                 at = pos = last + step
+                break
+            last = text.rfind(sep, pos, last + step)
+        # One item at a time (the array did not read whole: a sep inside a string or a
+        # nested array of objects, or an item that breaks the rules): a candidate end is
+        # an item's only if the item's brackets close there, outside any string (read
+        # once, item by item); then its text must read as one JSON value.
+        reader: _Depth | None = None
         while True:
             end = find(sep, pos)
             if end < 0:
                 break
+            if reader is None:
+                reader = _Depth(skim.level, at)
+            reader.feed(text, at, end + 1)
+            if reader.depth != skim.level or reader.in_string:
+                pos = end + 1  # inside the item: not its end
+                continue
+            reader = None
             if self._item(skim, text[at : end + 1]):
                 at = pos = end + step
                 skim.index += 1
                 continue
             skim.misses += 1
-            if skim.misses > _MAX_MISSES:  # sep is often no item end here: stop skimming
+            if skim.misses > _MAX_MISSES:  # the text is no JSON here: stop skimming
                 skim.at = at
-                self.skimmed = None
+                self._stop_skimming()
                 return None
             pos = end + 1
         skim.search = max(pos, len(text) - step)
@@ -556,6 +577,13 @@ class PartialBuilder:
             return None
         self._base_level, self._base = skim.level, skim.index
         return skim.head + text[at:]
+
+    def _stop_skimming(self) -> None:
+        """Skimming stops for good: the items did not read as this reply's were expected
+        to (its array is not tried again, nor any other: finding one costs a step per
+        string and bracket of the text)."""
+        self.skimmed = None
+        self._attempts = _MAX_ATTEMPTS
 
     def _item(self, skim: _Skim, text: bytes | bytearray) -> bool:
         """Decode one item from its text (kept in the array's state), or False when the
@@ -617,13 +645,13 @@ class PartialBuilder:
         try:
             built = self._build(parsed)
         except SkimRefused:
-            self.skimmed = None
+            self._stop_skimming()
             raise
         skim = self.skimmed
         if skim is not None and skim.state.count > skim.index + 1:
             # Several items past the skimmed one in a parse: sep is not how this reply
             # separates them; the whole text is parsed from now on.
-            self.skimmed = None
+            self._stop_skimming()
         return built
 
     def _build(self, parsed: Any) -> Partial[Any] | None:
