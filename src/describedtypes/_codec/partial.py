@@ -522,14 +522,15 @@ class PartialBuilder:
             return None
         state, sep, at = skim.state, skim.sep, skim.at
         find, pos, step = text.find, skim.search, len(sep) - 1
-        last = text.rfind(sep, pos) if skim.fast_items is not None else -1
+        batch = skim.fast_items
+        last = text.rfind(sep, pos) if batch is not None else -1
         for _ in range(_BATCH_TRIES):
-            if last < 0:
+            if last < 0 or batch is None:
                 break
             # Every item up to the last sep at once, the text between them as one array.
             # Read whole, the array is valid only if the last sep follows an item of it;
             # if not (a sep in the open item's nested array, say), the sep before it.
-            items = skim.fast_items(b"[" + text[at : last + 1] + b"]")
+            items = batch(b"[" + text[at : last + 1] + b"]")
             if items is not FALLBACK:
                 done = state.count - skim.index  # a closed last item, decoded by the parse
                 state.out += items[done:] if done else items
