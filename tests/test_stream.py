@@ -1579,3 +1579,31 @@ def test_how_far_brackets_go_down_is_read_in_c_as_step_by_step(
         depth += 1 if b in "[{" else -1
         low = min(low, depth)
     assert _dip("".join(brackets).encode()) == -low
+
+
+@attrs.define
+class Cell:
+    text: str
+
+
+@attrs.define
+class Sheet:
+    name: str
+    cells: list[Cell]
+
+
+def test_an_item_too_deep_to_decode_while_skimming_falls_back_to_whole_parses() -> None:
+    """Decoding skimmed items can meet Python's recursion limit (a recursive class nested
+    as deep as JSON parsers allow): skimming stops and the whole text is parsed, with the
+    partials parsing it all along gives, instead of a RecursionError out of the stream."""
+    from describedtypes._codec import partial as _partial
+
+    text = json.dumps({"name": "s", "cells": [{"text": f"c{i}"} for i in range(40)]})
+    chunks = pieces(text, 7)
+
+    def too_deep(data: Any) -> Any:
+        raise RecursionError
+
+    expected = _outcome(Sheet, chunks, skim=False)
+    with mock.patch.object(_partial, "fast_items_decoder_for", return_value=too_deep):
+        assert _outcome(Sheet, chunks, skim=True) == expected

@@ -562,7 +562,7 @@ class PartialBuilder:
             skim.misses += 1
             if skim.misses > _MAX_MISSES:  # the text is no JSON here: stop skimming
                 skim.at = at
-                self._stop_skimming()
+                self.stop_skimming()
                 return None
             pos = end + 1
         skim.search = max(pos, len(text) - step)
@@ -579,7 +579,7 @@ class PartialBuilder:
         self._base_level, self._base = skim.level, skim.index
         return skim.head + text[at:]
 
-    def _stop_skimming(self) -> None:
+    def stop_skimming(self) -> None:
         """Skimming stops for good: the items did not read as this reply's were expected
         to (its array is not tried again, nor any other: finding one costs a step per
         string and bracket of the text)."""
@@ -646,13 +646,13 @@ class PartialBuilder:
         try:
             built = self._build(parsed)
         except SkimRefused:
-            self._stop_skimming()
+            self.stop_skimming()
             raise
         skim = self.skimmed
         if skim is not None and skim.state.count > skim.index + 1:
             # Several items past the skimmed one in a parse: sep is not how this reply
             # separates them; the whole text is parsed from now on.
-            self._stop_skimming()
+            self.stop_skimming()
         return built
 
     def _build(self, parsed: Any) -> Partial[Any] | None:

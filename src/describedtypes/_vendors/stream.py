@@ -193,7 +193,11 @@ class _Text:
         builder = self.builder
         # The JSON to parse: with the finished items of a long open array left out
         # (they were decoded from their own text), else the whole text so far.
-        json = builder.skim(buf)
+        try:
+            json = builder.skim(buf)
+        except RecursionError:  # an item nested too deep to decode: parse the whole text
+            builder.stop_skimming()
+            json = None
         if json is None:
             # How deep the text is open, and whether it ends inside a string: only the
             # bytes that arrived since the last parse are read.
