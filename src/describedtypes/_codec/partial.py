@@ -364,8 +364,11 @@ SKIM = True
 _MAX_MISSES = 32
 #: How many candidate ends, from the last, are tried as the end of all the new items.
 _BATCH_TRIES = 4
-#: The most times a stream looks for an array's items in the text.
+#: The most times a stream looks for an array's items in the text ...
 _MAX_ATTEMPTS = 2
+#: ... and the longest text it looks in (a Python step per string and bracket: the
+#: array of objects usually opens near the start; one that opens later is parsed whole).
+_MAX_FIND = 256 * 1024
 
 
 class _Skim:
@@ -618,7 +621,7 @@ class PartialBuilder:
         level, state, node = track
         if state.count < 1 or self.depth is None or self.depth <= level:
             return
-        if self._attempts >= _MAX_ATTEMPTS:
+        if self._attempts >= _MAX_ATTEMPTS or len(text) - start > _MAX_FIND:
             return
         self._attempts += 1
         stack = _open_containers(text, start)
