@@ -37,6 +37,7 @@ class Plan:
     __slots__ = (
         "accepted",
         "bodies",
+        "call",
         "context_params",
         "decode",
         "description",
@@ -62,8 +63,13 @@ class Plan:
         # Compiled from a copy that does not name the function (see the module docstring).
         # A Decimal among the parameters: JSON text is read with exact numbers.
         self.exact: bool = needs_exact(node)
-        self.decode: Callable[[Any], dict[str, Any]] = Compiler(exact=self.exact).arguments(
-            self.node(None)
+        compiler = Compiler(exact=self.exact)
+        self.decode: Callable[[Any], dict[str, Any]] = compiler.arguments(self.node(None))
+        #: ``call(d, func, context)``: the check of arguments that need no decoding fused
+        #: with the call (``SLOW`` for the others); None where a parameter's type always
+        #: needs the decoder, or the text must be read with exact numbers.
+        self.call: Callable[[dict[str, Any], Any, Any], Any] | None = (
+            None if self.exact else compiler.caller(self.node(None))
         )
         # Keyed by plain values only (no user object): the plan outlives no function.
         self.bodies: dict[tuple[_adapters.Adapter, str, str | None, References], Any] = {}

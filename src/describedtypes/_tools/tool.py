@@ -26,11 +26,13 @@ from .._base.records import Arguments, ToolCall, ToolResult, failure, new_result
 from .._base.text import one_line
 from .._codec.encode import encode
 from .._codec.jsontext import BEYOND_FLOAT, json_problem
+from .._codec.objectsource import SLOW
 from .._codec.problems import ABSENT, Invalid, decode_error, problem_lines
 from .._codec.values import exact_beyond_float, exact_loads
 from .._schema import adapters as _adapters
 from .._schema.adapters import check_adapter
 from .._schema.schema import references
+from .._types import annotate as _stamps
 from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.declared import unwrap_callable
 from .._types.inspector import ObjectNode
@@ -136,7 +138,6 @@ class Tool:
     __slots__ = (
         "__weakref__",
         "_description",
-        "_invoke",
         "_node",
         "_plan",
         "blocking",
@@ -144,6 +145,7 @@ class Tool:
         "defer_loading",
         "func",
         "gate",
+        "invoke",
         "is_async",
         "name",
         "parse_args",
@@ -195,14 +197,14 @@ class Tool:
             raise SchemaError(msg, type_=func)
         self._plan = plan_for(func, registry)
         self._node: ObjectNode | None = None
-        self._invoke: Invoker | None = None
         self.name: str = name if name is not None else self._plan.name
         self._description = description
         self.parse_args = parse_args
         self.concurrent = bool(concurrent)
         #: For ``concurrent=False``: what keeps the tool to one call at a time.
         self.gate = None if self.concurrent else Gate()
-        self._invoke = invoker(self, self._plan)
+        #: The tool's common call, made once per plan (see ``invoker``); for the toolbox.
+        self.invoke: Invoker | None = invoker(self, self._plan)
 
     def __repr__(self) -> str:
         extra = "" if self.concurrent else ", concurrent=False"
@@ -221,7 +223,7 @@ class Tool:
         if plan.generation != current_stamp():
             plan = self._plan = plan_for(self.func, self.registry)
             self._node = None
-            self._invoke = invoker(self, plan)
+            self.invoke = invoker(self, plan)
         return plan
 
     @property
@@ -460,11 +462,17 @@ class Tool:
     ) -> ToolResult:
         """``run_call`` without its INFO log line: ``Toolbox.call`` asks the logger (and
         the tracer) once and comes here straight when neither wants the call."""
-        invoke = self._invoke
-        if invoke is not None and self._plan.generation == current_stamp():
-            done = invoke(self, arguments, call_id, name, rt)
+        invoke = self.invoke
+        if invoke is not None:
+            done = invoke(self, arguments, context, call_id, name, rt)
             if done is not None:
                 return done
+        return self.run_general(arguments, context, call_id, name, rt)
+
+    def run_general(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        """``run_call_unlogged`` for a call its invoker (if any) left to the general path."""
         kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
@@ -489,6 +497,23 @@ class Tool:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._error(exc, call_id, name, rt)
+        limit = rt.max_result_chars
+        if type(value) is str and (limit is None or len(value) <= limit):
+            return new_result(value, value, call_id, name)
+        return self._finish(value, call_id, name, rt)
+
+    def _settle(self, value: Any, call_id: str | None, name: str, rt: Settings) -> ToolResult:
+        """The result of a call without a timeout or gate whose function returned
+        ``value``: an awaitable is run to its end first (what it raises is the tool's)."""
+        if is_awaitable(value):
+            try:
+                value = run_coroutine(value, None)
+            except Exception as exc:
+                return self._error(exc, call_id, name, rt)
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                return self._error(exc, call_id, name, rt)
         limit = rt.max_result_chars
         if type(value) is str and (limit is None or len(value) <= limit):
             return new_result(value, value, call_id, name)
@@ -685,32 +710,38 @@ def _content(value: Any) -> str:
     return encode(value).decode()
 
 
-#: ``invoke(tool, arguments, call_id, name, rt)``: the call's result, or None for the
-#: general path. (The tool is passed in, not held: no reference cycle through the tool.)
-Invoker = Callable[["Tool", Any, "str | None", str, Settings], "ToolResult | None"]
+#: ``invoke(tool, arguments, context, call_id, name, rt)``: the call's result, or None for
+#: the general path. (The tool is passed in, not held: no reference cycle through the tool.)
+Invoker = Callable[["Tool", Any, Any, "str | None", str, Settings], "ToolResult | None"]
 
 
 def invoker(tool: Tool, plan: Plan) -> Invoker | None:
     """The common call of ``tool`` made once per tool and plan, or None where it never
-    applies (``parse_args``, a Decimal, None to fill in or ``Context`` parameters).
+    applies (``parse_args``, or a Decimal parameter, whose digits are read from the text).
 
     It runs JSON text arguments (str or bytes) of a tool without a timeout or a gate as
     ``run_call_unlogged`` would, with what that asks on every call (the plan's options,
-    the decoder, the function) looked up here once. It gives None (the general path
-    runs the call from the start) for anything else and for text that is not a JSON
-    object, before any of the tool's own code (decoder hooks, the function) has run.
+    the decoder, the function) looked up here once. Arguments that need no decoding go
+    straight into the call (``plan.call``: no keyword dict is built); the others through
+    the decoder, as on the general path. It gives None (the general path runs the call
+    from the start) for anything else and for text that is not a JSON object, before any
+    of the tool's own code (decoder hooks, the function) has run.
     """
-    if plan.exact or plan.fill_none or plan.context_params or tool.parse_args is not None:
+    if plan.exact or tool.parse_args is not None:
         return None
     loads, not_json = orjson.loads, orjson.JSONDecodeError
-    decode, func = plan.decode, tool.func
+    fused, decode, func = plan.call, plan.decode, tool.func
+    fill_none, context_params = plan.fill_none, plan.context_params
+    stamps = _stamps  # its ``stamp``: the latest registration's
 
     def invoke(
-        tool: Tool, arguments: Any, call_id: str | None, name: str, rt: Settings
+        tool: Tool, arguments: Any, context: Any, call_id: str | None, name: str,
+        rt: Settings,
     ) -> ToolResult | None:
-        kind = type(arguments)
+        kind = arguments.__class__
         if (
             (kind is not str and kind is not bytes)
+            or plan.generation != stamps.stamp  # a registration since: plan afresh
             or tool.timeout is not None
             or rt.timeout is not None
             or tool.gate is not None
@@ -721,26 +752,41 @@ def invoker(tool: Tool, plan: Plan) -> Invoker | None:
             raw = loads(arguments)
         except not_json:
             return None
-        if type(raw) is not dict:
+        if raw.__class__ is not dict:
             return None
-        try:
-            kwargs = decode(raw)
-        except Exception as exc:
-            return tool._refused(exc, plan, call_id, name, rt)
-        try:
-            value = func(**kwargs)
-            if is_awaitable(value):
-                value = run_coroutine(value, None)
-        except Exception as exc:
-            return tool._error(exc, call_id, name, rt)
-        except BaseException as exc:
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
-            return tool._error(exc, call_id, name, rt)
-        limit = rt.max_result_chars
-        if type(value) is str and (limit is None or len(value) <= limit):
-            return new_result(value, value, call_id, name)
-        return tool._finish(value, call_id, name, rt)
+        value: Any = SLOW
+        if fused is not None:
+            try:
+                value = fused(raw, func, context)
+            except Exception as exc:  # only the function raises in there
+                return tool._error(exc, call_id, name, rt)
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                return tool._error(exc, call_id, name, rt)
+            if value.__class__ is str:
+                limit = rt.max_result_chars
+                if limit is None or len(value) <= limit:
+                    return new_result(value, value, call_id, name)
+        if value is SLOW:
+            try:
+                kwargs = decode(raw)
+            except Exception as exc:
+                return tool._refused(exc, plan, call_id, name, rt)
+            for param in fill_none:
+                if param not in kwargs:
+                    kwargs[param] = None
+            for param in context_params:
+                kwargs[param] = context
+            try:
+                value = func(**kwargs)
+            except Exception as exc:
+                return tool._error(exc, call_id, name, rt)
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                return tool._error(exc, call_id, name, rt)
+        return tool._settle(value, call_id, name, rt)
 
     return invoke
 
