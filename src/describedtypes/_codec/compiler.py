@@ -28,7 +28,7 @@ from .codegen import (
     unknown,
 )
 from .mistakes import is_model_mistake
-from .objectsource import SLOW, caller_source, object_source
+from .objectsource import fused_lines, object_source
 from .problems import (
     ABSENT,
     JSON_CLASSES,
@@ -571,15 +571,10 @@ class Compiler:
         )
         return self._exec(fname, src, node.name)
 
-    def caller(self, node: ni.ObjectNode) -> Callable[[dict[str, Any], Any, Any], Any] | None:
-        """``call(d, func, context)``: ``func`` called with the arguments in ``d`` when
-        they need no decoding, else ``SLOW`` (see ``caller_source``); None when some
-        parameter's type always needs the decoder."""
-        fname = f"_call_{safe_name(node.name)}"
-        src = caller_source(node, fname, compile_node=self.compile, name=self.name)
-        if src is None:
-            return None
-        return self._exec(fname, src, f"call {node.name}", {"SLOW": SLOW})
+    def fused(self, node: ni.ObjectNode, slow: str) -> tuple[list[str], list[str]] | None:
+        """A function's argument check fused with its call (``fused_lines``); the lines
+        run in ``self.ns``."""
+        return fused_lines(node, compile_node=self.compile, name=self.name, slow=slow)
 
     def _exec(
         self, name: str, src: str, label: str, extra: dict[str, Any] | None = None

@@ -28,7 +28,7 @@ from .codegen import (
 )
 from .values import allows_null, constructor_of
 
-__all__ = ["SLOW", "caller_source", "object_source"]
+__all__ = ["fused_lines", "object_source"]
 
 
 def object_source(
@@ -204,37 +204,33 @@ def _model_call(
     ]
 
 
-SLOW: Any = type("Slow", (), {"__repr__": lambda self: "SLOW", "__slots__": ()})()
-"""What a caller (``caller_source``) returns when the arguments need the decoder."""
 
-#: The most parameters with a default a caller branches on (2**n calls in its source);
+#: The most parameters with a default a fused call branches on (2**n calls in its source);
 #: past them, those the model sent are passed through a dict.
 MAX_BRANCHED_DEFAULTS = 3
 
 
-def caller_source(
+def fused_lines(
     node: ni.ObjectNode,
-    fname: str,
     *,
     compile_node: Callable[[ni.Node], Compiled],
     name: Callable[[str, Any], str],
-) -> str | None:
-    """The source of ``fname(d, func, context)``: a function's argument check fused with
-    its call, for arguments that need no decoding; None when some parameter's type has
-    no such check.
+    slow: str,
+) -> tuple[list[str], list[str]] | None:
+    """A function's argument check fused with its call, for arguments that need no
+    decoding: ``(checks, call)``, or None when some parameter's type has no such check.
 
-    When every argument in ``d`` (a parsed JSON object) is already its decoded self
-    (each parameter's ``Compiled.fast`` holds), every required one is there and there
-    is no other key, it returns ``func(...)`` called with them by keyword (a parameter
-    that may be None and has no default gets None when left out; ``Context`` parameters
-    get ``context``): exactly the keywords the decoder's ``kw`` and the tool's filling in
-    would give, without building a dict. Otherwise it returns ``SLOW`` having run nothing
-    but class checks and comparisons, and the decoder runs instead (it accepts what needs
-    converting, such as an int for a float, and words the errors). Whatever it raises,
-    ``func`` raised.
+    ``checks`` (lines at no indent) read the parsed JSON object ``d``; when an argument
+    is not already its decoded self (some parameter's ``Compiled.fast`` fails), a
+    required one is missing or there is another key, they run the statement ``slow``
+    (which must leave: the decoder's turn), having run nothing but class checks and
+    comparisons. ``call`` (lines at no indent) then sets ``value = func(...)``, the
+    arguments passed by keyword: exactly the keywords the decoder's ``kw`` and a tool's
+    filling in would give (a parameter that may be None and has no default gets None
+    when left out; ``Context`` parameters get ``context``), without building a dict.
     """
     required: list[tuple[str, str, str]] = []  # (key, var, check)
-    always: list[tuple[str, str]] = []  # (init_name, expression) passed on every call
+    always: list[tuple[str, str]] = []  # (init_name, var) passed on every call
     optional: list[tuple[str, str]] = []  # (init_name, var) passed only when sent
     body: list[str] = []
     names = [f.init_name for f in node.fields] + list(node.context_params)
@@ -248,54 +244,51 @@ def caller_source(
         key = repr(f.key)
         check = None if fast == "True" else fast.format(v=var)
         if not f.has_default and not f.nullable:
-            required.append((key, var, check or ""))
+            required.append((key, var, f"({check})" if check else ""))
             always.append((f.init_name, var))
             continue
         if not allows_null(f.node):  # null is the decoder's to answer (or leave out)
             check = f"{var} is not None" + (f" and {check}" if check else "")
-        if check:
-            check = f"({check})"
-        body += [f"    {var} = d.get({key}, ABSENT)"]
+        check = f"({check})" if check else None
+        body += [f"{var} = d.get({key}, ABSENT)"]
         if f.has_default:  # passed only when sent: the function's default applies
-            body += [f"    if {var} is not ABSENT:"]
+            body += [f"if {var} is not ABSENT:"]
             if check:
-                body += [f"        if not {check}:", "            return SLOW"]
-            body += ["        n += 1"]
+                body += [f"    if not {check}:", f"        {slow}"]
+            body += ["    n += 1"]
             optional.append((f.init_name, var))
         else:  # may be None and has no default: None when left out
-            body += [f"    if {var} is ABSENT:", f"        {var} = None"]
+            body += [f"if {var} is ABSENT:", f"    {var} = None"]
             if check:
-                body += [f"    elif not {check}:", "        return SLOW"]
-            body += ["    else:", "        n += 1"]
+                body += [f"elif not {check}:", f"    {slow}"]
+            body += ["else:", "    n += 1"]
             always.append((f.init_name, var))
-    lines = [f"def {fname}(d, func, context):"]
+    checks: list[str] = []
     if required:
-        lines += ["    try:"]
-        lines += [f"        {var} = d[{key}]" for key, var, _ in required]
-        lines += ["    except KeyError:", "        return SLOW"]
-    lines += [f"    n = {len(required)}", *body]
-    checks = ["n != len(d)"] + [f"not {check}" for _, _, check in required if check]
-    lines += [f"    if {' or '.join(checks)}:", "        return SLOW"]
+        checks += ["try:", *[f"    {var} = d[{key}]" for key, var, _ in required]]
+        checks += ["except KeyError:", f"    {slow}"]
+    checks += [f"n = {len(required)}", *body]
+    tests = ["n != len(d)"] + [f"not {check}" for _, _, check in required if check]
+    checks += [f"if {' or '.join(tests)}:", f"    {slow}"]
     fixed = [f"{init}={var}" for init, var in always]
     fixed += [f"{param}=context" for param in node.context_params]
     if len(optional) <= MAX_BRANCHED_DEFAULTS:
-        lines += _branched_calls(fixed, optional, 4)
-    else:
-        lines += ["    kw = {}"]
-        for init, var in optional:
-            lines += [f"    if {var} is not ABSENT:", f"        kw[{init!r}] = {var}"]
-        lines += [f"    return func({', '.join([*fixed, '**kw'])})"]
-    return "\n".join(lines) + "\n"
+        return checks, _branched_calls(fixed, optional, 0)
+    call = ["kw = {}"]
+    for init, var in optional:
+        call += [f"if {var} is not ABSENT:", f"    kw[{init!r}] = {var}"]
+    return checks, [*call, f"value = func({', '.join([*fixed, '**kw'])})"]
 
 
 def _branched_calls(fixed: list[str], optional: list[tuple[str, str]], pad: int) -> list[str]:
     """One call per combination of the parameters with a default sent or left out."""
     space = " " * pad
     if not optional:
-        return [f"{space}return func({', '.join(fixed)})"]
+        return [f"{space}value = func({', '.join(fixed)})"]
     (init, var), rest = optional[0], optional[1:]
     return [
         f"{space}if {var} is ABSENT:",
         *_branched_calls(fixed, rest, pad + 4),
-        *_branched_calls([*fixed, f"{init}={var}"], rest, pad),
+        f"{space}else:",
+        *_branched_calls([*fixed, f"{init}={var}"], rest, pad + 4),
     ]

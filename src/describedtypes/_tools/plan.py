@@ -37,7 +37,7 @@ class Plan:
     __slots__ = (
         "accepted",
         "bodies",
-        "call",
+        "compiler",
         "context_params",
         "decode",
         "description",
@@ -45,6 +45,7 @@ class Plan:
         "fields",
         "fill_none",
         "generation",
+        "invoke",
         "name",
         "required",
     )
@@ -65,12 +66,11 @@ class Plan:
         self.exact: bool = needs_exact(node)
         compiler = Compiler(exact=self.exact)
         self.decode: Callable[[Any], dict[str, Any]] = compiler.arguments(self.node(None))
-        #: ``call(d, func, context)``: the check of arguments that need no decoding fused
-        #: with the call (``SLOW`` for the others); None where a parameter's type always
-        #: needs the decoder, or the text must be read with exact numbers.
-        self.call: Callable[[dict[str, Any], Any, Any], Any] | None = (
-            None if self.exact else compiler.caller(self.node(None))
-        )
+        #: What compiled ``decode``: a tool's common call is compiled with it, in its
+        #: namespace, the first time a tool over this plan is made (``tool.invoker``).
+        self.compiler = compiler
+        #: That common call, once made (shared by every tool over this plan).
+        self.invoke: Any = None
         # Keyed by plain values only (no user object): the plan outlives no function.
         self.bodies: dict[tuple[_adapters.Adapter, str, str | None, References], Any] = {}
 

@@ -12,6 +12,7 @@ import difflib
 import enum
 import inspect as _pyinspect
 import logging
+import threading
 import time
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,11 +23,19 @@ import orjson
 
 from .._base.aio import is_async, is_awaitable
 from .._base.lazy import LazyModule as _LazyModule
-from .._base.records import Arguments, ToolCall, ToolResult, failure, new_result
+from .._base.generated import run_source
+from .._base.records import (
+    RESULT_LINES,
+    RESULT_NAMES,
+    Arguments,
+    ToolCall,
+    ToolResult,
+    failure,
+    new_result,
+)
 from .._base.text import one_line
 from .._codec.encode import encode
 from .._codec.jsontext import BEYOND_FLOAT, json_problem
-from .._codec.objectsource import SLOW
 from .._codec.problems import ABSENT, Invalid, decode_error, problem_lines
 from .._codec.values import exact_beyond_float, exact_loads
 from .._schema import adapters as _adapters
@@ -502,6 +511,31 @@ class Tool:
             return new_result(value, value, call_id, name)
         return self._finish(value, call_id, name, rt)
 
+    def _decoded(
+        self, raw: dict[str, Any], context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        """The rest of a call (without a timeout or gate) whose arguments, parsed into
+        ``raw``, need the decoder: ``_prepare`` and ``run_general`` from there on."""
+        plan = self._plan
+        try:
+            kwargs = plan.decode(raw)
+        except Exception as exc:
+            return self._refused(exc, plan, call_id, name, rt)
+        for param in plan.fill_none:
+            if param not in kwargs:
+                kwargs[param] = None
+        for param in plan.context_params:
+            kwargs[param] = context
+        try:
+            value = self.func(**kwargs)
+        except Exception as exc:
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        return self._settle(value, call_id, name, rt)
+
     def _settle(self, value: Any, call_id: str | None, name: str, rt: Settings) -> ToolResult:
         """The result of a call without a timeout or gate whose function returned
         ``value``: an awaitable is run to its end first (what it raises is the tool's)."""
@@ -711,84 +745,93 @@ def _content(value: Any) -> str:
 
 
 #: ``invoke(tool, arguments, context, call_id, name, rt)``: the call's result, or None for
-#: the general path. (The tool is passed in, not held: no reference cycle through the tool.)
+#: the general path. (The tool is passed in, not held: no reference cycle through the tool,
+#: and one function serves every tool over the same plan.)
 Invoker = Callable[["Tool", Any, Any, "str | None", str, Settings], "ToolResult | None"]
+
+_MAKING = threading.Lock()
 
 
 def invoker(tool: Tool, plan: Plan) -> Invoker | None:
-    """The common call of ``tool`` made once per tool and plan, or None where it never
-    applies (``parse_args``, or a Decimal parameter, whose digits are read from the text).
+    """The common call of ``tool``, compiled once per plan, or None where it never applies
+    (``parse_args``, or a Decimal parameter, whose digits are read from the text).
 
     It runs JSON text arguments (str or bytes) of a tool without a timeout or a gate as
-    ``run_call_unlogged`` would, with what that asks on every call (the plan's options,
-    the decoder, the function) looked up here once. Arguments that need no decoding go
-    straight into the call (``plan.call``: no keyword dict is built); the others through
-    the decoder, as on the general path. It gives None (the general path runs the call
-    from the start) for anything else and for text that is not a JSON object, before any
-    of the tool's own code (decoder hooks, the function) has run.
+    ``run_general`` would, with what that asks on every call (the plan's options, the
+    decoder) settled when it is made. Arguments that need no decoding go straight into
+    the function's call (``fused_lines``: no keyword dict is built, the result is filled
+    inline); the others go through the decoder, from the object already parsed. It gives
+    None (the general path runs the call from the start) for anything else and for text
+    that is not a JSON object, before any of the tool's own code (decoder hooks, the
+    function) has run.
     """
     if plan.exact or tool.parse_args is not None:
         return None
-    loads, not_json = orjson.loads, orjson.JSONDecodeError
-    fused, decode, func = plan.call, plan.decode, tool.func
-    fill_none, context_params = plan.fill_none, plan.context_params
-    stamps = _stamps  # its ``stamp``: the latest registration's
+    made: Invoker | None = plan.invoke
+    if made is None:
+        with _MAKING:  # the plan's compiler names what it compiles: one at a time
+            made = plan.invoke
+            if made is None:
+                made = plan.invoke = _make_invoker(plan)
+    return made
 
-    def invoke(
-        tool: Tool, arguments: Any, context: Any, call_id: str | None, name: str,
-        rt: Settings,
-    ) -> ToolResult | None:
-        kind = arguments.__class__
-        if (
-            (kind is not str and kind is not bytes)
-            or plan.generation != stamps.stamp  # a registration since: plan afresh
-            or tool.timeout is not None
-            or rt.timeout is not None
-            or tool.gate is not None
-            or tool.parse_args is not None
-        ):
-            return None
-        try:
-            raw = loads(arguments)
-        except not_json:
-            return None
-        if raw.__class__ is not dict:
-            return None
-        value: Any = SLOW
-        if fused is not None:
-            try:
-                value = fused(raw, func, context)
-            except Exception as exc:  # only the function raises in there
-                return tool._error(exc, call_id, name, rt)
-            except BaseException as exc:
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
-                return tool._error(exc, call_id, name, rt)
-            if value.__class__ is str:
-                limit = rt.max_result_chars
-                if limit is None or len(value) <= limit:
-                    return new_result(value, value, call_id, name)
-        if value is SLOW:
-            try:
-                kwargs = decode(raw)
-            except Exception as exc:
-                return tool._refused(exc, plan, call_id, name, rt)
-            for param in fill_none:
-                if param not in kwargs:
-                    kwargs[param] = None
-            for param in context_params:
-                kwargs[param] = context
-            try:
-                value = func(**kwargs)
-            except Exception as exc:
-                return tool._error(exc, call_id, name, rt)
-            except BaseException as exc:
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
-                return tool._error(exc, call_id, name, rt)
-        return tool._settle(value, call_id, name, rt)
 
-    return invoke
+def _make_invoker(plan: Plan) -> Invoker:
+    slow = "return tool._decoded(d, context, call_id, name, rt)"
+    fused = plan.compiler.fused(plan.node(None), slow)
+    checks, call = fused if fused is not None else ([slow], [])
+    filled = [
+        line.format(content="value", value="value", call_id="call_id", name="name")
+        for line in RESULT_LINES
+    ]
+    lines = [
+        "def invoke(tool, arguments, context, call_id, name, rt):",
+        "    kind = arguments.__class__",
+        "    if (",
+        "        (kind is not str and kind is not bytes)",
+        "        or _stamps.stamp != GENERATION  # a registration since: plan afresh",
+        "        or tool.timeout is not None",
+        "        or rt.timeout is not None",
+        "        or tool.gate is not None",
+        "        or tool.parse_args is not None",
+        "    ):",
+        "        return None",
+        "    try:",
+        "        d = _loads(arguments)",
+        "    except _NotJSON:",
+        "        return None",
+        "    if d.__class__ is not dict:",
+        "        return None",
+        *("    " + line for line in checks),
+    ]
+    if call:
+        lines += [
+            "    func = tool.func",
+            "    try:",
+            *("        " + line for line in call),
+            "    except Exception as exc:  # only the function raises in there",
+            "        return tool._error(exc, call_id, name, rt)",
+            "    except BaseException as exc:",
+            "        if isinstance(exc, (KeyboardInterrupt, SystemExit)):",
+            "            raise",
+            "        return tool._error(exc, call_id, name, rt)",
+            "    if value.__class__ is str:",
+            "        limit = rt.max_result_chars",
+            "        if limit is None or len(value) <= limit:",
+            *("            " + line for line in filled),
+            "            return result",
+            "    return tool._settle(value, call_id, name, rt)",
+        ]
+    names = {
+        **plan.compiler.ns,
+        **RESULT_NAMES,
+        "_stamps": _stamps,
+        "GENERATION": plan.generation,
+        "_loads": orjson.loads,
+        "_NotJSON": orjson.JSONDecodeError,
+    }
+    made: Invoker = run_source("\n".join(lines) + "\n", names, f"call {plan.name}", "invoke")
+    return made
 
 
 # -- the toolbox ---------------------------------------------------------------------------
