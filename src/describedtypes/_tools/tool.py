@@ -768,12 +768,26 @@ def invoker(tool: Tool, plan: Plan) -> Invoker | None:
     if plan.exact or tool.parse_args is not None:
         return None
     made: Invoker | None = plan.invoke
+    return _first_call if made is None else made
+
+
+def _first_call(
+    tool: Tool, arguments: Any, context: Any, call_id: str | None, name: str, rt: Settings
+) -> ToolResult | None:
+    """A tool's invoker until its first call: compiles the plan's (compiling it when the
+    tool is made would double the cost of making a tool that is never called)."""
+    plan = tool._plan
+    if plan.generation != current_stamp():
+        return None  # the general path plans afresh (and sets the new plan's invoker)
+    made: Invoker | None = plan.invoke
     if made is None:
         with _MAKING:  # the plan's compiler names what it compiles: one at a time
             made = plan.invoke
             if made is None:
                 made = plan.invoke = _make_invoker(plan)
-    return made
+    if tool.invoke is _first_call and tool._plan is plan:
+        tool.invoke = made
+    return made(tool, arguments, context, call_id, name, rt)
 
 
 def _make_invoker(plan: Plan) -> Invoker:
