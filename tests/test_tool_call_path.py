@@ -166,7 +166,8 @@ def test_the_common_path_serves_the_plain_call() -> None:
         "d": ["float", 1.5], "e": ["NoneType", None], "session": ["str", "s"],
     }
     invoke = box["many"].invoke
-    assert invoke is not None and invoke.__name__ == "invoke"  # compiled at the first call
+    assert invoke is not None
+    assert invoke.__name__ == "invoke"  # compiled at the first call
     other = Toolbox([many])
     assert other["many"].invoke is invoke  # the plan's, made once
 

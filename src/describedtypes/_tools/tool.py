@@ -22,8 +22,8 @@ import attrs
 import orjson
 
 from .._base.aio import is_async, is_awaitable
-from .._base.lazy import LazyModule as _LazyModule
 from .._base.generated import run_source
+from .._base.lazy import LazyModule as _LazyModule
 from .._base.records import (
     RESULT_LINES,
     RESULT_NAMES,
