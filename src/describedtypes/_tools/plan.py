@@ -68,7 +68,7 @@ class Plan:
         self.decode: Callable[[Any], dict[str, Any]] = compiler.arguments(self.node(None))
         #: What compiled ``decode``: a tool's common call is compiled with it, in its
         #: namespace, the first time a tool over this plan is made (``tool.invoker``).
-        self.compiler = compiler
+        self.compiler: Compiler | None = compiler
         #: That common call, once made (shared by every tool over this plan).
         self.invoke: Any = None
         # Keyed by plain values only (no user object): the plan outlives no function.

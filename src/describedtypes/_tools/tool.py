@@ -785,6 +785,7 @@ def _first_call(
             made = plan.invoke
             if made is None:
                 made = plan.invoke = _make_invoker(plan)
+                plan.compiler = None  # done with: what it compiled lives on in ``made``
     if tool.invoke is _first_call and tool._plan is plan:
         tool.invoke = made
     return made(tool, arguments, context, call_id, name, rt)
@@ -792,7 +793,9 @@ def _first_call(
 
 def _make_invoker(plan: Plan) -> Invoker:
     slow = "return tool._decoded(d, context, call_id, name, rt)"
-    fused = plan.compiler.fused(plan.node(None), slow)
+    compiler = plan.compiler
+    assert compiler is not None  # dropped only once this has run
+    fused = compiler.fused(plan.node(None), slow)
     checks, call = fused if fused is not None else ([slow], [])
     filled = [
         line.format(content="value", value="value", call_id="call_id", name="name")
@@ -837,7 +840,7 @@ def _make_invoker(plan: Plan) -> Invoker:
             "    return tool._settle(value, call_id, name, rt)",
         ]
     names = {
-        **plan.compiler.ns,
+        **compiler.ns,
         **RESULT_NAMES,
         "_stamps": _stamps,
         "GENERATION": plan.generation,
