@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import datetime
 import json
+import logging
 from typing import Any, Literal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -218,3 +220,29 @@ def test_timeouts_gates_and_parse_args_keep_the_general_path() -> None:
         assert result.value in {"bern", "BERN"}
         box.close()
     assert Toolbox([Tool(echo, parse_args=lambda raw: None)])["echo"].invoke is None
+
+
+def test_a_log_level_set_between_calls_is_followed(caplog: pytest.LogCaptureFixture) -> None:
+    """The common path reads logging's own answer for the INFO level: a level set (or
+    logging disabled) between two calls is followed from the next call on."""
+
+    def echo(city: str) -> str:
+        return city
+
+    box = Toolbox([echo])
+    assert box.call("echo", '{"city": "quiet"}').value == "quiet"
+    with caplog.at_level("INFO", logger="describedtypes"):
+        assert box.call("echo", '{"city": "loud"}').value == "loud"
+    assert box.call("echo", '{"city": "quiet again"}').value == "quiet again"
+    logged = [r.getMessage() for r in caplog.records if r.name == "describedtypes"]
+    assert len(logged) == 1
+    assert logged[0].startswith("tool echo ran in")
+    caplog.clear()
+    with caplog.at_level("INFO", logger="describedtypes"):
+        logging.disable(logging.INFO)
+        try:
+            assert box.call("echo", '{"city": "disabled"}').value == "disabled"
+        finally:
+            logging.disable(logging.NOTSET)
+        assert box.call("echo", '{"city": "enabled"}').value == "enabled"
+    assert [r.getMessage()[:14] for r in caplog.records] == ["tool echo ran "]
