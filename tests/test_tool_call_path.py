@@ -246,3 +246,19 @@ def test_a_log_level_set_between_calls_is_followed(caplog: pytest.LogCaptureFixt
             logging.disable(logging.NOTSET)
         assert box.call("echo", '{"city": "enabled"}').value == "enabled"
     assert [r.getMessage()[:14] for r in caplog.records] == ["tool echo ran "]
+
+
+def test_a_dict_of_arguments_is_checked_as_on_the_general_path() -> None:
+    """A dict the caller parsed (Anthropic's, Gemini's, MCP's arguments) is passed on
+    as it is when it needs no decoding; one that does, or has a key that is not a
+    string, gets the general path's answer, and the caller's dict is never changed."""
+    box = Toolbox([plain, defaults])
+    arguments: dict[Any, Any] = {"city": "Bern", "days": 2, "metric": True}
+    assert box.call("plain", arguments).value["days"] == ["int", 2]
+    assert box.call("defaults", {"city": "Bern", "temp": 1}).value["temp"] == ["float", 1.0]
+    odd = {"city": "Bern", "days": 2, "metric": True, 7: "seven"}
+    result = box.call("plain", odd)
+    assert result.is_error
+    assert "argument names must be strings" in result.content
+    assert arguments == {"city": "Bern", "days": 2, "metric": True}
+    assert odd == {"city": "Bern", "days": 2, "metric": True, 7: "seven"}

@@ -756,14 +756,15 @@ def invoker(tool: Tool, plan: Plan) -> Invoker | None:
     """The common call of ``tool``, compiled once per plan, or None where it never applies
     (``parse_args``, or a Decimal parameter, whose digits are read from the text).
 
-    It runs JSON text arguments (str or bytes) of a tool without a timeout or a gate as
-    ``run_general`` would, with what that asks on every call (the plan's options, the
-    decoder) settled when it is made. Arguments that need no decoding go straight into
-    the function's call (``fused_lines``: no keyword dict is built, the result is filled
-    inline); the others go through the decoder, from the object already parsed. It gives
-    None (the general path runs the call from the start) for anything else and for text
-    that is not a JSON object, before any of the tool's own code (decoder hooks, the
-    function) has run.
+    It runs JSON text arguments (str or bytes) and dicts of a tool without a timeout or a
+    gate as ``run_general`` would, with what that asks on every call (the plan's options,
+    the decoder) settled when it is made. Arguments that need no decoding go straight
+    into the function's call (``fused_lines``: no keyword dict is built, the result is
+    filled inline; a dict's values are the very objects the general path would pass);
+    the others go through the decoder, from the object parsed from the text. It gives
+    None (the general path runs the call from the start) for anything else, for text
+    that is not a JSON object and for a dict that needs the decoder, before any of the
+    tool's own code (decoder hooks, the function) has run.
     """
     if plan.exact or tool.parse_args is not None:
         return None
@@ -792,7 +793,9 @@ def _first_call(
 
 
 def _make_invoker(plan: Plan) -> Invoker:
-    slow = "return tool._decoded(d, context, call_id, name, rt)"
+    # The decoder's turn: from the object parsed here; a dict the caller passed goes to
+    # the general path, which checks its keys are strings and copies it first.
+    slow = "return None if d is arguments else tool._decoded(d, context, call_id, name, rt)"
     compiler = plan.compiler
     assert compiler is not None  # dropped only once this has run
     fused = compiler.fused(plan.node(None), slow)
@@ -803,21 +806,25 @@ def _make_invoker(plan: Plan) -> Invoker:
     ]
     lines = [
         "def invoke(tool, arguments, context, call_id, name, rt):",
-        "    kind = arguments.__class__",
         "    if (",
-        "        (kind is not str and kind is not bytes)",
-        "        or _stamps.stamp != GENERATION  # a registration since: plan afresh",
+        "        _stamps.stamp != GENERATION  # a registration since: plan afresh",
         "        or tool.timeout is not None",
         "        or rt.timeout is not None",
         "        or tool.gate is not None",
         "        or tool.parse_args is not None",
         "    ):",
         "        return None",
-        "    try:",
-        "        d = _loads(arguments)",
-        "    except _NotJSON:",
-        "        return None",
-        "    if d.__class__ is not dict:",
+        "    kind = arguments.__class__",
+        "    if kind is dict:  # parsed by the caller: its keys are looked at on the general path",
+        "        d = arguments",
+        "    elif kind is str or kind is bytes:",
+        "        try:",
+        "            d = _loads(arguments)",
+        "        except _NotJSON:",
+        "            return None",
+        "        if d.__class__ is not dict:",
+        "            return None",
+        "    else:",
         "        return None",
         *("    " + line for line in checks),
     ]
