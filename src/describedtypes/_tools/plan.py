@@ -67,7 +67,8 @@ class Plan:
         compiler = Compiler(exact=self.exact)
         self.decode: Callable[[Any], dict[str, Any]] = compiler.arguments(self.node(None))
         #: What compiled ``decode``: a tool's common call is compiled with it, in its
-        #: namespace, the first time a tool over this plan is made (``tool.invoker``).
+        #: namespace, at the first call of a tool over this plan (``tool.invoker``);
+        #: dropped then.
         self.compiler: Compiler | None = compiler
         #: That common call, once made (shared by every tool over this plan).
         self.invoke: Any = None

@@ -67,7 +67,7 @@ T = TypeVar("T")
 
 Phases = Literal["combined", "two-phase"]
 
-INFO = logging.INFO
+_INFO = logging.INFO
 
 
 class Toolbox:
@@ -552,7 +552,7 @@ class Toolbox:
             return self._unknown(name, call_id)
         # The common case, nothing watching (no INFO line, as logging's own answer says;
         # no tracer provider): the tool's invoker straight from here.
-        if LOGGED.get(INFO) is False and not tracing.enabled():
+        if LOGGED.get(_INFO) is False and not tracing.enabled():
             invoke = tool.invoke
             if invoke is not None:
                 done = invoke(tool, arguments, context, call_id, name, self._rt)
