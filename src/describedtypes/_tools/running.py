@@ -36,15 +36,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("describedtypes")
 logger.addHandler(logging.NullHandler())
 
-_cache = getattr(logger, "_cache", None)
-#: The answers of ``logger.isEnabledFor`` that logging keeps (its own per-logger cache,
-#: emptied whenever a level or ``logging.disable`` changes). ``LOGGED.get(logging.INFO)
-#: is False`` says, for the price of a dict look-up, what ``isEnabledFor`` would say
-#: then: no INFO line. Anything else (no answer kept yet, or True) means ask
-#: ``isEnabledFor``. Empty, and never filled, where logging keeps no such dict.
-LOGGED: dict[int, bool] = _cache if isinstance(_cache, dict) else {}
-del _cache
-
 
 def run_coroutine(
     awaitable: Any, timeout: float | None, call: ToolCall | None = None,

@@ -42,7 +42,7 @@ from .requests import (
     output_adapter_for,
     plan_tools,
 )
-from .running import LOGGED, Settings, check_timeout, logger, off_loop
+from .running import Settings, check_timeout, logger, off_loop
 from .threads import DEFAULT_MAX_WORKERS
 
 if TYPE_CHECKING:
@@ -550,9 +550,9 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
-        # The common case, nothing watching (no INFO line, as logging's own answer says;
-        # no tracer provider): the tool's invoker straight from here.
-        if LOGGED.get(_INFO) is False and not tracing.enabled():
+        # The common case, nothing watching (no INFO line, no tracer provider): the
+        # tool's invoker straight from here.
+        if not logger.isEnabledFor(_INFO) and not tracing.enabled():
             invoke = tool.invoke
             if invoke is not None:
                 done = invoke(tool, arguments, context, call_id, name, self._rt)
