@@ -15,9 +15,11 @@ from ..errors import IncompleteReplyError, RefusalError
 from .access import MISSING, ShapeError, field_of, items_of
 from .wire import (
     Reply,
+    StreamBlocks,
     StreamState,
     WireFormat,
     as_dict,
+    call_input,
     checked_results,
     described,
     flat_calls,
@@ -141,18 +143,39 @@ class AnthropicFormat(WireFormat):
         if kind == "content_block_delta":
             delta = field_of(event, "delta")
             delta_kind = field_of(delta, "type")
+            index = field_of(event, "index")
             if delta_kind == "text_delta":
-                return state.add_text(field_of(delta, "text"))
+                piece = field_of(delta, "text")
+                StreamBlocks.of(state).text(index, piece)
+                return state.add_text(piece)
             if delta_kind == "input_json_delta":
                 piece = field_of(delta, "partial_json")
-                return state.add_call(field_of(event, "index"), None, piece)
+                StreamBlocks.of(state).call(index)
+                return state.add_call(index, None, piece)
+            if delta_kind in ("thinking_delta", "signature_delta"):
+                # Kept so the message goes back with its thinking, as a whole reply's does.
+                StreamBlocks.of(state).thinking(
+                    index, ("thinking", index), field_of(delta, "signature")
+                )
+                state.add_text(field_of(delta, "thinking"), ("thinking", index))
         elif kind == "content_block_start":
             block = field_of(event, "content_block")
-            if field_of(block, "type") == "tool_use":
-                state.add_call(field_of(event, "index"), field_of(block, "name"), None,
+            block_kind = field_of(block, "type")
+            index = field_of(event, "index")
+            if block_kind == "tool_use":
+                StreamBlocks.of(state).call(index)
+                state.add_call(index, field_of(block, "name"), None,
                                call_id=field_of(block, "id"))
-            elif field_of(block, "type") == "text":
+            elif block_kind == "text":
+                StreamBlocks.of(state).text(index, field_of(block, "text"))
                 return state.add_text(field_of(block, "text"))
+            elif block_kind == "thinking":
+                StreamBlocks.of(state).thinking(
+                    index, ("thinking", index), field_of(block, "signature")
+                )
+                state.add_text(field_of(block, "thinking"), ("thinking", index))
+            elif block_kind == "redacted_thinking":
+                StreamBlocks.of(state).whole(index, block)
         elif kind == "message_start":
             state.usage = _usage(field_of(field_of(event, "message"), "usage"), Usage(1))
         elif kind == "message_delta":
@@ -173,6 +196,23 @@ class AnthropicFormat(WireFormat):
     def reply_messages(self, response: Any) -> list[Any]:
         # The content blocks go back as they came: thinking blocks keep their signature.
         return [{"role": "assistant", "content": list(items_of(field_of(response, "content")))}]
+
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # The blocks in the order they streamed, as a whole reply's content lists them.
+        content: list[Any] = []
+        for kind, value, signature in StreamBlocks.of(state).resolved(state, text, calls):
+            if kind == "text":
+                content.append({"type": "text", "text": value})
+            elif kind == "call":
+                content.append({"type": "tool_use", "id": value.call_id, "name": value.name,
+                                "input": call_input(value.arguments)})
+            elif kind == "thinking":
+                content.append({"type": "thinking", "thinking": value, "signature": signature})
+            else:
+                content.append(value)
+        return [{"role": "assistant", "content": content}]
 
     def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         sent = super().request(model, transcript, extra)

@@ -22,9 +22,11 @@ from ..errors import DecodeError, IncompleteReplyError, RefusalError
 from .access import MISSING, ShapeError, field_of, has, items_of
 from .wire import (
     Reply,
+    StreamBlocks,
     StreamState,
     WireFormat,
     as_dict,
+    call_input,
     checked_results,
     described,
     listed,
@@ -179,14 +181,23 @@ class BedrockFormat(WireFormat):
             index = field_of(body, "contentBlockIndex")
             text = field_of(delta, "text")
             if isinstance(text, str):
+                StreamBlocks.of(state).text(index, text)
                 return state.add_text(text)
             use = field_of(delta, "toolUse")
             if use is not None:
+                StreamBlocks.of(state).call(index)
                 return state.add_call(index, None, field_of(use, "input"))
+            reasoning = field_of(delta, "reasoningContent")
+            if reasoning is not None:  # kept so the message goes back whole
+                StreamBlocks.of(state).thinking(
+                    index, ("reasoning", index), field_of(reasoning, "signature")
+                )
+                state.add_text(field_of(reasoning, "text"), ("reasoning", index))
         elif "contentBlockStart" in event:
             body = event["contentBlockStart"]
             use = field_of(field_of(body, "start"), "toolUse")
             if use is not None:
+                StreamBlocks.of(state).call(field_of(body, "contentBlockIndex"))
                 state.add_call(field_of(body, "contentBlockIndex"), field_of(use, "name"), None,
                                call_id=field_of(use, "toolUseId"))
         elif "messageStop" in event:
@@ -208,8 +219,25 @@ class BedrockFormat(WireFormat):
     def user_message(self, text: str) -> Any:
         return {"role": "user", "content": [{"text": text}]}
 
-    def assistant_message(self, text: str) -> Any:
-        return {"role": "assistant", "content": [{"text": text}]}
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # The blocks in the order they streamed, as a whole reply's content lists them.
+        content: list[Any] = []
+        for kind, value, signature in StreamBlocks.of(state).resolved(state, text, calls):
+            if kind == "text":
+                content.append({"text": value})
+            elif kind == "call":
+                content.append({"toolUse": {"toolUseId": value.call_id, "name": value.name,
+                                            "input": call_input(value.arguments)}})
+            elif kind == "thinking":
+                reasoning: dict[str, Any] = {"text": value}
+                if signature:
+                    reasoning["signature"] = signature
+                content.append({"reasoningContent": {"reasoningText": reasoning}})
+            else:
+                content.append(value)
+        return [{"role": "assistant", "content": content}]
 
     def reply_messages(self, response: Any) -> list[Any]:
         message = field_of(field_of(response, "output"), "message")

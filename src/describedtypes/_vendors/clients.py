@@ -31,7 +31,7 @@ from ..errors import DecodeError
 from . import anthropic, gemini, openai_chat, openai_responses
 from .detect import client_format
 from .replies import decode_reply
-from .wire import WireFormat
+from .wire import StreamState, WireFormat
 
 __all__ = ["ANTHROPIC_MAX_TOKENS", "Provider", "provider_for", "retry_text"]
 
@@ -155,9 +155,15 @@ class Provider:
     def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         return self.wire.streaming(kwargs)
 
-    def stream_retry_messages(self, text: str, error: DecodeError) -> list[Any]:
+    def stream_messages(self, state: StreamState) -> list[Any]:
+        """A finished stream's reply as it goes back into the conversation: the messages
+        ``reply_messages`` gives for the same reply whole (text, tool calls with their
+        ids, reasoning)."""
+        return self.wire.stream_messages(state, state.reply_text(), state.calls())
+
+    def stream_retry_messages(self, state: StreamState, error: DecodeError) -> list[Any]:
         """A streamed reply that failed, then a user message carrying ``str(error)``."""
-        return [self.wire.assistant_message(text), self.user_message(retry_text(error))]
+        return [*self.stream_messages(state), self.user_message(retry_text(error))]
 
     def retry_messages(self, response: Any, error: DecodeError) -> list[Any]:
         """The reply that failed, then a user message carrying ``str(error)``."""

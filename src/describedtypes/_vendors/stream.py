@@ -434,6 +434,13 @@ class _Stream(StreamState):
         text = self.text.text()
         return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
 
+    def text_of(self, key: Any) -> str:
+        found = self.texts.get(key)
+        if found is None:
+            return ""
+        text = found.text()
+        return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+
     def add_call(
         self, key: Any, name: Any, piece: Any, *, whole: bool = False, call_id: Any = None
     ) -> tuple[_Text | None, bool]:
