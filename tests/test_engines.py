@@ -985,3 +985,41 @@ def test_xgrammar_reads_the_rewritten_space_dot_and_non_space() -> None:
         assert engine.accepts(compiled, orjson.dumps({"v": value})) is None, value
     for raw in (b'{"v":"a\n-x"}', b'{"v":"a "x"}', b'{"v":"a -\\"}', b'{"v":"a \\n-"}'):
         assert engine.accepts(compiled, raw) is not None, raw
+
+
+# -- characters beyond the BMP in a class the rewrite spells out ---------------------------------
+
+#: Every engine the rewritten classes go to (a class holding '"' is spelled out again for
+#: outlines-core and llama.cpp, which read the JSON text, and for xgrammar, which writes
+#: raw), and llguidance, which is sent the class as written.
+ASTRAL_ENGINES = [
+    pytest.param("llguidance", GUIDANCE[0], id="guidance"),
+    pytest.param("xgrammar", XGRAMMAR[0], id="xgrammar", marks=needs_xgrammar),
+    pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
+    pytest.param("llama.cpp", LLAMACPP, id="llama.cpp"),
+    pytest.param("llama.cpp", OLLAMA, id="ollama"),
+]
+
+
+@pytest.mark.parametrize(("engine_name", "adapter"), ASTRAL_ENGINES)
+def test_characters_beyond_the_bmp_in_a_class_reach_the_engine(
+        request: pytest.FixtureRequest, engine_name: str, adapter: Adapter) -> None:
+    """U+E0001 (a tag character, not printable) and U+1F600 in a class: the engine takes
+    them and refuses what the class does not hold ("1", which \\ue0001 let through)."""
+    pattern = '^[a\U000e0001\U0001f600"]+$'
+    engine, cls, body, compiled = _json_text_case(request, engine_name, adapter, pattern)
+    valid = ["a\U000e0001", "\U0001f600\U0001f600", "\U000e0001"]
+    if engine_name != "xgrammar":  # a '"' cannot be written raw there (not JSON)
+        valid.append('a"')
+    for value in valid:
+        text = orjson.dumps({"v": value})
+        assert decode(cls, text).v == value
+        assert engine.accepts(compiled, text) is None, (engine_name, ascii(value))
+    for value in ("a1", "1", "\U000e0002", "\ue000", "a\U0001f601"):
+        text = orjson.dumps({"v": value})
+        with pytest.raises(DecodeError):
+            decode(cls, text)
+        assert engine.accepts(compiled, text) is not None, (engine_name, ascii(value))
+    rng = random.Random(pattern)
+    for _ in range(4):
+        decode(cls, engine.walk(compiled, rng, budget=12))

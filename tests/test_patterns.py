@@ -10,8 +10,10 @@ generated patterns: the engines' and Anthropic's answers must not move.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import orjson
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -357,3 +359,27 @@ def test_unescaped_text_refuses_patterns_that_need_an_escape() -> None:
         assert sent is None, pattern
         assert why, pattern
     assert json_text_unescaped("^\\x41\\u00e9[a-z]{2}$") == ("^\\x41\\u00e9[a-z]{2}$", "")
+
+
+# -- characters beyond the BMP in a rewritten class ---------------------------------------------
+
+#: Classes that the rewrites spell out again (each holds '"' or a control character), with
+#: characters beyond the BMP: U+E0001 (a tag character, not printable), U+1F600, a range.
+ASTRAL_CLASSES = ['^[a\U000e0001\U0001f600"]+$', "^[\U000e0001-\U000e007f\x01]+$",
+                  '^[\U0001f600-\U0001f64f"x]+$']
+
+
+@pytest.mark.parametrize("pattern", ASTRAL_CLASSES)
+@pytest.mark.parametrize("rewrite", [json_text, json_text_unescaped])
+def test_characters_beyond_the_bmp_are_written_as_themselves(pattern: str, rewrite: Any) -> None:
+    """A character beyond U+FFFF is written raw in the rewritten class, which every engine
+    reads: \\uXXXXX (five hex digits) was read as \\uXXXX and a digit, so the class took
+    "1" and lost the character."""
+    sent, why = rewrite(pattern)
+    assert sent is not None, why
+    assert not re.search(r"\\u[0-9a-fA-F]{5}", sent), ascii(sent)
+    for code in (0xE0001, 0xE0041, 0xE007F, 0x1F600, 0x1F64F, 0x1F650, 0xE0080, 0x31, 0xE000):
+        value = chr(code)
+        written = value if rewrite is json_text_unescaped else orjson.dumps(value).decode()[1:-1]
+        assert bool(re.search(sent, written)) == bool(re.search(pattern, value)), (
+            ascii(sent), hex(code))

@@ -428,8 +428,15 @@ def _class_ranges(body: list[Piece], pattern: str) -> list[tuple[int, int]]:
 
 
 def _spell(code: int) -> str:
+    """One character as it is written in a class every engine reads: itself, or an
+    escape for a metacharacter, a control character or an unprintable one of the BMP.
+
+    Beyond the BMP the character itself, printable or not: each engine reads it raw,
+    but not one escape reads in all (xgrammar takes no ``\\U0001f600``, llama.cpp no
+    ``\\u{1f600}``), and ``\\u`` with five hex digits is ``\\uXXXX`` and a digit.
+    """
     c = chr(code)
-    if c.isalnum() or (c.isprintable() and c not in "\\]^[-"):
+    if code > 0xFFFF or c.isalnum() or (c.isprintable() and c not in "\\]^[-"):
         return c
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
