@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .document import MISSING, Document, Rule, escape, is_map, types_of
-from .patterns import Dialect
+from .patterns import ASCII_CLASSES, Dialect
 from .problem import Problem
 from .rules import REF_TARGET, ROOT_OBJECT, cyclic_refs
 
@@ -513,7 +513,12 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
         pattern = s.get("pattern")
         if isinstance(pattern, str):
             sent, why = engine.dialect.fit(pattern)
-            if sent is None:
+            if sent is None and engine.dialect.over_budget(pattern) is not None:
+                yield doc.problem(f"{at}/pattern", "engine.pattern",
+                                  f"this pattern is too long to send in a tool definition as "
+                                  f"decode() reads it: {why}; {ASCII_CLASSES}, or "
+                                  f"{_DESCRIBE}")
+            elif sent is None:
                 yield doc.problem(f"{at}/pattern", "engine.pattern",
                                   f"{engine.name} does not read this pattern as JSON Schema "
                                   f"does ({why}); anchor it as ^...$ without those features, "
