@@ -1034,24 +1034,27 @@ SPACES = sorted({c for c in range(0x3001) if re.match(r"\s", chr(c))}
 #: escape there (so no control character, '"' or backslash); outlines-core is offered
 #: only the short escapes of tab, newline, carriage return and form feed.
 UNWRITABLE = {
+    # It takes \u001c and the like; a DEL it refuses raw and escaped (its notes say so).
+    "llguidance": lambda c: c == 0x7F,
     "xgrammar": lambda c: c < 0x20 or c in (0x22, 0x5C),
     "outlines-core": lambda c: c < 0x20 and chr(c) not in "\t\n\r\f",
 }
 
 
 @pytest.mark.parametrize(("engine_name", "adapter"), [
+    pytest.param("llguidance", GUIDANCE[0], id="guidance"),
     pytest.param("xgrammar", XGRAMMAR[0], id="xgrammar", marks=needs_xgrammar),
     pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
 ])
 @pytest.mark.parametrize("pattern", [
-    "^[\\sa]+$", '^[\\s"]+$', "^[^\\sa]+$", "^\\s+$", "^x[\\s-]y$", "^\\S+$",
+    "^[\\sa]+$", '^[\\s"]+$', "^[^\\sa]+$", "^\\s+$", "^x[\\s-]y$", "^\\S+$", "^a\\sb\\S$",
 ])
 def test_spaces_mean_what_the_decoder_means(request: pytest.FixtureRequest, engine_name: str,
                                             adapter: Adapter, pattern: str) -> None:
     """For each character of Python's \\s (and a few others) the engine takes the JSON
     string exactly when decode() does, but for the characters it cannot write there at
     all: \\s in a class used to be sent as ASCII spaces only (U+00A0 was valid and could
-    never be written)."""
+    never be written), and llguidance's own \\s leaves out U+001C-U+001F."""
     cls = attrs.make_class("Patterned", {"v": attrs.field(
         type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
     if engine_name == "outlines-core" and "\\S" in pattern:
@@ -1060,7 +1063,8 @@ def test_spaces_mean_what_the_decoder_means(request: pytest.FixtureRequest, engi
     engine, cls, body, compiled = _json_text_case(request, engine_name, adapter, pattern)
     wrong = []
     for code in SPACES:
-        value = "x" + chr(code) + "y" if pattern.startswith("^x") else chr(code)
+        value = ("x" + chr(code) + "y" if pattern.startswith("^x") else
+                 "a" + chr(code) + "b" + chr(code) if pattern.startswith("^a") else chr(code))
         text = orjson.dumps({"v": value})
         try:
             decode(cls, text)

@@ -24,6 +24,7 @@ from describedtypes._schema.patterns import (
     optional_groups_counted,
     pattern_features,
     pieces,
+    python_spaces,
     rewrite_shorthands,
     space_ranges,
 )
@@ -441,3 +442,21 @@ def test_a_negated_class_the_rewrite_cannot_read_is_kept_as_written() -> None:
         sent, _ = rewrite("^[^\\S]+$")
         assert sent == '^[^\\S"\\\\\\x00-\\x1f]+$'
         assert rewrite(sent) == (sent, "")
+
+
+@pytest.mark.parametrize(("pattern", "sent"), [
+    ("^\\s+$", "^[\\s\\x1c-\\x1f]+$"),
+    ("^[a\\s]$", "^[a\\s\\x1c-\\x1f]$"),
+    ("^[^\\s]$", "^[^\\s\\x1c-\\x1f]$"),
+    ("^\\S\\\\s$", "^[^\\s\\x1c-\\x1f]\\\\s$"),  # an escaped backslash, then "s"
+    ("^\\s\\x1c-\\x1f$", "^[\\s\\x1c-\\x1f]\\x1c-\\x1f$"),  # not a class: a sequence
+])
+def test_python_spaces_for_rusts_reading(pattern: str, sent: str) -> None:
+    """\\s and \\S for a reader whose \\s is Rust's: U+001C-U+001F join it; the rewrite
+    keeps its own output; \\S inside a class cannot be written so."""
+    assert python_spaces(pattern) == sent
+    assert python_spaces(sent) == sent
+    for code in range(0x3001):
+        value = chr(code)
+        assert bool(re.search(sent, value)) == bool(re.search(pattern, value))
+    assert python_spaces("^[^\\S]$") is None

@@ -191,6 +191,34 @@ def rewrite_shorthands(pattern: str, names: frozenset[str],
     return "".join(out)
 
 
+#: What Python's ``\\s`` holds beyond Rust's (llguidance's): U+001C-U+001F.
+_RUST_SPACES_LACK = "\\x1c-\\x1f"
+
+
+def python_spaces(pattern: str) -> str | None:
+    """``pattern`` with ``\\s`` and ``\\S`` meaning what Python's ``re`` means, for a
+    reader whose ``\\s`` is Unicode's White_Space (Rust's regex crate): that leaves out
+    U+001C-U+001F, which Python's takes, so ``\\s`` is sent as ``[\\s\\x1c-\\x1f]``
+    (in a class, ``\\s\\x1c-\\x1f``) and ``\\S`` as ``[^\\s\\x1c-\\x1f]``. ``\\S`` inside a
+    class cannot be written so (None). A ``\\s`` already followed by ``\\x1c-\\x1f`` is
+    kept, so the rewrite leaves its own output as it is.
+    """
+    out: list[str] = []
+    for piece in pieces(pattern):
+        d = piece.escaped
+        done = piece.in_class and pattern.startswith(_RUST_SPACES_LACK, piece.at + 2)
+        if d == "s" and not done:
+            inside = "\\s" + _RUST_SPACES_LACK
+            out.append(inside if piece.in_class else f"[{inside}]")
+        elif d == "S":
+            if piece.in_class:
+                return None
+            out.append(f"[^\\s{_RUST_SPACES_LACK}]")
+        else:
+            out.append(piece.text)
+    return "".join(out)
+
+
 @functools.lru_cache(maxsize=1)
 def python_classes() -> dict[str, str]:
     """What Python's ``re`` means by ``\\d`` and ``\\w`` in a str pattern, as class insides.
@@ -602,6 +630,8 @@ class Dialect:
         unescaped_text: The engine writes what the pattern matches raw between the
             quotes and takes no escape there, so it is sent through
             ``json_text_unescaped()``.
+        python_spaces: ``\\s`` and ``\\S`` are sent as Python means them
+            (``python_spaces()``), for an engine whose ``\\s`` is Rust's.
         max_added: The most characters the classes of ``rewritten`` may add to a
             pattern (None: no limit); a pattern they would make longer goes into the
             description. For tool definitions, which a server writes into every prompt:
@@ -619,6 +649,7 @@ class Dialect:
     json_text: bool = False
     unescaped_text: bool = False
     max_added: int | None = None
+    python_spaces: bool = False
 
     def over_budget(self, pattern: str) -> int | None:
         """How many characters the classes of ``rewritten`` would add to ``pattern``, when
@@ -647,6 +678,12 @@ class Dialect:
                 over = added
                 rewritten = rewrite_shorthands(pattern, self.rewritten) or pattern
             pattern = rewritten
+            found = pattern_features(pattern)
+        if self.python_spaces and ("\\s" in found or "\\S" in found):
+            spaced = python_spaces(pattern)
+            if spaced is None:
+                return None, "\\S inside a class", None
+            pattern = spaced
             found = pattern_features(pattern)
         bad = sorted({f for f in found if f in self.refused} | {
             f.name for f in features(pattern) if f.name.startswith("\\")
