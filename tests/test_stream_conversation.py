@@ -103,6 +103,9 @@ class Provider:
     def tools(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    def results(self, body: dict[str, Any]) -> list[tuple[Any, str]]:
+        raise NotImplementedError
+
 
 class Chat(Provider):
     def client(self, server: Server) -> Any:
@@ -139,6 +142,13 @@ class Chat(Provider):
 
     def tools(self) -> dict[str, Any]:
         return {"tools": [schema(Weather, OPENAI_CHAT_TOOLS)]}
+
+    def results(self, body: dict[str, Any]) -> list[tuple[Any, str]]:
+        """(call id, content) of the tool results after the last assistant message."""
+        messages = body["messages"]
+        last = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
+        assert all(m["role"] == "tool" for m in messages[last + 1:])
+        return [(m["tool_call_id"], m["content"]) for m in messages[last + 1:]]
 
 
 class Responses(Provider):
@@ -200,6 +210,12 @@ class Responses(Provider):
     def tools(self) -> dict[str, Any]:
         return {"tools": [schema(Weather, OPENAI_TOOLS)]}
 
+    def results(self, body: dict[str, Any]) -> list[tuple[Any, str]]:
+        items = body["input"]
+        last = max(i for i, m in enumerate(items) if m.get("type") == "function_call")
+        assert all(m.get("type") == "function_call_output" for m in items[last + 1:])
+        return [(m["call_id"], m["output"]) for m in items[last + 1:]]
+
 
 class Claude(Provider):
     def client(self, server: Server) -> Any:
@@ -259,6 +275,12 @@ class Claude(Provider):
     def tools(self) -> dict[str, Any]:
         return {"tools": [schema(Weather, ANTHROPIC_TOOLS)]}
 
+    def results(self, body: dict[str, Any]) -> list[tuple[Any, str]]:
+        last = body["messages"][-1]
+        assert last["role"] == "user"
+        assert all(b["type"] == "tool_result" and b["is_error"] for b in last["content"])
+        return [(b["tool_use_id"], b["content"]) for b in last["content"]]
+
 
 class Gemini(Provider):
     def client(self, server: Server) -> Any:
@@ -290,6 +312,12 @@ class Gemini(Provider):
 
     def tools(self) -> dict[str, Any]:
         return {"config": {"tools": [{"function_declarations": [schema(Weather, GEMINI)]}]}}
+
+    def results(self, body: dict[str, Any]) -> list[tuple[Any, str]]:
+        last = body["contents"][-1]
+        assert last["role"] == "user"
+        return [(p["functionResponse"]["name"], p["functionResponse"]["response"]["error"])
+                for p in last["parts"]]
 
 
 PROVIDERS: dict[str, Callable[[], Provider]] = {
@@ -330,9 +358,12 @@ def test_a_streamed_retry_sends_what_extract_sends(name: str) -> None:
 
     retry, streamed_retry = whole.bodies[1], _without_stream_keywords(streamed.bodies[1])
     assert streamed_retry == retry
-    assert "call_1" in json.dumps(retry) or "toolu_1" in json.dumps(retry) or (
-        "functionCall" in json.dumps(retry)
-    )
+    # The call is answered, as every provider requires before the conversation goes on,
+    # with the problems of its arguments, and the request ends there.
+    [(call, content)] = provider.results(retry)
+    assert call in ("call_1", "toolu_1", "Weather")
+    assert "$.city" in content
+    assert content.endswith("Answer again with the complete JSON, corrected.")
 
     # The conversation to continue: sent on, it makes the same request.
     for server, messages in ((whole, done.messages), (streamed, stream.details.messages)):
@@ -439,8 +470,47 @@ def test_a_streamed_bedrock_retry_sends_what_extract_sends() -> None:
     assert {"toolUse": {"toolUseId": "tu_1", "name": "Weather", "input": BAD}} in (
         streamed.sent[1]["messages"][1]["content"]
     )
+    # The call is answered with its problems in the next (user) message, and that is all.
+    [(user)] = streamed.sent[1]["messages"][2:]
+    [result] = user["content"]
+    assert result["toolResult"]["toolUseId"] == "tu_1"
+    assert result["toolResult"]["status"] == "error"
+    assert "$.city" in result["toolResult"]["content"][0]["text"]
     assert stream.details is not None
     for client, messages in ((whole, done.messages), (streamed, stream.details.messages)):
         extract(Weather, client, model=CLAUDE,
                 messages=[*messages, {"role": "user", "content": [{"text": "And?"}]}])
     assert streamed.sent[2] == whole.sent[2]
+
+
+def test_calls_beside_a_text_answer_are_answered_before_the_retry_text() -> None:
+    """A text answer that does not decode beside a call of another tool: the call gets a
+    "not run" result and the problems follow in the same user message (Bedrock refuses
+    two user messages in a row; Anthropic wants the results first)."""
+    text = json.dumps(BAD)
+    whole = {"output": {"message": {"role": "assistant", "content": [
+        {"text": text}, {"toolUse": {"toolUseId": "tu_9", "name": "lookup", "input": {}}}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+        "metrics": {"latencyMs": 1}}
+    good = _bedrock_whole(GOOD)
+    client = _Bedrock([whole, good])
+    assert extract(Weather, client, messages="Paris?", model=CLAUDE) == Weather("Paris", 21)
+    [user] = client.sent[1]["messages"][2:]
+    result, problems = user["content"]
+    assert result["toolResult"]["toolUseId"] == "tu_9"
+    assert result["toolResult"]["content"][0]["text"].startswith("Not run")
+    assert problems["text"].endswith("Answer again with the complete JSON, corrected.")
+
+    server = Server([Claude().whole(GOOD), Claude().whole(GOOD)])
+    server.replies[0] = _json({
+        "id": "m", "type": "message", "role": "assistant", "model": "m",
+        "stop_reason": "tool_use", "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+        "content": [{"type": "text", "text": text},
+                    {"type": "tool_use", "id": "toolu_9", "name": "lookup", "input": {}}]})
+    assert extract(Weather, Claude().client(server), messages="Paris?", model="m") == (
+        Weather("Paris", 21))
+    [user] = server.bodies[1]["messages"][2:]
+    assert [b["type"] for b in user["content"]] == ["tool_result", "text"]
+    assert user["content"][0]["tool_use_id"] == "toolu_9"

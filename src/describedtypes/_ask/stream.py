@@ -103,7 +103,7 @@ class _Attempts(Generic[T]):
             log.debug("%s: reply %d had %s", self.provider.name, len(self.failures), where(err))
             self.transcript = [
                 *self.transcript,
-                *self.provider.stream_retry_messages(decoder, err),
+                *self.provider.stream_retry_messages(decoder, err, self.tp),
             ]
             return False, None
         self.ledger.attempts.append(Attempt(stream, value, usage, seconds))

@@ -136,6 +136,12 @@ class AnthropicFormat(WireFormat):
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         return [self.result_message(results)]
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        # One user message: the results first (as the API requires), then the text.
+        message = self.result_message(results)
+        message["content"].append({"type": "text", "text": text})
+        return [message]
+
     # -- streams ----------------------------------------------------------------------
 
     def feed(self, state: StreamState, event: Any) -> Any:

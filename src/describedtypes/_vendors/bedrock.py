@@ -162,6 +162,12 @@ class BedrockFormat(WireFormat):
             ],
         }]
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        # One user message (Converse refuses two in a row): the results, then the text.
+        [message] = self.result_messages(results)
+        message["content"].append({"text": text})
+        return [message]
+
     # -- streams ----------------------------------------------------------------------
 
     def stream_events(self, response: Any) -> Any:

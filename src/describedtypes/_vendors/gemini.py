@@ -159,6 +159,12 @@ class GeminiFormat(WireFormat):
             parts.append({"function_response": answer})
         return [{"role": "user", "parts": parts}]
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        # One user turn: the function responses, then the text.
+        [message] = self.result_messages(results)
+        message["parts"].append({"text": text})
+        return [message]
+
     # -- streams ----------------------------------------------------------------------
 
     def feed(self, state: StreamState, chunk: Any) -> Any:

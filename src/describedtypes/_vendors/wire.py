@@ -269,6 +269,12 @@ class WireFormat(abc.ABC):
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         """The messages that carry the tools' results back, ids matched."""
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        """Tool results, then a user message holding ``text`` (formats whose results go in
+        a user message put the text into the same one: Bedrock refuses two user messages
+        in a row)."""
+        return [*self.result_messages(results), self.user_message(text)]
+
     def feed(self, state: StreamState, event: Any) -> Any:
         """Read one stream event into ``state``; returns ``(text, due)`` as the state's
         ``add_*`` methods do, or ``(None, False)``."""
