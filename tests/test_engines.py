@@ -989,19 +989,9 @@ def test_xgrammar_reads_the_rewritten_space_dot_and_non_space() -> None:
 
 # -- characters beyond the BMP in a class the rewrite spells out ---------------------------------
 
-#: Every engine the rewritten classes go to (a class holding '"' is spelled out again for
-#: outlines-core and llama.cpp, which read the JSON text, and for xgrammar, which writes
-#: raw), and llguidance, which is sent the class as written.
-ASTRAL_ENGINES = [
-    pytest.param("llguidance", GUIDANCE[0], id="guidance"),
-    pytest.param("xgrammar", XGRAMMAR[0], id="xgrammar", marks=needs_xgrammar),
-    pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
-    pytest.param("llama.cpp", LLAMACPP, id="llama.cpp"),
-    pytest.param("llama.cpp", OLLAMA, id="ollama"),
-]
-
-
-@pytest.mark.parametrize(("engine_name", "adapter"), ASTRAL_ENGINES)
+# Every engine: a class holding '"' is spelled out again for outlines-core and llama.cpp
+# (over JSON text) and xgrammar (written raw); llguidance is sent it as written.
+@pytest.mark.parametrize(("engine_name", "adapter"), SHORTHAND_ENGINES)
 def test_characters_beyond_the_bmp_in_a_class_reach_the_engine(
         request: pytest.FixtureRequest, engine_name: str, adapter: Adapter) -> None:
     """U+E0001 (a tag character, not printable) and U+1F600 in a class: the engine takes

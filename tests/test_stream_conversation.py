@@ -30,6 +30,8 @@ from describedtypes import (
     schema,
 )
 
+from .test_stream import sse
+
 pytest.importorskip("jiter", reason="partial parsing is the stream extra")
 
 #: Keywords only a streamed request carries.
@@ -44,16 +46,6 @@ PREAMBLE = "Let me fill it in."
 class Weather:
     city: str
     degrees: int
-
-
-def _sse(events: list[dict[str, Any]], *, named: bool, done: bool = False) -> bytes:
-    lines = []
-    for event in events:
-        head = f"event: {event['type']}\n" if named else ""
-        lines.append(f"{head}data: {json.dumps(event)}\n\n")
-    if done:
-        lines.append("data: [DONE]\n\n")
-    return "".join(lines).encode()
 
 
 class Server:
@@ -138,7 +130,7 @@ class Chat(Provider):
         chunks.append({"id": "c1", "object": "chat.completion.chunk", "created": 0,
                        "model": "m",
                        "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
-        return "text/event-stream", _sse(chunks, named=False, done=True)
+        return "text/event-stream", sse(chunks, named=False, done=True)
 
     def tools(self) -> dict[str, Any]:
         return {"tools": [schema(Weather, OPENAI_CHAT_TOOLS)]}
@@ -205,7 +197,7 @@ class Responses(Provider):
         ]
         for i, event in enumerate(events):
             event["sequence_number"] = i
-        return "text/event-stream", _sse(events, named=True)
+        return "text/event-stream", sse(events, named=True)
 
     def tools(self) -> dict[str, Any]:
         return {"tools": [schema(Weather, OPENAI_TOOLS)]}
@@ -270,7 +262,7 @@ class Claude(Provider):
              "usage": {"output_tokens": 5}},
             {"type": "message_stop"},
         ]
-        return "text/event-stream", _sse(events, named=True)
+        return "text/event-stream", sse(events, named=True)
 
     def tools(self) -> dict[str, Any]:
         return {"tools": [schema(Weather, ANTHROPIC_TOOLS)]}

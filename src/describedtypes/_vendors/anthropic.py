@@ -69,6 +69,16 @@ def _usage(usage: Any, before: Usage) -> Usage:
     )
 
 
+def _streamed_block(kind: str, value: Any, signature: Any) -> dict[str, Any]:
+    """A streamed block (``StreamBlocks.resolved``) as a content block."""
+    if kind == "text":
+        return {"type": "text", "text": value}
+    if kind == "call":
+        return {"type": "tool_use", "id": value.call_id, "name": value.name,
+                "input": call_input(value.arguments)}
+    return {"type": "thinking", "thinking": value, "signature": signature}
+
+
 class AnthropicFormat(WireFormat):
     name = "Anthropic Messages"
     tool_adapter = _adapters.ANTHROPIC_TOOLS
@@ -207,17 +217,7 @@ class AnthropicFormat(WireFormat):
         self, state: StreamState, text: str, calls: list[ToolCall]
     ) -> list[Any]:
         # The blocks in the order they streamed, as a whole reply's content lists them.
-        content: list[Any] = []
-        for kind, value, signature in StreamBlocks.of(state).resolved(state, text, calls):
-            if kind == "text":
-                content.append({"type": "text", "text": value})
-            elif kind == "call":
-                content.append({"type": "tool_use", "id": value.call_id, "name": value.name,
-                                "input": call_input(value.arguments)})
-            elif kind == "thinking":
-                content.append({"type": "thinking", "thinking": value, "signature": signature})
-            else:
-                content.append(value)
+        content = StreamBlocks.of(state).shaped(state, text, calls, _streamed_block)
         return [{"role": "assistant", "content": content}]
 
     def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:

@@ -84,6 +84,19 @@ def _text_of(blocks: list[Any]) -> str:
     )
 
 
+def _streamed_block(kind: str, value: Any, signature: Any) -> dict[str, Any]:
+    """A streamed block (``StreamBlocks.resolved``) as a Converse content block."""
+    if kind == "text":
+        return {"text": value}
+    if kind == "call":
+        return {"toolUse": {"toolUseId": value.call_id, "name": value.name,
+                            "input": call_input(value.arguments)}}
+    reasoning: dict[str, Any] = {"text": value}
+    if signature:
+        reasoning["signature"] = signature
+    return {"reasoningContent": {"reasoningText": reasoning}}
+
+
 class BedrockFormat(WireFormat):
     name = "Bedrock Converse"
     tool_adapter = _adapters.BEDROCK_TOOLS
@@ -229,20 +242,7 @@ class BedrockFormat(WireFormat):
         self, state: StreamState, text: str, calls: list[ToolCall]
     ) -> list[Any]:
         # The blocks in the order they streamed, as a whole reply's content lists them.
-        content: list[Any] = []
-        for kind, value, signature in StreamBlocks.of(state).resolved(state, text, calls):
-            if kind == "text":
-                content.append({"text": value})
-            elif kind == "call":
-                content.append({"toolUse": {"toolUseId": value.call_id, "name": value.name,
-                                            "input": call_input(value.arguments)}})
-            elif kind == "thinking":
-                reasoning: dict[str, Any] = {"text": value}
-                if signature:
-                    reasoning["signature"] = signature
-                content.append({"reasoningContent": {"reasoningText": reasoning}})
-            else:
-                content.append(value)
+        content = StreamBlocks.of(state).shaped(state, text, calls, _streamed_block)
         return [{"role": "assistant", "content": content}]
 
     def reply_messages(self, response: Any) -> list[Any]:

@@ -55,6 +55,16 @@ def _finish(candidate: Any) -> Any:
     return enum_value(field_any(candidate, "finish_reason", "finishReason"))
 
 
+def _streamed_part(kind: str, value: Any, signature: Any) -> dict[str, Any]:
+    """Streamed text or thought (``StreamBlocks.resolved``) as a part."""
+    part: dict[str, Any] = {"text": value}
+    if kind == "thinking":
+        part["thought"] = True
+    if signature:
+        part["thought_signature"] = signature
+    return part
+
+
 class GeminiFormat(WireFormat):
     name = "Gemini"
     messages_key = "contents"
@@ -223,17 +233,7 @@ class GeminiFormat(WireFormat):
     ) -> list[Any]:
         # The parts in the order they streamed, text pieces joined into one part each
         # (with the thought signature one of them carried), function calls as they came.
-        parts: list[Any] = []
-        for kind, value, signature in StreamBlocks.of(state).resolved(state, text, []):
-            if kind == "whole":
-                parts.append(value)
-                continue
-            part: dict[str, Any] = {"text": value}
-            if kind == "thinking":
-                part["thought"] = True
-            if signature:
-                part["thought_signature"] = signature
-            parts.append(part)
+        parts = StreamBlocks.of(state).shaped(state, text, [], _streamed_part)
         return [{"role": "model", "parts": parts}]
 
     def reply_messages(self, response: Any) -> list[Any]:

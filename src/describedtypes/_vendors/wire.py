@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import abc
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -434,6 +434,15 @@ class StreamBlocks:
     def whole(self, key: Any, value: Any) -> None:
         """A block that arrived whole, kept as it came."""
         self._add(key, ["whole", value])
+
+    def shaped(
+        self, state: StreamState, text: str, calls: list[ToolCall],
+        shape: Callable[[str, Any, Any], Any],
+    ) -> list[Any]:
+        """The blocks in order, each ``shape(kind, value, signature)`` of ``resolved`` (a
+        block kept whole stays as it came)."""
+        return [value if kind == "whole" else shape(kind, value, signature)
+                for kind, value, signature in self.resolved(state, text, calls)]
 
     def resolved(
         self, state: StreamState, text: str, calls: list[ToolCall]
