@@ -7,8 +7,10 @@ bad whole reply, apart from the keywords only a stream sends."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +27,8 @@ from describedtypes import (
     GEMINI,
     OPENAI_CHAT_TOOLS,
     OPENAI_TOOLS,
+    DecodeError,
+    aextract_stream,
     extract,
     extract_stream,
     schema,
@@ -66,7 +70,7 @@ def _json(data: dict[str, Any]) -> tuple[str, bytes]:
     return "application/json", json.dumps(data).encode()
 
 
-def _sdk_client(cls: Any, server: Server, base_url: str) -> Any:
+def _sdk_client(cls: Any, server: Server, base_url: str, *, asynchronous: bool = False) -> Any:
     probe = cls(api_key="k")
     for klass in type(probe._client).__mro__:
         if klass.__name__ == "Client" and klass.__module__.startswith("httpx"):
@@ -74,8 +78,11 @@ def _sdk_client(cls: Any, server: Server, base_url: str) -> Any:
             break
     else:  # pragma: no cover
         http = httpx
-    return cls(api_key="k", base_url=base_url, max_retries=0,
-               http_client=http.Client(transport=http.MockTransport(server)))
+    if asynchronous:
+        cls = getattr(sys.modules[cls.__module__.split(".")[0]], "Async" + cls.__name__)
+    client = (http.AsyncClient if asynchronous else http.Client)(
+        transport=http.MockTransport(server))
+    return cls(api_key="k", base_url=base_url, max_retries=0, http_client=client)
 
 
 class Provider:
@@ -506,3 +513,55 @@ def test_calls_beside_a_text_answer_are_answered_before_the_retry_text() -> None
     [user] = server.bodies[1]["messages"][2:]
     assert [b["type"] for b in user["content"]] == ["tool_result", "text"]
     assert user["content"][0]["tool_use_id"] == "toolu_9"
+
+
+def test_the_async_stream_sends_what_the_sync_one_sends() -> None:
+    """aextract_stream shares the rule: the same retry request through AsyncAnthropic."""
+    provider = Claude()
+    sync = Server([provider.streamed(BAD), provider.streamed(GOOD)])
+    stream = extract_stream(Weather, provider.client(sync), messages="Paris?", model="m",
+                            **provider.tools())
+    assert list(stream)[-1] == Weather("Paris", 21)
+
+    asynchronous = Server([provider.streamed(BAD), provider.streamed(GOOD)])
+    client = _sdk_client(anthropic.Anthropic, asynchronous, "https://api.example.test",
+                         asynchronous=True)
+
+    async def run() -> Any:
+        found = aextract_stream(Weather, client, messages="Paris?", model="m",
+                                **provider.tools())
+        return [value async for value in found][-1], found.details
+
+    value, details = asyncio.run(run())
+    assert value == Weather("Paris", 21)
+    assert asynchronous.bodies[1] == sync.bodies[1]
+    assert stream.details is not None
+    assert details.messages == stream.details.messages
+
+
+def test_an_ollama_stream_goes_back_as_the_whole_reply() -> None:
+    """Ollama's native chat stream: text and tool calls go back as reply_messages sends
+    the same reply whole."""
+    from describedtypes import annotate
+    from describedtypes._vendors.ollama import FORMAT
+    from describedtypes._vendors.stream import StreamDecoder
+
+    call = {"function": {"name": "Weather", "arguments": BAD}}
+    whole = {"model": "m", "done": True, "done_reason": "stop",
+             "message": {"role": "assistant", "content": PREAMBLE, "tool_calls": [call]}}
+    chunks = [
+        {"model": "m", "done": False, "message": {"role": "assistant", "content": "Let me "}},
+        {"model": "m", "done": False,
+         "message": {"role": "assistant", "content": PREAMBLE[7:]}},
+        {"model": "m", "done": False,
+         "message": {"role": "assistant", "content": "", "tool_calls": [call]}},
+        {"model": "m", "done": True, "done_reason": "stop",
+         "message": {"role": "assistant", "content": ""}},
+    ]
+    decoder = StreamDecoder(Weather, None, annotate)
+    for chunk in chunks:
+        decoder.feed(chunk)
+    with pytest.raises(DecodeError):
+        decoder.finish()
+    streamed = FORMAT.stream_messages(decoder, decoder.reply_text(), decoder.calls())
+    assert streamed == FORMAT.reply_messages(whole)
