@@ -565,3 +565,72 @@ def test_an_ollama_stream_goes_back_as_the_whole_reply() -> None:
         decoder.finish()
     streamed = FORMAT.stream_messages(decoder, decoder.reply_text(), decoder.calls())
     assert streamed == FORMAT.reply_messages(whole)
+
+
+@pytest.mark.parametrize("completed_output", [True, False])
+def test_responses_items_kept_for_the_conversation_are_bounded(completed_output: bool) -> None:
+    """The output items a Responses stream keeps for the conversation are bounded in size:
+    past the bound the conversation gets the answer's text and the calls instead."""
+    from unittest import mock
+
+    from describedtypes import annotate
+    from describedtypes._vendors import openai_responses
+    from describedtypes._vendors.stream import StreamDecoder
+
+    provider = Responses(completed_output=completed_output)
+    events = [json.loads(line[6:]) for line in provider.streamed(BAD)[1].decode().splitlines()
+              if line.startswith("data: ")]
+
+    def messages() -> list[Any]:
+        decoder = StreamDecoder(Weather, None, annotate)
+        for event in events:
+            decoder.feed(event)
+        with pytest.raises(DecodeError):
+            decoder.finish()
+        return openai_responses.FORMAT.stream_messages(
+            decoder, decoder.reply_text(), decoder.calls())
+
+    assert messages() == json.loads(provider.whole(BAD)[1])["output"]
+    with mock.patch.object(openai_responses, "_MAX_KEPT", 300):
+        built = messages()
+    assert built[-1] == {"type": "function_call", "call_id": "call_1", "name": "Weather",
+                         "arguments": json.dumps(BAD)}
+    assert built[:-1] in ([], [{"role": "assistant", "content": PREAMBLE}])
+
+
+def test_anthropic_redacted_thinking_goes_back_and_signatures_are_bounded() -> None:
+    """A redacted_thinking block goes back as it came; a signature (or redacted data)
+    longer than 1 MiB is a DecodeError, not kept memory."""
+    from describedtypes import annotate
+    from describedtypes._vendors.anthropic import FORMAT
+    from describedtypes._vendors.stream import StreamDecoder
+
+    good = json.dumps(GOOD)
+
+    def events(extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {"type": "message_start", "message": {"usage": {"input_tokens": 1}}},
+            *extra,
+            {"type": "content_block_start", "index": 1,
+             "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 1,
+             "delta": {"type": "text_delta", "text": good}},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+        ]
+
+    redacted = {"type": "redacted_thinking", "data": "opaque"}
+    decoder = StreamDecoder(Weather, None, annotate)
+    for event in events([{"type": "content_block_start", "index": 0,
+                          "content_block": redacted}]):
+        decoder.feed(event)
+    assert decoder.finish() == Weather("Paris", 21)
+    assert FORMAT.stream_messages(decoder, decoder.reply_text(), decoder.calls()) == [
+        {"role": "assistant", "content": [redacted, {"type": "text", "text": good}]}]
+
+    for huge in ({"type": "content_block_start", "index": 0,
+                  "content_block": {**redacted, "data": "x" * (2**20 + 1)}},
+                 {"type": "content_block_delta", "index": 0,
+                  "delta": {"type": "signature_delta", "signature": "x" * (2**20 + 1)}}):
+        decoder = StreamDecoder(Weather, None, annotate)
+        with pytest.raises(DecodeError, match="longer than 1 MiB"):
+            list(map(decoder.feed, events([huge])))

@@ -23,6 +23,7 @@ from .wire import (
     checked_results,
     described,
     flat_calls,
+    keeps_signature,
 )
 
 __all__ = ["CUT_OFF", "FORMAT", "MAX_TOKENS", "AnthropicFormat"]
@@ -191,6 +192,7 @@ class AnthropicFormat(WireFormat):
                 )
                 state.add_text(field_of(block, "thinking"), ("thinking", index))
             elif block_kind == "redacted_thinking":
+                keeps_signature(field_of(block, "data"))  # bounded as a signature is
                 StreamBlocks.of(state).whole(index, block)
         elif kind == "message_start":
             state.usage = _usage(field_of(field_of(event, "message"), "usage"), Usage(1))

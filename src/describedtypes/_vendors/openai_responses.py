@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+import orjson
+
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
 from .._schema import adapters as _adapters
@@ -269,6 +271,23 @@ def _answer_text(messages: list[Any], *, calls: bool = False) -> str:
 _MAX_MESSAGES = 1024
 #: The most output items of one streamed reply kept for the conversation.
 _MAX_ITEMS = 4096
+#: The most characters of JSON the kept output items may hold in all (they go back into
+#: the conversation; the stream's own text is bounded apart).
+_MAX_KEPT = 64 * 1024 * 1024
+
+
+def _json_size(item: Any) -> int:
+    """The length of an output item's JSON (an SDK model's, or a dict's); one that cannot
+    be written counts as too long to keep."""
+    try:
+        dump = getattr(item, "model_dump_json", None)
+        if callable(dump):
+            return len(dump())
+        return len(orjson.dumps(item, default=str))
+    except Exception:
+        return _MAX_KEPT + 1
+
+
 #: The key ``choose_text`` gets when no message is the answer (yet): a text never added to.
 _NO_ANSWER: Any = ("no answer",)
 
@@ -277,7 +296,7 @@ class _Messages:
     """Strictly private: the output messages one stream has announced, in output order
     (kept in the stream's ``memo``), with their phases so far."""
 
-    __slots__ = ("completed", "ids", "items", "output", "phases")
+    __slots__ = ("completed", "ids", "items", "kept", "output", "phases")
 
     def __init__(self) -> None:
         self.phases: dict[Any, str | None] = {}
@@ -287,15 +306,29 @@ class _Messages:
         #: output of response.completed: what goes back into the conversation.
         self.items: list[tuple[int, Any]] = []
         self.output: list[Any] | None = None
+        self.kept = 0  # the JSON size of the items kept
 
     def keep(self, index: int | None, item: Any) -> None:
-        """A finished output item (one with no index goes after those before it)."""
+        """A finished output item (one with no index goes after those before it). Past
+        ``_MAX_KEPT`` characters in all none is kept any more (the conversation then gets
+        the answer's text and the calls)."""
         if len(self.items) >= _MAX_ITEMS:
             raise DecodeError(
                 [("$", f"the reply holds more than {_MAX_ITEMS} output items; ask for a "
                   "shorter answer")]
             )
+        if self.kept > _MAX_KEPT:
+            return
+        self.kept += _json_size(item)
+        if self.kept > _MAX_KEPT:
+            self.items.clear()
+            return
         self.items.append((index if index is not None else len(self.items), item))
+
+    def keep_output(self, output: list[Any]) -> None:
+        """The completed response's output, unless it is longer than ``_MAX_KEPT``."""
+        if sum(_json_size(item) for item in output) <= _MAX_KEPT:
+            self.output = output
 
     def key(self, index: Any, item_id: Any) -> Any:
         """A message's key: its output index, else its item id (None: the one text)."""
@@ -379,7 +412,7 @@ def _completed(state: StreamState, response: Any) -> None:
     state.set_text(_answer_text(messages, calls=calls))
     memo = _memo(state)
     memo.completed = True
-    memo.output = output
+    memo.keep_output(output)
 
 
 def _call_key(event: Any) -> Any:

@@ -42,6 +42,7 @@ __all__ = [
     "WireFormat",
     "as_dict",
     "call_input",
+    "keeps_signature",
     "checked_results",
     "described",
     "no_reply",
@@ -406,7 +407,7 @@ class StreamBlocks:
             block = self._add(key, ["text", self.size, None])
         if isinstance(piece, str):
             self.size += len(piece)
-        if _signature(signature) and block[2] is None:
+        if keeps_signature(signature) and block[2] is None:
             block[2] = signature
 
     def _last(self, key: Any, kind: str) -> list[Any] | None:
@@ -428,7 +429,7 @@ class StreamBlocks:
         block = self._last(key, "thinking")
         if block is None:
             block = self._add(key, ["thinking", text_key, None])
-        if _signature(signature):
+        if keeps_signature(signature):
             block[2] = signature
 
     def whole(self, key: Any, value: Any) -> None:
@@ -479,7 +480,7 @@ class StreamBlocks:
 _MAX_SIGNATURE = 1024 * 1024
 
 
-def _signature(value: Any) -> bool:
+def keeps_signature(value: Any) -> bool:
     """Whether ``value`` is a signature to keep (a str, or bytes as Gemini's SDK gives)."""
     if isinstance(value, (str, bytes)) and value:
         if len(value) > _MAX_SIGNATURE:
