@@ -985,3 +985,126 @@ def test_xgrammar_reads_the_rewritten_space_dot_and_non_space() -> None:
         assert engine.accepts(compiled, orjson.dumps({"v": value})) is None, value
     for raw in (b'{"v":"a\n-x"}', b'{"v":"a "x"}', b'{"v":"a -\\"}', b'{"v":"a \\n-"}'):
         assert engine.accepts(compiled, raw) is not None, raw
+
+
+# -- characters beyond the BMP in a class the rewrite spells out ---------------------------------
+
+# Every engine: a class holding '"' is spelled out again for outlines-core and llama.cpp
+# (over JSON text) and xgrammar (written raw); llguidance is sent it as written.
+@pytest.mark.parametrize(("engine_name", "adapter"), SHORTHAND_ENGINES)
+def test_characters_beyond_the_bmp_in_a_class_reach_the_engine(
+        request: pytest.FixtureRequest, engine_name: str, adapter: Adapter) -> None:
+    """U+E0001 (a tag character, not printable) and U+1F600 in a class: the engine takes
+    them and refuses what the class does not hold ("1", which \\ue0001 let through)."""
+    pattern = '^[a\U000e0001\U0001f600"]+$'
+    engine, cls, _, compiled = _json_text_case(request, engine_name, adapter, pattern)
+    valid = ["a\U000e0001", "\U0001f600\U0001f600", "\U000e0001"]
+    if engine_name != "xgrammar":  # a '"' cannot be written raw there (not JSON)
+        valid.append('a"')
+    for value in valid:
+        text = orjson.dumps({"v": value})
+        assert decode(cls, text).v == value
+        assert engine.accepts(compiled, text) is None, (engine_name, ascii(value))
+    for value in ("a1", "1", "\U000e0002", "\ue000", "a\U0001f601"):
+        text = orjson.dumps({"v": value})
+        with pytest.raises(DecodeError):
+            decode(cls, text)
+        assert engine.accepts(compiled, text) is not None, (engine_name, ascii(value))
+    rng = random.Random(pattern)
+    for _ in range(4):
+        decode(cls, engine.walk(compiled, rng, budget=12))
+
+
+# -- \s means what Python means, in a class and outside -------------------------------------------
+
+#: Every character Python's \s takes (read from re), and some it does not.
+SPACES = sorted({c for c in range(0x3001) if re.match(r"\s", chr(c))}
+                | {0x08, 0x22, 0x41, 0x5C, 0x7F, 0x200B, 0x2060, 0xFEFF})
+#: Characters an engine cannot write under a rewritten pattern at all: xgrammar takes no
+#: escape there (so no control character, '"' or backslash); outlines-core is offered
+#: only the short escapes of tab, newline, carriage return and form feed.
+UNWRITABLE = {
+    # It takes \u001c and the like; a DEL it refuses raw and escaped (its notes say so).
+    "llguidance": lambda c: c == 0x7F,
+    "xgrammar": lambda c: c < 0x20 or c in (0x22, 0x5C),
+    "outlines-core": lambda c: c < 0x20 and chr(c) not in "\t\n\r\f",
+}
+
+
+@pytest.mark.parametrize(("engine_name", "adapter"), [
+    pytest.param("llguidance", GUIDANCE[0], id="guidance"),
+    pytest.param("xgrammar", XGRAMMAR[0], id="xgrammar", marks=needs_xgrammar),
+    pytest.param("outlines-core", OUTLINES[0], id="outlines", marks=needs_outlines),
+])
+@pytest.mark.parametrize("pattern", [
+    "^[\\sa]+$", '^[\\s"]+$', "^[^\\sa]+$", "^\\s+$", "^x[\\s-]y$", "^\\S+$", "^a\\sb\\S$",
+])
+def test_spaces_mean_what_the_decoder_means(request: pytest.FixtureRequest, engine_name: str,
+                                            adapter: Adapter, pattern: str) -> None:
+    """For each character of Python's \\s (and a few others) the engine takes the JSON
+    string exactly when decode() does, but for the characters it cannot write there at
+    all: \\s in a class used to be sent as ASCII spaces only (U+00A0 was valid and could
+    never be written), and llguidance's own \\s leaves out U+001C-U+001F."""
+    cls = attrs.make_class("Patterned", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(pattern, func=re.search))})
+    if engine_name == "outlines-core" and "\\S" in pattern:
+        assert "pattern" not in body_of(cls, adapter, False)["properties"]["v"]  # described
+        return
+    engine, cls, body, compiled = _json_text_case(request, engine_name, adapter, pattern)
+    wrong = []
+    for code in SPACES:
+        value = ("x" + chr(code) + "y" if pattern.startswith("^x") else
+                 "a" + chr(code) + "b" + chr(code) if pattern.startswith("^a") else chr(code))
+        text = orjson.dumps({"v": value})
+        try:
+            decode(cls, text)
+            valid = True
+        except DecodeError:
+            valid = False
+        assert valid == bool(re.search(pattern, value))
+        expected = valid and not UNWRITABLE[engine_name](code)
+        if (engine.accepts(compiled, text) is None) != expected:
+            wrong.append(hex(code))
+    assert not wrong, (engine_name, body["properties"]["v"]["pattern"], wrong)
+
+
+@pytest.mark.parametrize("adapter", PROMPTED, ids=lambda a: repr(a))
+def test_a_pattern_too_long_for_a_definition_says_so(adapter: Adapter) -> None:
+    """explain() and check() say why \\w stays out of a tool definition (its Python class
+    is too long for a definition in every prompt; the engine could read it) and what to
+    write instead, not that the engine misreads it; the ASCII class they suggest is sent."""
+    word = attrs.make_class("Word", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^\w+$", func=re.search))})
+    (rewrite,) = explain(word, adapter)
+    assert rewrite.action == "described"
+    assert "does not read" not in rewrite.detail
+    assert rewrite.detail.startswith("pattern: '^\\\\w+$' (in the description, not the tool "
+                                     "definition, and decode() checks it: ")
+    assert "characters to the tool definition" in rewrite.detail
+    assert "Unicode classes in Python's re" in rewrite.detail
+    assert "[A-Za-z0-9_] for \\w" in rewrite.detail
+    (problem,) = check(_bug_body({"type": "string", "pattern": "^\\W+$"}), adapter)
+    assert problem.rule == "engine.pattern"
+    assert problem.message.startswith("this pattern is too long to send in a tool definition")
+    assert "does not read" not in problem.message
+    assert "[^A-Za-z0-9_] for \\W" in problem.message
+    ascii_word = attrs.make_class("AsciiWord", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^[A-Za-z0-9_]+$", func=re.search))})
+    assert body_of(ascii_word, adapter, False)["properties"]["v"]["pattern"] == (
+        "^[A-Za-z0-9_]+$")
+    # A pattern described for what the engine cannot read keeps its own reason.
+    look = attrs.make_class("Look", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^(?=a)\w+$", func=re.search))})
+    (other,) = explain(look, adapter)
+    assert "does not read it as JSON Schema does" in other.detail
+
+
+@pytest.mark.parametrize("adapter", [*XGRAMMAR, *OUTLINES], ids=lambda a: repr(a))
+def test_a_negated_non_space_class_is_sent(adapter: Adapter) -> None:
+    """^[^\\S]+$ used to fail the body's own check under xgrammar and outlines-core (the
+    rewrite added '"', backslash and control characters to it again on each pass)."""
+    cls = attrs.make_class("Spaces", {"v": attrs.field(
+        type=str, validator=attrs.validators.matches_re(r"^[^\S]+$", func=re.search))})
+    sent = body_of(cls, adapter, False)["properties"]["v"]["pattern"]
+    assert sent == '^[^\\S"\\\\\\x00-\\x1f]+$'
+    assert check(_bug_body({"type": "string", "pattern": sent}), adapter) == []

@@ -10,8 +10,10 @@ generated patterns: the engines' and Anthropic's answers must not move.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import orjson
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +24,9 @@ from describedtypes._schema.patterns import (
     optional_groups_counted,
     pattern_features,
     pieces,
+    python_spaces,
     rewrite_shorthands,
+    space_ranges,
 )
 from describedtypes._schema.rules import regex_features
 
@@ -296,7 +300,8 @@ def test_json_text_keeps_its_own_output(pattern: str) -> None:
 # -- patterns over a string's raw characters, with no escape (xgrammar) ------------------------
 
 _RAW_ATOMS = ["a", "b", ".", "[^a]", "[ -~]", '[a"]', "\\s", "\\S", "[^\\n]", "[\\t-\\r ]",
-              "é", "~", "[^é]", "[\\x01-\\x7f]", "[^\\x00-\\x08]", "[\\\\a]"]
+              "é", "~", "[^é]", "[\\x01-\\x7f]", "[^\\x00-\\x08]", "[\\\\a]", "[^\\S]",
+              "[^\\sa]"]
 RAW_PATTERNS = st.lists(
     st.tuples(st.sampled_from(_RAW_ATOMS), st.sampled_from(["", "*", "?", "{1,2}", "+"])),
     min_size=1, max_size=5,
@@ -357,3 +362,101 @@ def test_unescaped_text_refuses_patterns_that_need_an_escape() -> None:
         assert sent is None, pattern
         assert why, pattern
     assert json_text_unescaped("^\\x41\\u00e9[a-z]{2}$") == ("^\\x41\\u00e9[a-z]{2}$", "")
+
+
+# -- characters beyond the BMP in a rewritten class ---------------------------------------------
+
+#: Classes that the rewrites spell out again (each holds '"' or a control character), with
+#: characters beyond the BMP: U+E0001 (a tag character, not printable), U+1F600, a range.
+ASTRAL_CLASSES = ['^[a\U000e0001\U0001f600"]+$', "^[\U000e0001-\U000e007f\x01]+$",
+                  '^[\U0001f600-\U0001f64f"x]+$']
+
+
+@pytest.mark.parametrize("pattern", ASTRAL_CLASSES)
+@pytest.mark.parametrize("rewrite", [json_text, json_text_unescaped])
+def test_characters_beyond_the_bmp_are_written_as_themselves(pattern: str, rewrite: Any) -> None:
+    """A character beyond U+FFFF is written raw in the rewritten class, which every engine
+    reads: \\uXXXXX (five hex digits) was read as \\uXXXX and a digit, so the class took
+    "1" and lost the character."""
+    sent, why = rewrite(pattern)
+    assert sent is not None, why
+    assert not re.search(r"\\u[0-9a-fA-F]{5}", sent), ascii(sent)
+    for code in (0xE0001, 0xE0041, 0xE007F, 0x1F600, 0x1F64F, 0x1F650, 0xE0080, 0x31, 0xE000):
+        value = chr(code)
+        written = value if rewrite is json_text_unescaped else orjson.dumps(value).decode()[1:-1]
+        assert bool(re.search(sent, written)) == bool(re.search(pattern, value)), (
+            ascii(sent), hex(code))
+
+
+# -- \s as Python means it, in a class and outside ------------------------------------------------
+
+SPACE_PATTERNS = ["^[\\sa]+$", '^[\\s"]+$', "^[^\\sa]+$", "^\\s+$", "^\\S+$", "^x[\\s-]y$"]
+#: Every character of Python's \s, and some that are not.
+SPACE_CODES = sorted({code for lo, hi in space_ranges() for code in range(lo, hi + 1)}
+                     | {0x08, 0x22, 0x41, 0x5C, 0x7F, 0x200B, 0x2060, 0xFEFF})
+
+
+def _sample(pattern: str, code: int) -> str:
+    return "x" + chr(code) + "y" if pattern.startswith("^x") else chr(code)
+
+
+def test_space_ranges_are_what_re_means() -> None:
+    assert {c for c in range(0x110000) if re.match(r"\s", chr(c))} == {
+        code for lo, hi in space_ranges() for code in range(lo, hi + 1)}
+
+
+@pytest.mark.parametrize("pattern", SPACE_PATTERNS)
+def test_spaces_over_json_text_are_what_re_means(pattern: str) -> None:
+    """Under json_text (outlines-core, llama.cpp) \\s in a class and outside takes every
+    space Python's re takes that JSON can write raw or with a short escape (\\t \\n \\r
+    \\f), and nothing else: the class used to hold only ASCII spaces."""
+    sent, why = json_text(pattern)
+    if sent is None:
+        assert "\\S" in pattern, why  # \S would let a character JSON escapes through
+        return
+    for code in SPACE_CODES:
+        value = _sample(pattern, code)
+        written = orjson.dumps(value).decode()[1:-1]
+        short = code >= 0x20 or chr(code) in "\t\n\r\f"
+        expected = bool(re.fullmatch(pattern[1:-1], value)) and short
+        assert bool(re.fullmatch(sent[1:-1], written)) == expected, (ascii(sent), hex(code))
+
+
+@pytest.mark.parametrize("pattern", SPACE_PATTERNS)
+def test_spaces_written_raw_are_what_re_means(pattern: str) -> None:
+    """Under json_text_unescaped (xgrammar) \\s and \\S take every character Python's
+    takes that JSON writes raw (no control character, '"' or backslash)."""
+    sent, why = json_text_unescaped(pattern)
+    assert sent is not None, why
+    for code in SPACE_CODES:
+        value = _sample(pattern, code)
+        expected = bool(re.fullmatch(pattern[1:-1], value)) and not _UNSAFE.search(value)
+        assert bool(re.fullmatch(sent[1:-1], value)) == expected, (ascii(sent), hex(code))
+
+
+def test_a_negated_class_the_rewrite_cannot_read_is_kept_as_written() -> None:
+    """[^\\S] (its characters cannot be listed here) gets '"', backslash and the control
+    characters left out once; the rewrite of its own output changes nothing (it used to
+    add them again, so a body failed its own check)."""
+    for rewrite in (json_text, json_text_unescaped):
+        sent, _ = rewrite("^[^\\S]+$")
+        assert sent == '^[^\\S"\\\\\\x00-\\x1f]+$'
+        assert rewrite(sent) == (sent, "")
+
+
+@pytest.mark.parametrize(("pattern", "sent"), [
+    ("^\\s+$", "^[\\s\\x1c-\\x1f]+$"),
+    ("^[a\\s]$", "^[a\\s\\x1c-\\x1f]$"),
+    ("^[^\\s]$", "^[^\\s\\x1c-\\x1f]$"),
+    ("^\\S\\\\s$", "^[^\\s\\x1c-\\x1f]\\\\s$"),  # an escaped backslash, then "s"
+    ("^\\s\\x1c-\\x1f$", "^[\\s\\x1c-\\x1f]\\x1c-\\x1f$"),  # not a class: a sequence
+])
+def test_python_spaces_for_rusts_reading(pattern: str, sent: str) -> None:
+    """\\s and \\S for a reader whose \\s is Rust's: U+001C-U+001F join it; the rewrite
+    keeps its own output; \\S inside a class cannot be written so."""
+    assert python_spaces(pattern) == sent
+    assert python_spaces(sent) == sent
+    for code in range(0x3001):
+        value = chr(code)
+        assert bool(re.search(sent, value)) == bool(re.search(pattern, value))
+    assert python_spaces("^[^\\S]$") is None

@@ -537,9 +537,11 @@ def test_the_completed_output_has_the_last_word() -> None:
         list(decode_stream(Answer, refused))
 
 
-def test_extract_stream_sends_back_only_the_answer() -> None:
-    """extract_stream over a Responses client: the answer is decoded, a retry quotes only the
-    answer's text, and the conversation it returns ends with the answer, not the preamble."""
+def test_extract_stream_sends_back_the_output_items() -> None:
+    """extract_stream over a Responses client: the answer is decoded (never the preamble),
+    and a retry, like the conversation it returns, carries the reply's output items as
+    extract() sends a whole reply's: the preamble message with its phase included, as the
+    Responses API expects the output back."""
     from types import SimpleNamespace
 
     from describedtypes import extract_stream
@@ -562,10 +564,11 @@ def test_extract_stream_sends_back_only_the_answer() -> None:
     assert not any("commentary" in repr(v) for v in values)
     assert stream.attempt == 2
     retry = sent[1]["input"]
-    assert {"role": "assistant", "content": '{"title": "t"}'} in retry
-    assert not any("Let me think" in str(m) for m in retry)
+    dumped = [m if isinstance(m, dict) else m.model_dump(exclude_none=True) for m in retry]
+    assert dumped[1:3] == responses_output(bad)
     assert stream.details is not None
-    assert stream.details.messages[-1] == {"role": "assistant", "content": ANSWER}
+    last = [m.model_dump(exclude_none=True) for m in stream.details.messages[-2:]]
+    assert last == responses_output(PREAMBLED)
 
 
 _PHASES = st.sampled_from([None, "commentary", "final_answer"])

@@ -223,7 +223,7 @@ def _failed(
     )
     log.debug("%s: reply %d had %s", provider.name, len(attempts), where(err))
     log.debug("%s: sent back to the model: %s", provider.name, retry_text(err))
-    return False, provider.retry_messages(response, err)
+    return False, provider.retry_messages(response, err, tp)
 
 
 def _extract_steps(

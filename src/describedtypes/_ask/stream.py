@@ -103,13 +103,11 @@ class _Attempts(Generic[T]):
             log.debug("%s: reply %d had %s", self.provider.name, len(self.failures), where(err))
             self.transcript = [
                 *self.transcript,
-                *self.provider.stream_retry_messages(decoder.reply_text(), err),
+                *self.provider.stream_retry_messages(decoder, err, self.tp),
             ]
             return False, None
         self.ledger.attempts.append(Attempt(stream, value, usage, seconds))
-        self.ledger.messages = [
-            *self.transcript, self.provider.wire.assistant_message(decoder.reply_text())
-        ]
+        self.ledger.messages = [*self.transcript, *self.provider.stream_messages(decoder)]
         ledger = self.ledger
         self.details = Extraction(
             value, ledger.usage, tuple(ledger.attempts), tuple(ledger.messages),

@@ -8,7 +8,9 @@ from typing import Any
 
 import attrs
 
-__all__ = ["Arguments", "ToolCall", "ToolResult", "failure", "new_result"]
+__all__ = [
+    "RESULT_LINES", "RESULT_NAMES", "Arguments", "ToolCall", "ToolResult", "failure", "new_result",
+]
 
 Arguments = str | bytes | bytearray | Mapping[str, Any] | None
 """A call's arguments as a provider sends them: JSON text, or an already parsed object."""
@@ -63,6 +65,26 @@ _SLOTS = {n: ToolResult.__dict__[n].__set__ for n in attrs.fields_dict(ToolResul
 _SET_CONTENT, _SET_VALUE, _SET_IS_ERROR, _SET_CALL_ID, _SET_NAME, _SET_EXC, _SET_TB = (
     _SLOTS["content"], _SLOTS["value"], _SLOTS["is_error"], _SLOTS["call_id"], _SLOTS["name"],
     _SLOTS["exception"], _SLOTS["traceback"],
+)
+
+
+#: How ``new_result`` fills a result, for generated code that does it inline (without the
+#: call): the names to run its lines in, and the lines, which make ``result`` of
+#: ``content``, ``value``, ``call_id`` and ``name`` (any expressions in their place).
+RESULT_NAMES: dict[str, Any] = {
+    "_NEW_RESULT": _NEW_RESULT,
+    "ToolResult": ToolResult,
+    **{f"_SET_{n.upper()}": setter for n, setter in _SLOTS.items()},
+}
+RESULT_LINES = (
+    "result = _NEW_RESULT(ToolResult)",
+    "_SET_CONTENT(result, {content})",
+    "_SET_VALUE(result, {value})",
+    "_SET_IS_ERROR(result, False)",
+    "_SET_CALL_ID(result, {call_id})",
+    "_SET_NAME(result, {name})",
+    "_SET_EXCEPTION(result, None)",
+    "_SET_TRACEBACK(result, None)",
 )
 
 

@@ -25,6 +25,9 @@ _UNSET: Any = object()
 _tracer: Any = _UNSET
 _trace: Any = None  # the opentelemetry.trace module, once found
 _on = False  # a tracer provider is set: OpenTelemetry lets one be set once per process
+#: The opentelemetry.trace module once it is known to keep the provider in
+#: ``_TRACER_PROVIDER`` (None until then, or when it keeps it elsewhere).
+_holder: Any = None
 
 
 def tracer() -> Any:
@@ -54,15 +57,26 @@ def enabled() -> bool:
     """Whether spans would be recorded: opentelemetry is there and the application set a
     tracer provider (checked per use, so a provider set later is picked up).
 
-    Asked on every tool call, so it costs two global reads once the answer is known:
+    Asked on every tool call, so it costs a few global reads once the answer is known:
     without opentelemetry it is no, and once a provider is set it is yes for good. In
     between (opentelemetry installed, no provider yet) it reads the one global that
-    OpenTelemetry's own proxy tracer reads, instead of ``get_tracer_provider()``, which
-    looks up an environment variable on every call.
+    OpenTelemetry's own proxy tracer reads (the module attribute itself, once it is known
+    to be there), instead of ``get_tracer_provider()``, which looks up an environment
+    variable on every call.
     """
-    global _on
     if _on:
         return True
+    if _tracer is None:
+        return False
+    if _holder is not None and _holder._TRACER_PROVIDER is None:
+        return False
+    return _look()
+
+
+def _look() -> bool:
+    """``enabled()`` the long way: the first time, and for an opentelemetry-api that keeps
+    its provider elsewhere."""
+    global _on, _holder
     if _tracer is None or (_tracer is _UNSET and tracer() is None):
         return False
     provider = getattr(_trace, "_TRACER_PROVIDER", _UNSET)
@@ -70,6 +84,7 @@ def enabled() -> bool:
         provider = _trace.get_tracer_provider()
         on = type(provider).__name__ != "ProxyTracerProvider"
     else:
+        _holder = _trace  # read straight from now on
         on = provider is not None
     _on = on
     return on

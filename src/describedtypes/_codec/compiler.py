@@ -28,7 +28,7 @@ from .codegen import (
     unknown,
 )
 from .mistakes import is_model_mistake
-from .objectsource import object_source
+from .objectsource import fused_lines, object_source
 from .problems import (
     ABSENT,
     JSON_CLASSES,
@@ -570,6 +570,11 @@ class Compiler:
             node, fname, arguments=True, compile_node=self.compile, name=self.name
         )
         return self._exec(fname, src, node.name)
+
+    def fused(self, node: ni.ObjectNode, slow: str) -> tuple[list[str], list[str]] | None:
+        """A function's argument check fused with its call (``fused_lines``); the lines
+        run in ``self.ns``."""
+        return fused_lines(node, compile_node=self.compile, name=self.name, slow=slow)
 
     def _exec(
         self, name: str, src: str, label: str, extra: dict[str, Any] | None = None

@@ -8,6 +8,7 @@ call at the end, and every problem collected on the way.
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,7 @@ from .codegen import (
 )
 from .values import allows_null, constructor_of
 
-__all__ = ["object_source"]
+__all__ = ["fused_lines", "object_source"]
 
 
 def object_source(
@@ -200,4 +201,94 @@ def _model_call(
         "        if errs is None:",
         "            raise",
         "        raise Invalid(errs) from None",
+    ]
+
+
+
+#: The most parameters with a default a fused call branches on (2**n calls in its source);
+#: past them, those the model sent are passed through a dict.
+MAX_BRANCHED_DEFAULTS = 3
+
+
+def fused_lines(
+    node: ni.ObjectNode,
+    *,
+    compile_node: Callable[[ni.Node], Compiled],
+    name: Callable[[str, Any], str],
+    slow: str,
+) -> tuple[list[str], list[str]] | None:
+    """A function's argument check fused with its call, for arguments that need no
+    decoding: ``(checks, call)``, or None when some parameter's type has no such check.
+
+    ``checks`` (lines at no indent) read the parsed JSON object ``d``; when an argument
+    is not already its decoded self (some parameter's ``Compiled.fast`` fails), a
+    required one is missing or there is another key, they run the statement ``slow``
+    (which must leave: the decoder's turn), having run nothing but class checks and
+    comparisons. ``call`` (lines at no indent) then sets ``value = func(...)``, the
+    arguments passed by keyword: exactly the keywords the decoder's ``kw`` and a tool's
+    filling in would give (a parameter that may be None and has no default gets None
+    when left out; ``Context`` parameters get ``context``), without building a dict.
+    """
+    required: list[tuple[str, str, str]] = []  # (key, var, check)
+    always: list[tuple[str, str]] = []  # (init_name, var) passed on every call
+    optional: list[tuple[str, str]] = []  # (init_name, var) passed only when sent
+    body: list[str] = []
+    names = [f.init_name for f in node.fields] + list(node.context_params)
+    if not all(n.isidentifier() and not keyword.iskeyword(n) for n in names):
+        return None
+    for i, f in enumerate(node.fields):
+        fast = compile_node(f.node).fast
+        if fast is None:
+            return None
+        var = f"v{i}"
+        key = repr(f.key)
+        check = None if fast == "True" else fast.format(v=var)
+        if not f.has_default and not f.nullable:
+            required.append((key, var, f"({check})" if check else ""))
+            always.append((f.init_name, var))
+            continue
+        if not allows_null(f.node):  # null is the decoder's to answer (or leave out)
+            check = f"{var} is not None" + (f" and {check}" if check else "")
+        check = f"({check})" if check else None
+        body += [f"{var} = d.get({key}, ABSENT)"]
+        if f.has_default:  # passed only when sent: the function's default applies
+            body += [f"if {var} is not ABSENT:"]
+            if check:
+                body += [f"    if not {check}:", f"        {slow}"]
+            body += ["    n += 1"]
+            optional.append((f.init_name, var))
+        else:  # may be None and has no default: None when left out
+            body += [f"if {var} is ABSENT:", f"    {var} = None"]
+            if check:
+                body += [f"elif not {check}:", f"    {slow}"]
+            body += ["else:", "    n += 1"]
+            always.append((f.init_name, var))
+    checks: list[str] = []
+    if required:
+        checks += ["try:", *[f"    {var} = d[{key}]" for key, var, _ in required]]
+        checks += ["except KeyError:", f"    {slow}"]
+    checks += [f"n = {len(required)}", *body]
+    tests = ["n != len(d)"] + [f"not {check}" for _, _, check in required if check]
+    checks += [f"if {' or '.join(tests)}:", f"    {slow}"]
+    fixed = [f"{init}={var}" for init, var in always]
+    fixed += [f"{param}=context" for param in node.context_params]
+    if len(optional) <= MAX_BRANCHED_DEFAULTS:
+        return checks, _branched_calls(fixed, optional, 0)
+    call = ["kw = {}"]
+    for init, var in optional:
+        call += [f"if {var} is not ABSENT:", f"    kw[{init!r}] = {var}"]
+    return checks, [*call, f"value = func({', '.join([*fixed, '**kw'])})"]
+
+
+def _branched_calls(fixed: list[str], optional: list[tuple[str, str]], pad: int) -> list[str]:
+    """One call per combination of the parameters with a default sent or left out."""
+    space = " " * pad
+    if not optional:
+        return [f"{space}value = func({', '.join(fixed)})"]
+    (init, var), rest = optional[0], optional[1:]
+    return [
+        f"{space}if {var} is ABSENT:",
+        *_branched_calls(fixed, rest, pad + 4),
+        f"{space}else:",
+        *_branched_calls([*fixed, f"{init}={var}"], rest, pad + 4),
     ]

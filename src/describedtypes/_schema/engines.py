@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .document import MISSING, Document, Rule, escape, is_map, types_of
-from .patterns import Dialect
+from .patterns import ASCII_CLASSES, Dialect
 from .problem import Problem
 from .rules import REF_TARGET, ROOT_OBJECT, cyclic_refs
 
@@ -289,8 +289,9 @@ LLGUIDANCE = Engine(
     multiple_of_beside_bounds=True,
     formats=frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                        "ipv6", "uuid", "uri"}),
+    # Its \s is Rust's (Unicode's White_Space), which leaves out U+001C-U+001F.
     dialect=Dialect(matching="search", refused=_REFUSED_BY_ALL | _RUST_REFUSED,
-                    rewritten=_PYTHON_SHORTHANDS),
+                    rewritten=_PYTHON_SHORTHANDS, python_spaces=True),
     # It holds multipleOf on a number as decimal arithmetic does (0.3 is a multiple of
     # 0.1, as decode() reads it), but, as with bounds, refuses exponents and trailing
     # fraction zeros there (5e-1, 0.50 under multipleOf 0.5).
@@ -314,6 +315,9 @@ LLGUIDANCE = Engine(
         "a \\uXXXX escape is taken only for control characters; a raw U+007F is refused",
         "a pattern with \\b or \\B (a lookaround there), \\b in a class, \\0 or \\cX "
         "fails to compile: such patterns go into the description",
+        "\\s is Rust's (no U+001C-U+001F, which Python's takes): it is sent as "
+        "[\\s\\x1c-\\x1f], \\S as [^\\s\\x1c-\\x1f]; \\S inside a class goes into the "
+        "description",
         _SHORTHANDS_NOTE,
         "unknown formats are errors; the date check has no leap years",
     ),
@@ -513,7 +517,12 @@ def _engine_keywords(doc: Document, adapter: Adapter) -> Iterator[Problem]:
         pattern = s.get("pattern")
         if isinstance(pattern, str):
             sent, why = engine.dialect.fit(pattern)
-            if sent is None:
+            if sent is None and engine.dialect.over_budget(pattern) is not None:
+                yield doc.problem(f"{at}/pattern", "engine.pattern",
+                                  f"this pattern is too long to send in a tool definition as "
+                                  f"decode() reads it: {why}; {ASCII_CLASSES}, or "
+                                  f"{_DESCRIBE}")
+            elif sent is None:
                 yield doc.problem(f"{at}/pattern", "engine.pattern",
                                   f"{engine.name} does not read this pattern as JSON Schema "
                                   f"does ({why}); anchor it as ^...$ without those features, "

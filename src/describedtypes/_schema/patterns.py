@@ -191,6 +191,34 @@ def rewrite_shorthands(pattern: str, names: frozenset[str],
     return "".join(out)
 
 
+#: What Python's ``\\s`` holds beyond Rust's (llguidance's): U+001C-U+001F.
+_RUST_SPACES_LACK = "\\x1c-\\x1f"
+
+
+def python_spaces(pattern: str) -> str | None:
+    """``pattern`` with ``\\s`` and ``\\S`` meaning what Python's ``re`` means, for a
+    reader whose ``\\s`` is Unicode's White_Space (Rust's regex crate): that leaves out
+    U+001C-U+001F, which Python's takes, so ``\\s`` is sent as ``[\\s\\x1c-\\x1f]``
+    (in a class, ``\\s\\x1c-\\x1f``) and ``\\S`` as ``[^\\s\\x1c-\\x1f]``. ``\\S`` inside a
+    class cannot be written so (None). A ``\\s`` already followed by ``\\x1c-\\x1f`` is
+    kept, so the rewrite leaves its own output as it is.
+    """
+    out: list[str] = []
+    for piece in pieces(pattern):
+        d = piece.escaped
+        done = piece.in_class and pattern.startswith(_RUST_SPACES_LACK, piece.at + 2)
+        if d == "s" and not done:
+            inside = "\\s" + _RUST_SPACES_LACK
+            out.append(inside if piece.in_class else f"[{inside}]")
+        elif d == "S":
+            if piece.in_class:
+                return None
+            out.append(f"[^\\s{_RUST_SPACES_LACK}]")
+        else:
+            out.append(piece.text)
+    return "".join(out)
+
+
 @functools.lru_cache(maxsize=1)
 def python_classes() -> dict[str, str]:
     """What Python's ``re`` means by ``\\d`` and ``\\w`` in a str pattern, as class insides.
@@ -246,8 +274,7 @@ _ANY_BUT_NEWLINE = (f"(?:[^{_UNSAFE_IN_CLASS}]|{_ESCAPED[_QUOTE]}|{_ESCAPED[_BAC
 #: "." written raw, with no escape: any character but those JSON text holds escaped.
 _ANY_RAW = f"[^{_UNSAFE_IN_CLASS}]"
 _SHORTHAND_RANGES = {"d": ((0x30, 0x39),),
-                     "w": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
-                     "s": ((0x09, 0x0D), (0x20, 0x20))}
+                     "w": ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))}
 _ESCAPE_CODES = {"n": 0x0A, "t": 0x09, "r": 0x0D, "f": 0x0C, "v": 0x0B, "0": 0x00, "b": 0x08}
 
 
@@ -275,13 +302,36 @@ _UNWRITABLE = "a '\"', backslash or control character, which the engine would wr
 
 
 @functools.lru_cache(maxsize=1)
+def space_ranges() -> tuple[tuple[int, int], ...]:
+    """The code point ranges of ``\\s`` as Python's ``re`` means it in a str pattern, read
+    from ``re`` itself: U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0, U+1680,
+    U+2000-U+200A, U+2028, U+2029, U+202F, U+205F and U+3000 (all in the BMP, in the
+    Unicode versions so far; the whole range is read all the same)."""
+    codes = array.array("I", range(sys.maxunicode + 1))
+    codes[0xD800:0xE000] = array.array("I", [0x41]) * 0x800
+    text = codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+    return tuple((m.start(), m.end() - 1) for m in re.finditer(r"\s+", text))
+
+
+@functools.lru_cache(maxsize=1)
+def _spaces_inside() -> str:
+    """The inside of a class of ``\\s`` as Python means it, without the control
+    characters (tab, newline and the rest need an escape in JSON)."""
+    return "".join(_spell(a) if a == b else f"{_spell(a)}-{_spell(b)}"
+                   for lo, hi in space_ranges() for a, b in _without(lo, hi))
+
+
 def _raw_spaces() -> str:
-    """``\\s`` as Python's ``re`` means it, without the control characters (tab, newline
-    and the rest need an escape in JSON): a class of the characters themselves."""
-    # re's \s is what str.isspace takes (U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0,
-    # U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000): all in the BMP.
-    spaces = (code for code in range(_CONTROLS[1] + 1, 0x10000) if chr(code).isspace())
-    return "[" + "".join(_spell(code) for code in spaces) + "]"
+    """``\\s`` as Python's ``re`` means it, without the control characters: a class."""
+    return "[" + _spaces_inside() + "]"
+
+
+def _negated_text(opening: Piece, body: list[Piece]) -> str:
+    """A negated class with each ``\\s`` in it written as Python's spaces (the engines'
+    own ``\\s`` is narrower or wider); its control characters are left out of every
+    class sent, so only the others are written."""
+    return opening.text + "".join(
+        _spaces_inside() if p.escaped == "s" else p.text for p in body) + "]"
 
 
 def _class_end(items: list[Piece], i: int) -> int | None:
@@ -334,11 +384,11 @@ def _over_json(pattern: str, *, escapes: bool) -> tuple[str | None, str]:
         elif d in _CONTROL_ESCAPES:
             out.append(_group(_CONTROL_ESCAPES[d]))
         elif d == "s" and escapes:
-            out.append("(?: |" + "|".join(_CONTROL_ESCAPES.values()) + ")")
+            out.append("(?:" + _raw_spaces() + "|" + "|".join(_CONTROL_ESCAPES.values()) + ")")
         elif d == "s" and not escapes:
             out.append(_raw_spaces())
         elif d == "S" and not escapes:
-            out.append("[^\\s" + _UNSAFE_IN_CLASS + "]")
+            out.append("[^" + _spaces_inside() + _UNSAFE_IN_CLASS + "]")
         elif d and d in ("vSDWpP0" if escapes else "DWpP"):
             return None, f"\\{d}, which would let a character JSON escapes through"
         elif d in ("x", "u"):
@@ -392,8 +442,8 @@ def _class_ranges(body: list[Piece], pattern: str) -> list[tuple[int, int]]:
             atoms.append((code, code))
             j += 1 + width
             continue
-        if d in _SHORTHAND_RANGES:
-            atoms.extend(_SHORTHAND_RANGES[d])
+        if d in _SHORTHAND_RANGES or d == "s":
+            atoms.extend(space_ranges() if d == "s" else _SHORTHAND_RANGES[d])
             atoms.append("")  # a shorthand cannot start or end a range
         elif d in _ESCAPE_CODES:
             atoms.append((_ESCAPE_CODES[d], _ESCAPE_CODES[d]))
@@ -428,8 +478,15 @@ def _class_ranges(body: list[Piece], pattern: str) -> list[tuple[int, int]]:
 
 
 def _spell(code: int) -> str:
+    """One character as it is written in a class every engine reads: itself, or an
+    escape for a metacharacter, a control character or an unprintable one of the BMP.
+
+    Beyond the BMP the character itself, printable or not: each engine reads it raw,
+    but not one escape reads in all (xgrammar takes no ``\\U0001f600``, llama.cpp no
+    ``\\u{1f600}``), and ``\\u`` with five hex digits is ``\\uXXXX`` and a digit.
+    """
     c = chr(code)
-    if c.isalnum() or (c.isprintable() and c not in "\\]^[-"):
+    if code > 0xFFFF or c.isalnum() or (c.isprintable() and c not in "\\]^[-"):
         return c
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
@@ -443,7 +500,7 @@ def _json_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
     except _Unreadable:
         if not negated:
             return None
-        return text[:-1] + _UNSAFE_IN_CLASS + "]"  # narrower, and JSON all the same
+        return _unsafe_left_out(_negated_text(opening, body))  # narrower, and JSON all the same
 
     def holds(code: int) -> bool:
         return any(lo <= code <= hi for lo, hi in ranges) != negated
@@ -453,7 +510,7 @@ def _json_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
     if not escaped and not controls:
         return text
     if negated:
-        safe = text[:-1] + _UNSAFE_IN_CLASS + "]"
+        safe = _unsafe_left_out(_negated_text(opening, body))
     else:
         kept: list[tuple[int, int]] = []
         for lo, hi in ranges:
@@ -462,6 +519,14 @@ def _json_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
         safe = "[" + "".join(_spell(a) if a == b else f"{_spell(a)}-{_spell(b)}"
                              for a, b in kept) + "]" if kept else ""
     return "(?:" + "|".join(x for x in (safe, *escaped) if x) + ")"
+
+
+def _unsafe_left_out(negated: str) -> str:
+    """A negated class that also leaves out '"', backslash and the control characters
+    (as it is when it ends with them already: the rewrite keeps its own output)."""
+    if negated.endswith(_UNSAFE_IN_CLASS + "]"):
+        return negated
+    return negated[:-1] + _UNSAFE_IN_CLASS + "]"
 
 
 def _without(lo: int, hi: int) -> list[tuple[int, int]]:
@@ -514,7 +579,7 @@ def _raw_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
                 any(lo <= code <= hi for lo, hi in ranges)
                 for code in (_QUOTE, _BACKSLASH, *range(_CONTROLS[1] + 1))):
             return text
-        return text[:-1] + _UNSAFE_IN_CLASS + "]"
+        return _unsafe_left_out(_negated_text(opening, body))
     if ranges is None:
         return None
     if not any(lo <= _CONTROLS[1] or lo <= _QUOTE <= hi or lo <= _BACKSLASH <= hi
@@ -525,6 +590,21 @@ def _raw_class(opening: Piece, body: list[Piece], pattern: str) -> str | None:
         return None
     return "[" + "".join(_spell(a) if a == b else f"{_spell(a)}-{_spell(b)}"
                          for a, b in kept) + "]"
+
+
+def too_long(added: int, limit: int) -> str:
+    """Why a pattern with ``\\d``, ``\\w``, ``\\D`` or ``\\W`` stays out of a tool
+    definition: the classes Python means by them are too long to send there."""
+    return (f"\\d, \\w, \\D and \\W are Unicode classes in Python's re, which decode() "
+            "checks with, and ASCII classes in JSON Schema (the engines read them so, or not "
+            f"at all); written out as Python's classes they would add {added:,} characters "
+            "to the tool definition, which the server writes into every prompt (at most "
+            f"{limit:,})")
+
+
+#: What to write instead when ASCII classes are meant.
+ASCII_CLASSES = ("write the class out if ASCII is meant ([A-Za-z0-9_] for \\w, "
+                 "[^A-Za-z0-9_] for \\W, [0-9] for \\d) and the pattern is sent as it is")
 
 
 @attrs.frozen(kw_only=True)
@@ -550,6 +630,8 @@ class Dialect:
         unescaped_text: The engine writes what the pattern matches raw between the
             quotes and takes no escape there, so it is sent through
             ``json_text_unescaped()``.
+        python_spaces: ``\\s`` and ``\\S`` are sent as Python means them
+            (``python_spaces()``), for an engine whose ``\\s`` is Rust's.
         max_added: The most characters the classes of ``rewritten`` may add to a
             pattern (None: no limit); a pattern they would make longer goes into the
             description. For tool definitions, which a server writes into every prompt:
@@ -567,22 +649,41 @@ class Dialect:
     json_text: bool = False
     unescaped_text: bool = False
     max_added: int | None = None
+    python_spaces: bool = False
+
+    def over_budget(self, pattern: str) -> int | None:
+        """How many characters the classes of ``rewritten`` would add to ``pattern``, when
+        that alone keeps it out (more than ``max_added``; the engine could read it
+        otherwise); None when it is sent, or kept out for another reason."""
+        return self._fit(pattern)[2]
 
     def fit(self, pattern: str) -> tuple[str | None, str]:
         """The pattern to send (None: say it in the description instead) and why not."""
+        sent, why, _ = self._fit(pattern)
+        return sent, why
+
+    def _fit(self, pattern: str) -> tuple[str | None, str, int | None]:
         if self.counted_optional_groups:
             pattern = optional_groups_counted(pattern)
         found = pattern_features(pattern)
+        over: int | None = None
         if self.rewritten and any("\\" + d in found for d in self.rewritten):
             rewritten = rewrite_shorthands(pattern, self.rewritten, python_classes())
             if rewritten is None:
-                return None, "\\D or \\W inside a class"
+                return None, "\\D or \\W inside a class", None
             added = len(rewritten) - len(pattern)
             if self.max_added is not None and added > self.max_added:
-                return None, (f"\\d, \\w, \\D or \\W as the classes Python means would "
-                              f"add {added:,} characters to a tool definition, which the "
-                              f"server writes into every prompt (at most {self.max_added:,})")
+                # Too long to send; the rest is checked on the ASCII classes, so that the
+                # reason given is the budget only when nothing else keeps it out.
+                over = added
+                rewritten = rewrite_shorthands(pattern, self.rewritten) or pattern
             pattern = rewritten
+            found = pattern_features(pattern)
+        if self.python_spaces and ("\\s" in found or "\\S" in found):
+            spaced = python_spaces(pattern)
+            if spaced is None:
+                return None, "\\S inside a class", None
+            pattern = spaced
             found = pattern_features(pattern)
         bad = sorted({f for f in found if f in self.refused} | {
             f.name for f in features(pattern) if f.name.startswith("\\")
@@ -590,10 +691,13 @@ class Dialect:
             and not (f.in_class and f.name in self.class_escapes)
         })
         if bad:
-            return None, ", ".join(bad)
+            return None, ", ".join(bad), None
         if self.json_text or self.unescaped_text:
             sent, why = (json_text if self.json_text else json_text_unescaped)(pattern)
             if sent is None:
-                return None, why
-            return sent, ""
-        return pattern, ""
+                return None, why, None
+            pattern = sent
+        if over is not None:
+            assert self.max_added is not None
+            return None, too_long(over, self.max_added), over
+        return pattern, "", None

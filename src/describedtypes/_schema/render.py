@@ -26,6 +26,7 @@ from .adapters import Adapter
 from .defaults import NO_DEFAULT, json_default
 from .engines import Engine, needs_escape
 from .naming import defs_keys
+from .patterns import ASCII_CLASSES
 from .profiles import refusal
 from .rules import regex_features
 from .wording import constraint_sentences, format_sentence, key_sentence, one_of_sentence
@@ -433,11 +434,14 @@ class Builder:
                 why = why or "a format already holds this string as a pattern"
                 refusal(self.adapter.given_profile, "pattern", kind, pointer)
                 rest.append(("pattern", pattern))
-                self.rewrites.append(Rewrite(
-                    pointer or "/", "described",
-                    f"pattern: {pattern!r} ({engine.name} does not read it as JSON Schema "
-                    f"does: {why})",
-                ))
+                if sent is None and engine.dialect.over_budget(pattern) is not None:
+                    # The engine could read it; it is too long to send in a definition.
+                    detail = (f"pattern: {pattern!r} (in the description, not the tool "
+                              f"definition, and decode() checks it: {why}; {ASCII_CLASSES})")
+                else:
+                    detail = (f"pattern: {pattern!r} ({engine.name} does not read it as "
+                              f"JSON Schema does: {why})")
+                self.rewrites.append(Rewrite(pointer or "/", "described", detail))
             else:
                 out["pattern"] = sent
                 if sent != pattern:

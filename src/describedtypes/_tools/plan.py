@@ -37,6 +37,7 @@ class Plan:
     __slots__ = (
         "accepted",
         "bodies",
+        "compiler",
         "context_params",
         "decode",
         "description",
@@ -44,6 +45,7 @@ class Plan:
         "fields",
         "fill_none",
         "generation",
+        "invoke",
         "name",
         "required",
     )
@@ -62,9 +64,14 @@ class Plan:
         # Compiled from a copy that does not name the function (see the module docstring).
         # A Decimal among the parameters: JSON text is read with exact numbers.
         self.exact: bool = needs_exact(node)
-        self.decode: Callable[[Any], dict[str, Any]] = Compiler(exact=self.exact).arguments(
-            self.node(None)
-        )
+        compiler = Compiler(exact=self.exact)
+        self.decode: Callable[[Any], dict[str, Any]] = compiler.arguments(self.node(None))
+        #: What compiled ``decode``: a tool's common call is compiled with it, in its
+        #: namespace, at the first call of a tool over this plan (``tool.invoker``);
+        #: dropped then.
+        self.compiler: Compiler | None = compiler
+        #: That common call, once made (shared by every tool over this plan).
+        self.invoke: Any = None
         # Keyed by plain values only (no user object): the plan outlives no function.
         self.bodies: dict[tuple[_adapters.Adapter, str, str | None, References], Any] = {}
 

@@ -12,6 +12,7 @@ import difflib
 import enum
 import inspect as _pyinspect
 import logging
+import threading
 import time
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,8 +22,17 @@ import attrs
 import orjson
 
 from .._base.aio import is_async, is_awaitable
+from .._base.generated import run_source
 from .._base.lazy import LazyModule as _LazyModule
-from .._base.records import Arguments, ToolCall, ToolResult, failure, new_result
+from .._base.records import (
+    RESULT_LINES,
+    RESULT_NAMES,
+    Arguments,
+    ToolCall,
+    ToolResult,
+    failure,
+    new_result,
+)
 from .._base.text import one_line
 from .._codec.encode import encode
 from .._codec.jsontext import BEYOND_FLOAT, json_problem
@@ -31,6 +41,7 @@ from .._codec.values import exact_beyond_float, exact_loads
 from .._schema import adapters as _adapters
 from .._schema.adapters import check_adapter
 from .._schema.schema import references
+from .._types import annotate as _stamps
 from .._types.annotate import Registry, annotate, check_registry, current_stamp
 from .._types.declared import unwrap_callable
 from .._types.inspector import ObjectNode
@@ -136,7 +147,6 @@ class Tool:
     __slots__ = (
         "__weakref__",
         "_description",
-        "_invoke",
         "_node",
         "_plan",
         "blocking",
@@ -144,6 +154,7 @@ class Tool:
         "defer_loading",
         "func",
         "gate",
+        "invoke",
         "is_async",
         "name",
         "parse_args",
@@ -195,14 +206,14 @@ class Tool:
             raise SchemaError(msg, type_=func)
         self._plan = plan_for(func, registry)
         self._node: ObjectNode | None = None
-        self._invoke: Invoker | None = None
         self.name: str = name if name is not None else self._plan.name
         self._description = description
         self.parse_args = parse_args
         self.concurrent = bool(concurrent)
         #: For ``concurrent=False``: what keeps the tool to one call at a time.
         self.gate = None if self.concurrent else Gate()
-        self._invoke = invoker(self, self._plan)
+        #: The tool's common call, made once per plan (see ``invoker``); for the toolbox.
+        self.invoke: Invoker | None = invoker(self, self._plan)
 
     def __repr__(self) -> str:
         extra = "" if self.concurrent else ", concurrent=False"
@@ -221,7 +232,7 @@ class Tool:
         if plan.generation != current_stamp():
             plan = self._plan = plan_for(self.func, self.registry)
             self._node = None
-            self._invoke = invoker(self, plan)
+            self.invoke = invoker(self, plan)
         return plan
 
     @property
@@ -460,11 +471,17 @@ class Tool:
     ) -> ToolResult:
         """``run_call`` without its INFO log line: ``Toolbox.call`` asks the logger (and
         the tracer) once and comes here straight when neither wants the call."""
-        invoke = self._invoke
-        if invoke is not None and self._plan.generation == current_stamp():
-            done = invoke(self, arguments, call_id, name, rt)
+        invoke = self.invoke
+        if invoke is not None:
+            done = invoke(self, arguments, context, call_id, name, rt)
             if done is not None:
                 return done
+        return self.run_general(arguments, context, call_id, name, rt)
+
+    def run_general(
+        self, arguments: Arguments, context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        """``run_call_unlogged`` for a call its invoker (if any) left to the general path."""
         kwargs = self._prepare(arguments, context, call_id, name, rt)
         if isinstance(kwargs, ToolResult):
             return kwargs
@@ -489,6 +506,48 @@ class Tool:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._error(exc, call_id, name, rt)
+        limit = rt.max_result_chars
+        if type(value) is str and (limit is None or len(value) <= limit):
+            return new_result(value, value, call_id, name)
+        return self._finish(value, call_id, name, rt)
+
+    def _decoded(
+        self, raw: dict[str, Any], context: Any, call_id: str | None, name: str, rt: Settings
+    ) -> ToolResult:
+        """The rest of a call (without a timeout or gate) whose arguments, parsed into
+        ``raw``, need the decoder: ``_prepare`` and ``run_general`` from there on."""
+        plan = self._plan
+        try:
+            kwargs = plan.decode(raw)
+        except Exception as exc:
+            return self._refused(exc, plan, call_id, name, rt)
+        for param in plan.fill_none:
+            if param not in kwargs:
+                kwargs[param] = None
+        for param in plan.context_params:
+            kwargs[param] = context
+        try:
+            value = self.func(**kwargs)
+        except Exception as exc:
+            return self._error(exc, call_id, name, rt)
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._error(exc, call_id, name, rt)
+        return self._settle(value, call_id, name, rt)
+
+    def _settle(self, value: Any, call_id: str | None, name: str, rt: Settings) -> ToolResult:
+        """The result of a call without a timeout or gate whose function returned
+        ``value``: an awaitable is run to its end first (what it raises is the tool's)."""
+        if is_awaitable(value):
+            try:
+                value = run_coroutine(value, None)
+            except Exception as exc:
+                return self._error(exc, call_id, name, rt)
+            except BaseException as exc:
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                return self._error(exc, call_id, name, rt)
         limit = rt.max_result_chars
         if type(value) is str and (limit is None or len(value) <= limit):
             return new_result(value, value, call_id, name)
@@ -685,64 +744,118 @@ def _content(value: Any) -> str:
     return encode(value).decode()
 
 
-#: ``invoke(tool, arguments, call_id, name, rt)``: the call's result, or None for the
-#: general path. (The tool is passed in, not held: no reference cycle through the tool.)
-Invoker = Callable[["Tool", Any, "str | None", str, Settings], "ToolResult | None"]
+#: ``invoke(tool, arguments, context, call_id, name, rt)``: the call's result, or None for
+#: the general path. (The tool is passed in, not held: no reference cycle through the tool,
+#: and one function serves every tool over the same plan.)
+Invoker = Callable[["Tool", Any, Any, "str | None", str, Settings], "ToolResult | None"]
+
+_MAKING = threading.Lock()
 
 
 def invoker(tool: Tool, plan: Plan) -> Invoker | None:
-    """The common call of ``tool`` made once per tool and plan, or None where it never
-    applies (``parse_args``, a Decimal, None to fill in or ``Context`` parameters).
+    """The common call of ``tool``, compiled once per plan, or None where it never applies
+    (``parse_args``, or a Decimal parameter, whose digits are read from the text).
 
-    It runs JSON text arguments (str or bytes) of a tool without a timeout or a gate as
-    ``run_call_unlogged`` would, with what that asks on every call (the plan's options,
-    the decoder, the function) looked up here once. It gives None (the general path
-    runs the call from the start) for anything else and for text that is not a JSON
-    object, before any of the tool's own code (decoder hooks, the function) has run.
+    It runs JSON text arguments (str or bytes) and dicts of a tool without a timeout or a
+    gate as ``run_general`` would, with what that asks on every call (the plan's options,
+    the decoder) settled when it is made. Arguments that need no decoding go straight
+    into the function's call (``fused_lines``: no keyword dict is built, the result is
+    filled inline; a dict's values are the very objects the general path would pass);
+    the others go through the decoder, from the object parsed from the text. It gives
+    None (the general path runs the call from the start) for anything else, for text
+    that is not a JSON object and for a dict that needs the decoder, before any of the
+    tool's own code (decoder hooks, the function) has run.
     """
-    if plan.exact or plan.fill_none or plan.context_params or tool.parse_args is not None:
+    if plan.exact or tool.parse_args is not None:
         return None
-    loads, not_json = orjson.loads, orjson.JSONDecodeError
-    decode, func = plan.decode, tool.func
+    made: Invoker | None = plan.invoke
+    return _first_call if made is None else made
 
-    def invoke(
-        tool: Tool, arguments: Any, call_id: str | None, name: str, rt: Settings
-    ) -> ToolResult | None:
-        kind = type(arguments)
-        if (
-            (kind is not str and kind is not bytes)
-            or tool.timeout is not None
-            or rt.timeout is not None
-            or tool.gate is not None
-            or tool.parse_args is not None
-        ):
-            return None
-        try:
-            raw = loads(arguments)
-        except not_json:
-            return None
-        if type(raw) is not dict:
-            return None
-        try:
-            kwargs = decode(raw)
-        except Exception as exc:
-            return tool._refused(exc, plan, call_id, name, rt)
-        try:
-            value = func(**kwargs)
-            if is_awaitable(value):
-                value = run_coroutine(value, None)
-        except Exception as exc:
-            return tool._error(exc, call_id, name, rt)
-        except BaseException as exc:
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
-            return tool._error(exc, call_id, name, rt)
-        limit = rt.max_result_chars
-        if type(value) is str and (limit is None or len(value) <= limit):
-            return new_result(value, value, call_id, name)
-        return tool._finish(value, call_id, name, rt)
 
-    return invoke
+def _first_call(
+    tool: Tool, arguments: Any, context: Any, call_id: str | None, name: str, rt: Settings
+) -> ToolResult | None:
+    """A tool's invoker until its first call: compiles the plan's (compiling it when the
+    tool is made would double the cost of making a tool that is never called)."""
+    plan = tool._plan
+    if plan.generation != current_stamp():
+        return None  # the general path plans afresh (and sets the new plan's invoker)
+    made: Invoker | None = plan.invoke
+    if made is None:
+        with _MAKING:  # the plan's compiler names what it compiles: one at a time
+            made = plan.invoke
+            if made is None:
+                made = plan.invoke = _make_invoker(plan)
+                plan.compiler = None  # done with: what it compiled lives on in ``made``
+    if tool.invoke is _first_call and tool._plan is plan:
+        tool.invoke = made
+    return made(tool, arguments, context, call_id, name, rt)
+
+
+def _make_invoker(plan: Plan) -> Invoker:
+    # The decoder's turn: from the object parsed here; a dict the caller passed goes to
+    # the general path, which checks its keys are strings and copies it first.
+    slow = "return None if d is arguments else tool._decoded(d, context, call_id, name, rt)"
+    compiler = plan.compiler
+    assert compiler is not None  # dropped only once this has run
+    fused = compiler.fused(plan.node(None), slow)
+    checks, call = fused if fused is not None else ([slow], [])
+    filled = [
+        line.format(content="value", value="value", call_id="call_id", name="name")
+        for line in RESULT_LINES
+    ]
+    lines = [
+        "def invoke(tool, arguments, context, call_id, name, rt):",
+        "    if (",
+        "        _stamps.stamp != GENERATION  # a registration since: plan afresh",
+        "        or tool.timeout is not None",
+        "        or rt.timeout is not None",
+        "        or tool.gate is not None",
+        "        or tool.parse_args is not None",
+        "    ):",
+        "        return None",
+        "    kind = arguments.__class__",
+        "    if kind is dict:  # parsed by the caller: its keys are looked at on the general path",
+        "        d = arguments",
+        "    elif kind is str or kind is bytes:",
+        "        try:",
+        "            d = _loads(arguments)",
+        "        except _NotJSON:",
+        "            return None",
+        "        if d.__class__ is not dict:",
+        "            return None",
+        "    else:",
+        "        return None",
+        *("    " + line for line in checks),
+    ]
+    if call:
+        lines += [
+            "    func = tool.func",
+            "    try:",
+            *("        " + line for line in call),
+            "    except Exception as exc:  # only the function raises in there",
+            "        return tool._error(exc, call_id, name, rt)",
+            "    except BaseException as exc:",
+            "        if isinstance(exc, (KeyboardInterrupt, SystemExit)):",
+            "            raise",
+            "        return tool._error(exc, call_id, name, rt)",
+            "    if value.__class__ is str:",
+            "        limit = rt.max_result_chars",
+            "        if limit is None or len(value) <= limit:",
+            *("            " + line for line in filled),
+            "            return result",
+            "    return tool._settle(value, call_id, name, rt)",
+        ]
+    names = {
+        **compiler.ns,
+        **RESULT_NAMES,
+        "_stamps": _stamps,
+        "GENERATION": plan.generation,
+        "_loads": orjson.loads,
+        "_NotJSON": orjson.JSONDecodeError,
+    }
+    made: Invoker = run_source("\n".join(lines) + "\n", names, f"call {plan.name}", "invoke")
+    return made
 
 
 # -- the toolbox ---------------------------------------------------------------------------

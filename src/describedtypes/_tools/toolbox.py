@@ -67,6 +67,8 @@ T = TypeVar("T")
 
 Phases = Literal["combined", "two-phase"]
 
+_INFO = logging.INFO
+
 
 class Toolbox:
     """Tools by name: their definitions for a provider, and the runner of the model's calls.
@@ -548,9 +550,15 @@ class Toolbox:
             tool = self._tools[name]
         except (KeyError, TypeError):
             return self._unknown(name, call_id)
-        # The common case, nothing watching: one frame fewer than run_call's (no log check).
-        if not tracing.enabled() and not logger.isEnabledFor(logging.INFO):
-            return tool.run_call_unlogged(arguments, context, call_id, name, self._rt)
+        # The common case, nothing watching (no INFO line, no tracer provider): the
+        # tool's invoker straight from here.
+        if not logger.isEnabledFor(_INFO) and not tracing.enabled():
+            invoke = tool.invoke
+            if invoke is not None:
+                done = invoke(tool, arguments, context, call_id, name, self._rt)
+                if done is not None:
+                    return done
+            return tool.run_general(arguments, context, call_id, name, self._rt)
         if tracing.enabled():
             with tracing.tool_span(name, call_id) as span:
                 return _traced_result(span, tool.run_call(arguments, context, call_id, name,

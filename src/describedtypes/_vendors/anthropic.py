@@ -15,12 +15,15 @@ from ..errors import IncompleteReplyError, RefusalError
 from .access import MISSING, ShapeError, field_of, items_of
 from .wire import (
     Reply,
+    StreamBlocks,
     StreamState,
     WireFormat,
     as_dict,
+    call_input,
     checked_results,
     described,
     flat_calls,
+    keeps_signature,
 )
 
 __all__ = ["CUT_OFF", "FORMAT", "MAX_TOKENS", "AnthropicFormat"]
@@ -65,6 +68,16 @@ def _usage(usage: Any, before: Usage) -> Usage:
         cached,
         thinking if thinking is not None else before.reasoning_tokens,
     )
+
+
+def _streamed_block(kind: str, value: Any, signature: Any) -> dict[str, Any]:
+    """A streamed block (``StreamBlocks.resolved``) as a content block."""
+    if kind == "text":
+        return {"type": "text", "text": value}
+    if kind == "call":
+        return {"type": "tool_use", "id": value.call_id, "name": value.name,
+                "input": call_input(value.arguments)}
+    return {"type": "thinking", "thinking": value, "signature": signature}
 
 
 class AnthropicFormat(WireFormat):
@@ -134,6 +147,12 @@ class AnthropicFormat(WireFormat):
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         return [self.result_message(results)]
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        # One user message: the results first (as the API requires), then the text.
+        message = self.result_message(results)
+        message["content"].append({"type": "text", "text": text})
+        return [message]
+
     # -- streams ----------------------------------------------------------------------
 
     def feed(self, state: StreamState, event: Any) -> Any:
@@ -141,18 +160,40 @@ class AnthropicFormat(WireFormat):
         if kind == "content_block_delta":
             delta = field_of(event, "delta")
             delta_kind = field_of(delta, "type")
+            index = field_of(event, "index")
             if delta_kind == "text_delta":
-                return state.add_text(field_of(delta, "text"))
+                piece = field_of(delta, "text")
+                StreamBlocks.of(state).text(index, piece)
+                return state.add_text(piece)
             if delta_kind == "input_json_delta":
                 piece = field_of(delta, "partial_json")
-                return state.add_call(field_of(event, "index"), None, piece)
+                StreamBlocks.of(state).call(index)
+                return state.add_call(index, None, piece)
+            if delta_kind in ("thinking_delta", "signature_delta"):
+                # Kept so the message goes back with its thinking, as a whole reply's does.
+                StreamBlocks.of(state).thinking(
+                    index, ("thinking", index), field_of(delta, "signature")
+                )
+                state.add_text(field_of(delta, "thinking"), ("thinking", index))
         elif kind == "content_block_start":
             block = field_of(event, "content_block")
-            if field_of(block, "type") == "tool_use":
-                state.add_call(field_of(event, "index"), field_of(block, "name"), None,
+            block_kind = field_of(block, "type")
+            index = field_of(event, "index")
+            if block_kind == "tool_use":
+                StreamBlocks.of(state).call(index)
+                state.add_call(index, field_of(block, "name"), None,
                                call_id=field_of(block, "id"))
-            elif field_of(block, "type") == "text":
+            elif block_kind == "text":
+                StreamBlocks.of(state).text(index, field_of(block, "text"))
                 return state.add_text(field_of(block, "text"))
+            elif block_kind == "thinking":
+                StreamBlocks.of(state).thinking(
+                    index, ("thinking", index), field_of(block, "signature")
+                )
+                state.add_text(field_of(block, "thinking"), ("thinking", index))
+            elif block_kind == "redacted_thinking":
+                keeps_signature(field_of(block, "data"))  # bounded as a signature is
+                StreamBlocks.of(state).whole(index, block)
         elif kind == "message_start":
             state.usage = _usage(field_of(field_of(event, "message"), "usage"), Usage(1))
         elif kind == "message_delta":
@@ -173,6 +214,13 @@ class AnthropicFormat(WireFormat):
     def reply_messages(self, response: Any) -> list[Any]:
         # The content blocks go back as they came: thinking blocks keep their signature.
         return [{"role": "assistant", "content": list(items_of(field_of(response, "content")))}]
+
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # The blocks in the order they streamed, as a whole reply's content lists them.
+        content = StreamBlocks.of(state).shaped(state, text, calls, _streamed_block)
+        return [{"role": "assistant", "content": content}]
 
     def request(self, model: str, transcript: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         sent = super().request(model, transcript, extra)

@@ -22,9 +22,11 @@ from ..errors import DecodeError, IncompleteReplyError, RefusalError
 from .access import MISSING, ShapeError, field_of, has, items_of
 from .wire import (
     Reply,
+    StreamBlocks,
     StreamState,
     WireFormat,
     as_dict,
+    call_input,
     checked_results,
     described,
     listed,
@@ -80,6 +82,19 @@ def _text_of(blocks: list[Any]) -> str:
     return "".join(
         t for t in (field_of(b, "text") for b in blocks) if isinstance(t, str)
     )
+
+
+def _streamed_block(kind: str, value: Any, signature: Any) -> dict[str, Any]:
+    """A streamed block (``StreamBlocks.resolved``) as a Converse content block."""
+    if kind == "text":
+        return {"text": value}
+    if kind == "call":
+        return {"toolUse": {"toolUseId": value.call_id, "name": value.name,
+                            "input": call_input(value.arguments)}}
+    reasoning: dict[str, Any] = {"text": value}
+    if signature:
+        reasoning["signature"] = signature
+    return {"reasoningContent": {"reasoningText": reasoning}}
 
 
 class BedrockFormat(WireFormat):
@@ -160,6 +175,12 @@ class BedrockFormat(WireFormat):
             ],
         }]
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        # One user message (Converse refuses two in a row): the results, then the text.
+        [message] = self.result_messages(results)
+        message["content"].append({"text": text})
+        return [message]
+
     # -- streams ----------------------------------------------------------------------
 
     def stream_events(self, response: Any) -> Any:
@@ -179,14 +200,23 @@ class BedrockFormat(WireFormat):
             index = field_of(body, "contentBlockIndex")
             text = field_of(delta, "text")
             if isinstance(text, str):
+                StreamBlocks.of(state).text(index, text)
                 return state.add_text(text)
             use = field_of(delta, "toolUse")
             if use is not None:
+                StreamBlocks.of(state).call(index)
                 return state.add_call(index, None, field_of(use, "input"))
+            reasoning = field_of(delta, "reasoningContent")
+            if reasoning is not None:  # kept so the message goes back whole
+                StreamBlocks.of(state).thinking(
+                    index, ("reasoning", index), field_of(reasoning, "signature")
+                )
+                state.add_text(field_of(reasoning, "text"), ("reasoning", index))
         elif "contentBlockStart" in event:
             body = event["contentBlockStart"]
             use = field_of(field_of(body, "start"), "toolUse")
             if use is not None:
+                StreamBlocks.of(state).call(field_of(body, "contentBlockIndex"))
                 state.add_call(field_of(body, "contentBlockIndex"), field_of(use, "name"), None,
                                call_id=field_of(use, "toolUseId"))
         elif "messageStop" in event:
@@ -208,8 +238,12 @@ class BedrockFormat(WireFormat):
     def user_message(self, text: str) -> Any:
         return {"role": "user", "content": [{"text": text}]}
 
-    def assistant_message(self, text: str) -> Any:
-        return {"role": "assistant", "content": [{"text": text}]}
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # The blocks in the order they streamed, as a whole reply's content lists them.
+        content = StreamBlocks.of(state).shaped(state, text, calls, _streamed_block)
+        return [{"role": "assistant", "content": content}]
 
     def reply_messages(self, response: Any) -> list[Any]:
         message = field_of(field_of(response, "output"), "message")

@@ -27,11 +27,11 @@ from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
 from .._schema import adapters as _adapters
 from .._types.annotate import Registry, annotate, check_registry
-from ..errors import DecodeError
+from ..errors import DecodeError, DescribedTypesError
 from . import anthropic, gemini, openai_chat, openai_responses
 from .detect import client_format
 from .replies import decode_reply
-from .wire import WireFormat
+from .wire import Reply, StreamState, WireFormat, pick_call
 
 __all__ = ["ANTHROPIC_MAX_TOKENS", "Provider", "provider_for", "retry_text"]
 
@@ -54,6 +54,8 @@ def retry_text(error: DecodeError) -> str:
 
 #: The line after the problems in a retry message.
 RETRY_REQUEST = "Answer again with the complete JSON, corrected."
+#: The result of a call the reply made beside an answer that did not decode (it is not run).
+NOT_ANSWERED = "Not run: this request asks for the answer, not for tool calls."
 
 
 class Provider:
@@ -155,13 +157,50 @@ class Provider:
     def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         return self.wire.streaming(kwargs)
 
-    def stream_retry_messages(self, text: str, error: DecodeError) -> list[Any]:
-        """A streamed reply that failed, then a user message carrying ``str(error)``."""
-        return [self.wire.assistant_message(text), self.user_message(retry_text(error))]
+    def stream_messages(self, state: StreamState) -> list[Any]:
+        """A finished stream's reply as it goes back into the conversation: the messages
+        ``reply_messages`` gives for the same reply whole (text, tool calls with their
+        ids, reasoning)."""
+        return self.wire.stream_messages(state, state.reply_text(), state.calls())
 
-    def retry_messages(self, response: Any, error: DecodeError) -> list[Any]:
-        """The reply that failed, then a user message carrying ``str(error)``."""
-        return [*self.reply_messages(response), self.user_message(retry_text(error))]
+    def stream_retry_messages(
+        self, state: StreamState, error: DecodeError, tp: Any = None
+    ) -> list[Any]:
+        """A streamed reply that failed, then what tells the model (``retry_messages``)."""
+        reply = getattr(state, "reply", None)
+        if not isinstance(reply, Reply):
+            reply = Reply(state.reply_text(), tuple(state.calls()))
+        return self._retry(self.stream_messages(state), reply, error, tp)
+
+    def retry_messages(self, response: Any, error: DecodeError, tp: Any = None) -> list[Any]:
+        """The reply that failed, then what tells the model ``str(error)``: a user message;
+        when the reply made tool calls, a result for each (the provider wants every call
+        answered before the conversation goes on), the problems in the result of the call
+        that was decoded, and the user message only when the text was the answer."""
+        try:
+            reply = self.wire.reply(response)
+        except DescribedTypesError:
+            reply = Reply("")
+        return self._retry(self.reply_messages(response), reply, error, tp)
+
+    def _retry(
+        self, messages: list[Any], reply: Reply, error: DecodeError, tp: Any
+    ) -> list[Any]:
+        text = retry_text(error)
+        if not reply.calls:
+            return [*messages, self.user_message(text)]
+        answered = pick_call(tp, reply) if tp is not None else None
+        results = [
+            ToolResult(content=text if call is answered else NOT_ANSWERED, is_error=True,
+                       call_id=call.call_id, name=call.name)
+            for call in reply.calls
+        ]
+        try:
+            if answered is not None:
+                return [*messages, *self.wire.result_messages(results)]
+            return [*messages, *self.wire.results_and_text(results, text)]
+        except ValueError:  # a call without the id the format needs: it cannot be answered
+            return [*messages, self.user_message(text)]
 
     # -- requests ----------------------------------------------------------------------
 

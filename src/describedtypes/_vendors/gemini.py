@@ -18,6 +18,7 @@ from ..errors import IncompleteReplyError, RefusalError
 from .access import ShapeError, enum_value, field_of, has, items_of
 from .wire import (
     Reply,
+    StreamBlocks,
     StreamState,
     WireFormat,
     as_dict,
@@ -52,6 +53,16 @@ def _blocked(response: Any) -> str | None:
 
 def _finish(candidate: Any) -> Any:
     return enum_value(field_any(candidate, "finish_reason", "finishReason"))
+
+
+def _streamed_part(kind: str, value: Any, signature: Any) -> dict[str, Any]:
+    """Streamed text or thought (``StreamBlocks.resolved``) as a part."""
+    part: dict[str, Any] = {"text": value}
+    if kind == "thinking":
+        part["thought"] = True
+    if signature:
+        part["thought_signature"] = signature
+    return part
 
 
 class GeminiFormat(WireFormat):
@@ -158,6 +169,12 @@ class GeminiFormat(WireFormat):
             parts.append({"function_response": answer})
         return [{"role": "user", "parts": parts}]
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        # One user turn: the function responses, then the text.
+        [message] = self.result_messages(results)
+        message["parts"].append({"text": text})
+        return [message]
+
     # -- streams ----------------------------------------------------------------------
 
     def feed(self, state: StreamState, chunk: Any) -> Any:
@@ -174,15 +191,24 @@ class GeminiFormat(WireFormat):
         if finish is not None:
             state.stop = str(finish)
         result: Any = (None, False)
+        blocks = StreamBlocks.of(state)
         for part in items_of(field_of(field_of(candidate, "content"), "parts")):
             call = field_any(part, "function_call", "functionCall")
             if call is not None:  # function calls arrive whole, one part each
+                # The part goes back as it came (its thought signature with it).
+                blocks.whole(None, part)
                 state.add_call(None, field_of(call, "name"), field_of(call, "args") or {},
                                whole=True, call_id=field_of(call, "id"))
                 continue
             text = field_of(part, "text")
-            if isinstance(text, str) and text and not field_of(part, "thought"):
-                result = state.add_text(text)
+            signature = field_any(part, "thought_signature", "thoughtSignature")
+            if field_of(part, "thought"):
+                blocks.thinking(None, ("thought", len(blocks.blocks)), signature)
+                state.add_text(text, blocks.blocks[-1][1])
+            elif isinstance(text, str) and (text or signature):
+                blocks.text(None, text, signature)
+                if text:
+                    result = state.add_text(text)
         return result
 
     def stream_reply(self, state: StreamState, text: str, calls: list[ToolCall]) -> Reply:
@@ -202,8 +228,13 @@ class GeminiFormat(WireFormat):
     def streaming(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         return dict(kwargs)  # a method of its own, no flag
 
-    def assistant_message(self, text: str) -> Any:
-        return {"role": "model", "parts": [{"text": text}]}
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # The parts in the order they streamed, text pieces joined into one part each
+        # (with the thought signature one of them carried), function calls as they came.
+        parts = StreamBlocks.of(state).shaped(state, text, [], _streamed_part)
+        return [{"role": "model", "parts": parts}]
 
     def reply_messages(self, response: Any) -> list[Any]:
         # The content goes back as it came: function calls keep their thought signature.

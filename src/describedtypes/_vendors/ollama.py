@@ -141,6 +141,17 @@ class OllamaFormat(WireFormat):
             out["tool_calls"] = calls
         return [out]
 
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # The message reply_messages() makes of the same reply whole.
+        out: dict[str, Any] = {"role": "assistant", "content": text}
+        if calls:
+            out["tool_calls"] = [
+                {"function": {"name": c.name, "arguments": c.arguments}} for c in calls
+            ]
+        return [out]
+
     def structured(
         self, tp: Any, extra: dict[str, Any], registry: Registry,
         adapter: _adapters.Adapter | None = None,

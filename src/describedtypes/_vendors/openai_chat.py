@@ -233,6 +233,22 @@ class OpenAIChatFormat(WireFormat):
             out["tool_calls"] = calls
         return [out]
 
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # The message reply_messages() makes of the same reply whole.
+        content: Any = text if text or not calls else None
+        if calls and content is None and self.tool_call_content is not None:
+            content = self.tool_call_content
+        out: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            out["tool_calls"] = [
+                {"id": c.call_id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for c in calls
+            ]
+        return [out]
+
     def with_tools(self, definitions: list[Any], extra: dict[str, Any]) -> dict[str, Any]:
         out = super().with_tools(definitions, extra)
         if self.tool_choice is not None and "tool_choice" not in out:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+import orjson
+
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
 from .._schema import adapters as _adapters
@@ -120,6 +122,8 @@ class OpenAIResponsesFormat(WireFormat):
         if kind in ("response.output_item.added", "response.output_item.done"):
             item = field_of(event, "item")
             item_type = field_of(item, "type")
+            if kind == "response.output_item.done":
+                _memo(state).keep(_plain(field_of(event, "output_index"), int), item)
             if item_type == "message":
                 _seen(state, event, item)
             elif item_type == "function_call" and kind == "response.output_item.added":
@@ -171,6 +175,26 @@ class OpenAIResponsesFormat(WireFormat):
         # Every output item goes back as it came (reasoning items included), as the
         # Responses API expects when the conversation is sent again.
         return list(items_of(field_of(response, "output")))
+
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        # Every output item, as reply_messages() sends the whole reply's: the completed
+        # response's output, else the items the stream finished (output_item.done), else
+        # (a stream that sent neither) the answer's text and the calls.
+        memo = state.memo
+        if isinstance(memo, _Messages):
+            if memo.output is not None:
+                return list(memo.output)
+            if memo.items:
+                return [item for _, item in sorted(memo.items, key=lambda pair: pair[0])]
+        out: list[Any] = [{"role": "assistant", "content": text}] if text else []
+        out += [
+            {"type": "function_call", "call_id": c.call_id, "name": c.name,
+             "arguments": c.arguments}
+            for c in calls
+        ]
+        return out
 
     def structured(
         self, tp: Any, extra: dict[str, Any], registry: Registry,
@@ -245,6 +269,25 @@ def _answer_text(messages: list[Any], *, calls: bool = False) -> str:
 
 #: The most output messages one streamed reply may announce.
 _MAX_MESSAGES = 1024
+#: The most output items of one streamed reply kept for the conversation.
+_MAX_ITEMS = 4096
+#: The most characters of JSON the kept output items may hold in all (they go back into
+#: the conversation; the stream's own text is bounded apart).
+_MAX_KEPT = 64 * 1024 * 1024
+
+
+def _json_size(item: Any) -> int:
+    """The length of an output item's JSON (an SDK model's, or a dict's); one that cannot
+    be written counts as too long to keep."""
+    try:
+        dump = getattr(item, "model_dump_json", None)
+        if callable(dump):
+            return len(dump())
+        return len(orjson.dumps(item, default=str))
+    except Exception:
+        return _MAX_KEPT + 1
+
+
 #: The key ``choose_text`` gets when no message is the answer (yet): a text never added to.
 _NO_ANSWER: Any = ("no answer",)
 
@@ -253,12 +296,39 @@ class _Messages:
     """Strictly private: the output messages one stream has announced, in output order
     (kept in the stream's ``memo``), with their phases so far."""
 
-    __slots__ = ("completed", "ids", "phases")
+    __slots__ = ("completed", "ids", "items", "kept", "output", "phases")
 
     def __init__(self) -> None:
         self.phases: dict[Any, str | None] = {}
         self.ids: dict[str, Any] = {}  # item id -> key, for events that carry only one
         self.completed = False  # a response.completed event gave the whole output
+        #: The finished output items (output_item.done), by output index, and the whole
+        #: output of response.completed: what goes back into the conversation.
+        self.items: list[tuple[int, Any]] = []
+        self.output: list[Any] | None = None
+        self.kept = 0  # the JSON size of the items kept
+
+    def keep(self, index: int | None, item: Any) -> None:
+        """A finished output item (one with no index goes after those before it). Past
+        ``_MAX_KEPT`` characters in all none is kept any more (the conversation then gets
+        the answer's text and the calls)."""
+        if len(self.items) >= _MAX_ITEMS:
+            raise DecodeError(
+                [("$", f"the reply holds more than {_MAX_ITEMS} output items; ask for a "
+                  "shorter answer")]
+            )
+        if self.kept > _MAX_KEPT:
+            return
+        self.kept += _json_size(item)
+        if self.kept > _MAX_KEPT:
+            self.items.clear()
+            return
+        self.items.append((index if index is not None else len(self.items), item))
+
+    def keep_output(self, output: list[Any]) -> None:
+        """The completed response's output, unless it is longer than ``_MAX_KEPT``."""
+        if sum(_json_size(item) for item in output) <= _MAX_KEPT:
+            self.output = output
 
     def key(self, index: Any, item_id: Any) -> Any:
         """A message's key: its output index, else its item id (None: the one text)."""
@@ -340,7 +410,9 @@ def _completed(state: StreamState, response: Any) -> None:
         state.add_refusal(refusal or "refused")
     calls = any(field_of(item, "type") == "function_call" for item in output)
     state.set_text(_answer_text(messages, calls=calls))
-    _memo(state).completed = True
+    memo = _memo(state)
+    memo.completed = True
+    memo.keep_output(output)
 
 
 def _call_key(event: Any) -> Any:

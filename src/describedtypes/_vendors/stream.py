@@ -37,7 +37,7 @@ from ..errors import DecodeError, IncompleteReplyError, RefusalError
 from .access import ShapeError, field_of
 from .detect import event_format
 from .replies import decode_reply
-from .wire import StreamState, WireFormat, tool_name_of
+from .wire import Reply, StreamState, WireFormat, tool_name_of
 
 __all__ = ["StreamDecoder", "adecode_stream", "decode_stream"]
 
@@ -310,6 +310,7 @@ class _Stream(StreamState):
         self.wanted = tool_name_of(tp)
         self.named: _Text | None = None  # the first tool call named like the type
         self.last: Partial[Any] | None = None
+        self.reply: Reply | None = None  # what the stream amounted to, once it ended
 
     @property
     def refusal_text(self) -> str:
@@ -462,6 +463,13 @@ class _Stream(StreamState):
         text = self.text.text()
         return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
 
+    def text_of(self, key: Any) -> str:
+        found = self.texts.get(key)
+        if found is None:
+            return ""
+        text = found.text()
+        return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+
     def add_call(
         self, key: Any, name: Any, piece: Any, *, whole: bool = False, call_id: Any = None
     ) -> tuple[_Text | None, bool]:
@@ -517,7 +525,7 @@ class _Stream(StreamState):
         if self.wire is None:  # text chunks (or nothing at all)
             return decode(tp, self.text.text(), **opts)
         text = self.reply_text()
-        reply = self.wire.stream_reply(self, text, self.calls())
+        reply = self.reply = self.wire.stream_reply(self, text, self.calls())
         try:
             return decode_reply(tp, reply, **opts)
         except (RefusalError, IncompleteReplyError):

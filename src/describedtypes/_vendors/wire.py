@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import abc
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
+import orjson
 
 from .._base.records import ToolCall, ToolResult
 from .._base.usage import Usage
@@ -33,11 +35,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Reply",
+    "StreamBlocks",
     "flat_calls",
     "listed",
     "StreamState",
     "WireFormat",
     "as_dict",
+    "call_input",
+    "keeps_signature",
     "checked_results",
     "described",
     "no_reply",
@@ -183,6 +188,14 @@ class StreamState(abc.ABC):
     def refusal_text(self) -> str:
         """The refusal so far ("" when the model did not refuse)."""
 
+    @abc.abstractmethod
+    def text_of(self, key: Any) -> str:
+        """The text added under ``key`` so far ("" when none was)."""
+
+    @abc.abstractmethod
+    def calls(self) -> list[ToolCall]:
+        """The tool calls so far, in order, with their provider ids."""
+
     stop: Any = None
     #: The usage the stream reported last (streams report it cumulatively: replace it).
     usage: Usage | None = None
@@ -257,6 +270,12 @@ class WireFormat(abc.ABC):
     def result_messages(self, results: ToolResult | Iterable[ToolResult]) -> list[Any]:
         """The messages that carry the tools' results back, ids matched."""
 
+    def results_and_text(self, results: list[ToolResult], text: str) -> list[Any]:
+        """Tool results, then a user message holding ``text`` (formats whose results go in
+        a user message put the text into the same one: Bedrock refuses two user messages
+        in a row)."""
+        return [*self.result_messages(results), self.user_message(text)]
+
     def feed(self, state: StreamState, event: Any) -> Any:
         """Read one stream event into ``state``; returns ``(text, due)`` as the state's
         ``add_*`` methods do, or ``(None, False)``."""
@@ -327,12 +346,163 @@ class WireFormat(abc.ABC):
         """The request keywords of the same request, streamed."""
         return {**kwargs, "stream": True}
 
-    def assistant_message(self, text: str) -> Any:
-        """A streamed reply as it goes back into the conversation (its text)."""
-        return {"role": "assistant", "content": text}
+    def stream_messages(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[Any]:
+        """A finished stream's reply as it goes back into the conversation: what
+        ``reply_messages`` gives for the same reply whole (its text, and its tool calls
+        with their ids), so a retry or the next question continues the conversation the
+        provider expects."""
+        return [{"role": "assistant", "content": text}]
 
     def __repr__(self) -> str:
         return f"<wire format {self.name}>"
+
+
+#: The most blocks (or parts) of one streamed message that ``StreamBlocks`` keeps.
+_MAX_BLOCKS = 4096
+
+
+class StreamBlocks:
+    """Strictly private: the blocks of one streamed message in the order they began, kept
+    in the stream's ``memo`` by the formats whose reply is a list of blocks (Anthropic,
+    Bedrock, Gemini), so that the message goes back as the whole reply's blocks do.
+
+    Text blocks hold where they start in the stream's one reply text (the text itself is
+    kept once, by the state); calls hold their place among the state's calls; thinking
+    holds the state's text key of its text and its signature; other blocks are kept whole.
+    """
+
+    __slots__ = ("blocks", "calls", "keys", "size")
+
+    def __init__(self) -> None:
+        self.blocks: list[list[Any]] = []
+        self.keys: dict[Any, list[Any]] = {}
+        self.size = 0  # characters of reply text so far
+        self.calls = 0  # calls begun so far
+
+    @classmethod
+    def of(cls, state: StreamState) -> StreamBlocks:
+        memo = state.memo
+        if not isinstance(memo, StreamBlocks):
+            memo = state.memo = cls()
+        return memo
+
+    def _add(self, key: Any, block: list[Any]) -> list[Any]:
+        if len(self.blocks) >= _MAX_BLOCKS:
+            raise DecodeError(
+                [("$", f"the reply holds more than {_MAX_BLOCKS} blocks; ask for a shorter "
+                  "answer")]
+            )
+        self.blocks.append(block)
+        if key is not None:
+            self.keys[key] = block
+        return block
+
+    def text(self, key: Any, piece: Any, signature: Any = None) -> None:
+        """A piece of the reply text, in block ``key`` (None: the last block when it is
+        text, else a new one), and the block's signature if this piece carries it."""
+        block = self._last(key, "text")
+        if block is None:
+            block = self._add(key, ["text", self.size, None])
+        if isinstance(piece, str):
+            self.size += len(piece)
+        if keeps_signature(signature) and block[2] is None:
+            block[2] = signature
+
+    def _last(self, key: Any, kind: str) -> list[Any] | None:
+        """The block ``key`` (None: the last block) if it is of ``kind``."""
+        block = self.keys.get(key) if key is not None else (
+            self.blocks[-1] if self.blocks else None
+        )
+        return block if block is not None and block[0] == kind else None
+
+    def call(self, key: Any) -> None:
+        """A tool call begins (the state's next call)."""
+        if key is None or key not in self.keys:
+            self._add(key, ["call", self.calls])
+            self.calls += 1
+
+    def thinking(self, key: Any, text_key: Any, signature: Any = None) -> None:
+        """Reasoning text (added to the state under ``text_key``) or its signature, in
+        block ``key`` (None: the last block when it is reasoning, else a new one)."""
+        block = self._last(key, "thinking")
+        if block is None:
+            block = self._add(key, ["thinking", text_key, None])
+        if keeps_signature(signature):
+            block[2] = signature
+
+    def whole(self, key: Any, value: Any) -> None:
+        """A block that arrived whole, kept as it came."""
+        self._add(key, ["whole", value])
+
+    def shaped(
+        self, state: StreamState, text: str, calls: list[ToolCall],
+        shape: Callable[[str, Any, Any], Any],
+    ) -> list[Any]:
+        """The blocks in order, each ``shape(kind, value, signature)`` of ``resolved`` (a
+        block kept whole stays as it came)."""
+        return [value if kind == "whole" else shape(kind, value, signature)
+                for kind, value, signature in self.resolved(state, text, calls)]
+
+    def resolved(
+        self, state: StreamState, text: str, calls: list[ToolCall]
+    ) -> list[tuple[str, Any, Any]]:
+        """The blocks, in order: ``("text", str, signature or None)`` (empty ones
+        without a signature left out),
+        ``("call", ToolCall, None)``, ``("thinking", text, signature)``, ``("whole",
+        value, None)``. Calls the blocks do not account for come last."""
+        out: list[tuple[str, Any, Any]] = []
+        starts = [b[1] for b in self.blocks if b[0] == "text"] + [len(text)]
+        spans = pairwise(starts)
+        placed = set()
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "text":
+                start, end = next(spans)
+                if text[start:end] or block[2]:
+                    out.append(("text", text[start:end], block[2]))
+            elif kind == "call":
+                if block[1] < len(calls):
+                    placed.add(block[1])
+                    out.append(("call", calls[block[1]], None))
+            elif kind == "thinking":
+                out.append(("thinking", state.text_of(block[1]), block[2]))
+            else:
+                out.append(("whole", block[1], None))
+        out += [("call", c, None) for i, c in enumerate(calls) if i not in placed]
+        if not self.blocks and text:
+            out.insert(0, ("text", text, None))
+        return out
+
+
+#: The longest reasoning signature kept (a real one is a few kB).
+_MAX_SIGNATURE = 1024 * 1024
+
+
+def keeps_signature(value: Any) -> bool:
+    """Whether ``value`` is a signature to keep (a str, or bytes as Gemini's SDK gives)."""
+    if isinstance(value, (str, bytes)) and value:
+        if len(value) > _MAX_SIGNATURE:
+            raise DecodeError([("$", "a reasoning signature of the reply is longer than "
+                                     f"{_MAX_SIGNATURE // 2**20} MiB")])
+        return True
+    return False
+
+
+def call_input(arguments: Any) -> dict[str, Any]:
+    """A streamed call's arguments as the object a whole reply's call carries (Anthropic's
+    ``input``, Bedrock's ``toolUse.input``): arguments that are no JSON object (a reply
+    that broke off) go back as ``{}``, the only object those APIs take in their place."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if isinstance(arguments, (str, bytes)) and arguments:
+        try:
+            value = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+    return {}
 
 
 def strict_items(value: Any, what: str, where: str) -> list[Any]:
