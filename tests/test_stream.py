@@ -1349,10 +1349,10 @@ _JSON_VALUES = st.recursive(
 def test_open_depth_read_in_pieces_matches_reading_the_whole(value: Any, cuts: list[int]) -> None:
     """The stream's count of open containers, fed the text in any pieces (cut inside
     strings, escapes and brackets), matches reading each prefix byte by byte."""
-    from describedtypes._codec.partial import _Depth
+    from describedtypes._codec.jsonscan import Depth
 
     text = json.dumps(value, ensure_ascii=False).encode()
-    reader = _Depth()
+    reader = Depth()
     for cut in sorted({min(c, len(text)) for c in cuts} | {len(text)}):
         prefix = bytearray(text[:cut])
         assert reader.feed(prefix, 0) == _open_depth(prefix), prefix
@@ -1375,10 +1375,10 @@ def _in_string_at_end(text: bytes) -> bool:
 def test_in_string_read_in_pieces_matches_reading_the_whole(value: Any, cuts: list[int]) -> None:
     """Whether the text ends inside a string (what decides if a trailing string is shown
     growing) comes from the same pieces-wise reading, and matches a byte-by-byte one."""
-    from describedtypes._codec.partial import _Depth
+    from describedtypes._codec.jsonscan import Depth
 
     text = json.dumps(value, ensure_ascii=False).encode()
-    reader = _Depth()
+    reader = Depth()
     for cut in sorted({min(c, len(text)) for c in cuts} | {len(text)}):
         prefix = bytearray(text[:cut])
         reader.feed(prefix, 0)
@@ -1566,7 +1566,7 @@ def test_how_far_brackets_go_down_is_read_in_c_as_step_by_step(
     level of nesting (a step per bracket only when nested deeper): the same answer as
     reading bracket by bracket, for any piece of JSON's brackets (closers of containers
     opened before it first, as an open item's text can end its array)."""
-    from describedtypes._codec.partial import _dip
+    from describedtypes._codec.jsonscan import dip
 
     brackets, open_ = list(first), []
     for step in steps:
@@ -1581,7 +1581,7 @@ def test_how_far_brackets_go_down_is_read_in_c_as_step_by_step(
     for b in brackets:
         depth += 1 if b in "[{" else -1
         low = min(low, depth)
-    assert _dip("".join(brackets).encode()) == -low
+    assert dip("".join(brackets).encode()) == -low
 
 
 @attrs.define

@@ -223,13 +223,15 @@ def test_timeouts_gates_and_parse_args_keep_the_general_path() -> None:
 
 
 def test_a_log_level_set_between_calls_is_followed(caplog: pytest.LogCaptureFixture) -> None:
-    """The common path reads logging's own answer for the INFO level: a level set (or
+    """The common path asks logging whether INFO is on at every call: a level set (or
     logging disabled) between two calls is followed from the next call on."""
 
     def echo(city: str) -> str:
         return city
 
     box = Toolbox([echo])
+    # Quiet to begin with, whatever an earlier test in this process left configured.
+    caplog.set_level("WARNING", logger="describedtypes")
     assert box.call("echo", '{"city": "quiet"}').value == "quiet"
     with caplog.at_level("INFO", logger="describedtypes"):
         assert box.call("echo", '{"city": "loud"}').value == "loud"

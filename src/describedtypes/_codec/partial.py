@@ -11,7 +11,6 @@ finished values are decoded by the same compiled functions ``decode()`` uses.
 from __future__ import annotations
 
 import itertools
-import re
 import threading
 import types
 from collections.abc import Callable, Mapping
@@ -23,6 +22,7 @@ from .._types.annotate import Registry
 from .codegen import HookSource
 from .compiler import Compiler
 from .fast import FALLBACK, fast_decoder_for, fast_items_decoder_for
+from .jsonscan import BLANK, Depth, open_containers
 from .problems import Invalid
 from .values import has_newer_types, needs_exact
 
@@ -242,121 +242,6 @@ class _OpenState:
         self.tail_state: Any = None
 
 
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
-#: Every byte but a quote or a bracket, for bytes.translate to delete.
-_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"{}[]')
-
-
-class _Depth:
-    """How many containers are open at the end of the text (brackets outside strings).
-
-    Fed the growing text as it arrives; each byte is read once, and only by C code
-    (the escape regex, bytes.translate, count and replace): a Python step per string
-    or bracket took a third of a stream's time. A container in the parse nested deeper
-    than this is closed in the text, though the parse alone cannot tell (a partial
-    parse drops an unfinished key after it).
-    """
-
-    __slots__ = ("depth", "floor", "in_string", "scanned", "sunk")
-
-    def __init__(self, depth: int = 0, at: int = 0, floor: int | None = None) -> None:
-        self.depth = depth
-        self.scanned = at
-        self.in_string = False
-        #: With a floor: whether the depth went below it while reading (a container
-        #: open at ``at`` was closed).
-        self.floor = floor
-        self.sunk = False
-
-    def feed(self, text: bytes | bytearray, start: int, end: int | None = None) -> int:
-        """Read ``text`` from ``start`` (or from where the last feed stopped) to ``end``."""
-        stop = len(text) if end is None else end
-        pos = max(self.scanned, start)
-        if pos >= stop:
-            return self.depth
-        # Escaped bytes out (in JSON only strings hold backslashes): every quote left
-        # opens or closes a string. A backslash at the very end is read again next time,
-        # with the byte it escapes.
-        new = text[pos:stop]
-        self.scanned = stop
-        if b"\\" in new:
-            new = _ESCAPE.sub(b"", new)
-            if new.endswith(b"\\"):  # (translate drops it below)
-                self.scanned -= 1
-        # Only quotes and brackets kept (in their order), the rest is read on that.
-        structure = new.translate(None, _NOT_STRUCTURE)
-        if self.in_string:
-            structure = b'"' + structure  # the open string's quote: it begins outside one
-        self.in_string = structure.count(b'"') % 2 == 1
-        if self.in_string:
-            structure = structure[: structure.rfind(b'"')]  # the string open at the end
-        # Each string of new is now a pair of quotes, with the brackets it holds between
-        # them. Most hold none: dropping adjacent pairs leaves the brackets outside
-        # strings. A quote left over means some string held a bracket: split instead.
-        outside = structure.replace(b'""', b"")
-        if b'"' in outside:
-            outside = b"".join(structure.split(b'"')[0::2])
-        if self.floor is not None and not self.sunk:
-            self.sunk = self.depth - _dip(outside) < self.floor
-        # Only brackets are left: each opens a container or closes one.
-        self.depth += len(outside) - 2 * (outside.count(b"}") + outside.count(b"]"))
-        return self.depth
-
-
-_OPENERS = frozenset(b"[{")
-
-
-def _dip(brackets: bytes | bytearray) -> int:
-    """How far below its start the depth goes while reading ``brackets`` (only brackets)."""
-    # Pairs opened and closed within are dropped (innermost first, a round per level of
-    # nesting): the closers left at the front are how far it went down.
-    for _ in range(8):
-        shorter = brackets.replace(b"{}", b"").replace(b"[]", b"")
-        if len(shorter) == len(brackets):
-            break
-        brackets = shorter
-    else:  # nested deeper than that: one step per bracket
-        depth = low = 0
-        for byte in brackets:
-            depth += 1 if byte in _OPENERS else -1
-            low = min(low, depth)
-        return -low
-    return len(brackets) - len(brackets.lstrip(b"]}"))
-
-
-#: A string (to its closing quote, or the end) or a bracket or comma outside strings.
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{},]')
-_BLANK = frozenset(b" \t\r\n")
-
-
-def _open_containers(text: bytes | bytearray, start: int) -> list[list[int]] | None:
-    """The containers open at the end of ``text``, outermost first, each as [its
-    bracket, its position, the position of its last comma (or its bracket), the number
-    of members before the current one]; None if the brackets do not pair.
-
-    A Python step per string and bracket: run once per skimmed array (see ``_Skim``).
-    """
-    stack: list[list[int]] = []
-    for match in _TOKEN.finditer(text, start):
-        at = match.start()
-        byte = text[at]
-        if byte == 0x22:  # a string: what it holds is no structure
-            continue
-        if byte == 0x2C:  # a comma
-            if not stack:
-                return None
-            top = stack[-1]
-            top[2] = at
-            top[3] += 1
-        elif byte in _OPENERS:
-            stack.append([byte, at, at, 0])
-        elif not stack:
-            return None
-        else:
-            stack.pop()
-    return stack
-
-
 #: Whether finished items of the open array are read from their own text (tests turn it
 #: off to compare with parsing the whole text).
 SKIM = True
@@ -402,7 +287,7 @@ class _Skim:
         self.misses = 0
         #: How deep the text is open, read from the open item's start (kept while it is
         #: the same item, so each byte is read once).
-        self.depth: _Depth | None = None
+        self.depth: Depth | None = None
 
 
 class SkimRefused(Exception):
@@ -486,7 +371,7 @@ class PartialBuilder:
         #: How many containers are open at the end of the text (``see``); None: unknown,
         #: and only the last member of each container is taken as open.
         self.depth: int | None = None
-        self._depth = _Depth()
+        self._depth = Depth()
         #: The open array read item by item from its text, once found (``skim``).
         self.skimmed: _Skim | None = None
         #: Of the last full parse: the outermost open array of objects on the tail, as
@@ -546,13 +431,13 @@ class PartialBuilder:
         # nested array of objects, or an item that breaks the rules): a candidate end is
         # an item's only if the item's brackets close there, outside any string (read
         # once, item by item); then its text must read as one JSON value.
-        reader: _Depth | None = None
+        reader: Depth | None = None
         while True:
             end = find(sep, pos)
             if end < 0:
                 break
             if reader is None:
-                reader = _Depth(skim.level, at)
+                reader = Depth(skim.level, at)
             reader.feed(text, at, end + 1)
             if reader.depth != skim.level or reader.in_string:
                 pos = end + 1  # inside the item: not its end
@@ -571,7 +456,7 @@ class PartialBuilder:
         skim.search = max(pos, len(text) - step)
         depth = skim.depth
         if depth is None or skim.at != at:  # a new open item: read from its start
-            depth = skim.depth = _Depth(skim.level, at, skim.level)
+            depth = skim.depth = Depth(skim.level, at, skim.level)
         skim.at = at
         depth.feed(text, at)  # (only what is new since the last parse)
         self._depth = depth
@@ -624,7 +509,7 @@ class PartialBuilder:
         if self._attempts >= _MAX_ATTEMPTS or len(text) - start > _MAX_FIND:
             return
         self._attempts += 1
-        stack = _open_containers(text, start)
+        stack = open_containers(text, start)
         if stack is None or len(stack) <= level:
             return
         bracket, opened, comma, index = stack[level - 1]
@@ -632,9 +517,9 @@ class PartialBuilder:
             return
         at = stack[level][1]  # the open item's '{'
         end = comma - 1
-        while end > opened and text[end] in _BLANK:
+        while end > opened and text[end] in BLANK:
             end -= 1
-        if text[end] != 0x7D or any(b not in _BLANK for b in text[comma + 1 : at]):
+        if text[end] != 0x7D or any(b not in BLANK for b in text[comma + 1 : at]):
             return
         self.skimmed = _Skim(level, state, node, bytes(text[start : opened + 1]), at,
                              bytes(text[end : at + 1]), self.plan.fast(node),
