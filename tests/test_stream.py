@@ -1417,7 +1417,7 @@ def test_the_short_path_for_text_pieces_yields_what_the_general_one_does(
 
 def _outcome(cls: Any, chunks: list[Any], skim: bool) -> list[Any]:
     """Everything decode_stream yields, then the error it raises at the end (if any)."""
-    from describedtypes._codec import partial as _partial
+    from describedtypes._codec import partial_builder as _partial
 
     values: list[Any] = []
     with mock.patch.object(_partial, "SKIM", skim):
@@ -1531,7 +1531,7 @@ def test_skimming_reads_each_item_once_and_the_parses_little() -> None:
     """A long array of objects (holding arrays of objects): each finished item is decoded
     once, from its own text, and the parses read the open item (and what comes before the
     array), not the items before it."""
-    from describedtypes._codec import partial as _partial
+    from describedtypes._codec import partial_builder as _partial
 
     # Compact JSON: the leaves' own "},{" looks like the end of a branch.
     items = [{"label": f"b{i}", "leaves": [{"name": "x", "score": j} for j in range(3)]}
@@ -1599,7 +1599,7 @@ def test_an_item_too_deep_to_decode_while_skimming_falls_back_to_whole_parses() 
     """Decoding skimmed items can meet Python's recursion limit (a recursive class nested
     as deep as JSON parsers allow): skimming stops and the whole text is parsed, with the
     partials parsing it all along gives, instead of a RecursionError out of the stream."""
-    from describedtypes._codec import partial as _partial
+    from describedtypes._codec import partial_builder as _partial
 
     text = json.dumps({"name": "s", "cells": [{"text": f"c{i}"} for i in range(40)]})
     chunks = pieces(text, 7)

@@ -5,7 +5,7 @@ extra), which reads a JSON prefix as the value it has so far. Parsing the whole 
 after every chunk would cost time quadratic in the reply, so a parse runs only once
 the text has grown by a third since the last one (and by at least ``_MIN_STEP``):
 the parsed lengths grow geometrically and their sum stays a small multiple of the
-reply's length. The partial builder (``_codec/partial.py``) then decodes only the members
+reply's length. The partial builder (``_codec/partial_builder.py``) then decodes only the members
 that finished since the last parse. When the stream ends, the whole reply is decoded
 once by ``decode()``'s own rules, and provider streams by ``decode_response()``'s:
 refusals, cut-off replies and the choice between text and tool call are the same.
@@ -29,7 +29,8 @@ import orjson
 from .._base.lazy import install_hint
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
-from .._codec.partial import Partial, PartialBuilder, PartialPlan, SkimRefused
+from .._codec.partial import Partial
+from .._codec.partial_builder import PartialBuilder, PartialPlan, SkimRefused
 from .._types import cache as _cache
 from .._types import inspector as ni
 from .._types.annotate import Registry, annotate, current_stamp
