@@ -109,10 +109,11 @@ def test_a_forged_key_cannot_add_a_problem_line() -> None:
 def test_every_module_that_escapes_uses_the_one_table() -> None:
     # The characters the table handles appear, spelled out, in no other module but the
     # diagram writer's, whose Mermaid entities (#8232;) escape the user's type names, not
-    # a model's text, for another syntax, and the pattern rewriter's, which writes regular
-    # expression classes for grammar engines (llguidance's \s lacks \x1c-\x1f).
+    # a model's text, for another syntax, and the pattern rewriter's and the engine
+    # tables', which write regular expression classes for grammar engines (llguidance's
+    # \s lacks \x1c-\x1f).
     own = {SRC / "_base" / "text.py", SRC / "_schema" / "graph.py",
-           SRC / "_schema" / "patterns.py"}
+           SRC / "_schema" / "patterns.py", SRC / "_schema" / "engines.py"}
     for path in SRC.rglob("*.py"):
         if path in own:
             continue
