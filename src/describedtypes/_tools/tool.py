@@ -500,16 +500,11 @@ class Tool:
                     value = self.func(**kwargs)
                     if is_awaitable(value):
                         value = run_coroutine(value, None)
-        except Exception as exc:
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the tool's, whatever it is: the model is told
             return self._error(exc, call_id, name, rt)
-        except BaseException as exc:
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
-            return self._error(exc, call_id, name, rt)
-        limit = rt.max_result_chars
-        if type(value) is str and (limit is None or len(value) <= limit):
-            return new_result(value, value, call_id, name)
-        return self._finish(value, call_id, name, rt)
+        return self._result(value, call_id, name, rt)
 
     def _decoded(
         self, raw: dict[str, Any], context: Any, call_id: str | None, name: str, rt: Settings
@@ -528,11 +523,9 @@ class Tool:
             kwargs[param] = context
         try:
             value = self.func(**kwargs)
-        except Exception as exc:
-            return self._error(exc, call_id, name, rt)
-        except BaseException as exc:
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the tool's, whatever it is: the model is told
             return self._error(exc, call_id, name, rt)
         return self._settle(value, call_id, name, rt)
 
@@ -542,12 +535,14 @@ class Tool:
         if is_awaitable(value):
             try:
                 value = run_coroutine(value, None)
-            except Exception as exc:
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # the tool's, whatever it is: the model is told
                 return self._error(exc, call_id, name, rt)
-            except BaseException as exc:
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
-                return self._error(exc, call_id, name, rt)
+        return self._result(value, call_id, name, rt)
+
+    def _result(self, value: Any, call_id: str | None, name: str, rt: Settings) -> ToolResult:
+        """The result of a call that returned ``value`` (a short string as it is)."""
         limit = rt.max_result_chars
         if type(value) is str and (limit is None or len(value) <= limit):
             return new_result(value, value, call_id, name)
