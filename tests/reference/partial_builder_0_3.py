@@ -1,0 +1,651 @@
+"""The partial builder as it stood in 0.3 (before 0.4.0 cut its per-parse work), kept
+for tests only: tests/test_stream_partials.py runs decode_stream with it and with the
+library's builder and asserts the same partials come at the same chunks.
+
+Building partial values as a reply streams.
+
+A JSON reply arrives front to back, so at any moment at most one value per level is
+still open: the last member of each object or array along the "tail" of the text.
+Everything before it is finished. The builder here keeps, for each open container on
+that tail, the values already decoded for its finished members, so each parse of the
+growing text decodes only what finished since the last one (plus the open tail);
+finished values are decoded by the same compiled functions ``decode()`` uses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from describedtypes._codec.codegen import HookSource
+from describedtypes._codec.compiler import Compiler
+from describedtypes._codec.fast import FALLBACK, fast_decoder_for, fast_items_decoder_for
+from describedtypes._codec.jsonscan import BLANK, Depth, open_containers
+from describedtypes._codec.partial import Partial, partial_of
+from describedtypes._codec.partial_builder import SkimRefused
+from describedtypes._codec.problems import Invalid
+from describedtypes._codec.values import has_newer_types, needs_exact
+from describedtypes._types import inspector as ni
+from describedtypes._types.annotate import Registry
+
+__all__ = ["SKIM", "PartialBuilder", "PartialPlan", "SkimRefused"]
+
+
+#: (present, value, state, settled): whether anything is shown, what, the open
+#: container's memory for the next parse, and whether the value is final.
+_Built = tuple[bool, Any, Any, bool]
+_ABSENT: _Built = (False, None, None, False)
+
+
+class _OpenState:
+    """One open container: its finished members, decoded once, and its tail's state."""
+
+    __slots__ = ("count", "out", "raw", "tail", "tail_state")
+
+    def __init__(self, out: Any) -> None:
+        self.count = 0  # members finished and decoded so far
+        self.out = out  # what they show: a dict of fields or entries, or a list of items
+        #: An object's finished members as parsed, by key: a key sent again later (the
+        #: last one wins, as in decode()) shows up as a changed value here.
+        self.raw: dict[Any, Any] = {}
+        self.tail: Any = None
+        self.tail_state: Any = None
+
+
+#: Whether finished items of the open array are read from their own text (tests turn it
+#: off to compare with parsing the whole text).
+SKIM = True
+#: The most candidate item ends that may turn out not to be one before skimming stops.
+_MAX_MISSES = 32
+#: How many candidate ends, from the last, are tried as the end of all the new items.
+_BATCH_TRIES = 4
+#: The most times a stream looks for an array's items in the text ...
+_MAX_ATTEMPTS = 2
+#: ... and the longest text it looks in (a Python step per string and bracket: the
+#: array of objects usually opens near the start; one that opens later is parsed whole).
+_MAX_FIND = 256 * 1024
+
+
+class _Skim:
+    """An open array of objects whose finished items are read from their own text.
+
+    The array is open on the text's tail at ``level``; ``head`` is the text up to and
+    including its ``[``, and ``at`` is where the item not yet read begins (its ``{``),
+    item number ``index``. Items end where ``sep`` (the bytes from one item's ``}`` to
+    the next one's ``{``, as this reply writes them) follows; a candidate end is taken
+    only if the bytes from ``at`` to it are one whole JSON value, so a ``sep`` inside a
+    string or a nested array is never mistaken for one. Each parse then reads the head
+    and the open item only.
+    """
+
+    __slots__ = ("at", "depth", "fast", "fast_items", "head", "index", "level", "misses",
+                 "node", "search", "sep", "state")
+
+    def __init__(self, level: int, state: _OpenState, node: ni.ObjectNode, head: bytes,
+                 at: int, sep: bytes, fast: Callable[[Any], Any] | None,
+                 fast_items: Callable[[Any], Any] | None) -> None:
+        self.level = level
+        self.state = state
+        self.node = node
+        self.head = head
+        self.at = at
+        self.index = state.count
+        self.sep = sep
+        self.search = at  # where to look for the next sep
+        self.fast = fast
+        self.fast_items = fast_items
+        self.misses = 0
+        #: How deep the text is open, read from the open item's start (kept while it is
+        #: the same item, so each byte is read once).
+        self.depth: Depth | None = None
+
+
+class PartialPlan:
+    """The compiled structure functions of one type's nodes, made on first use."""
+
+    def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
+        self.root = ni.type_info(tp, registry)
+        self.tp = tp
+        self._compiler = Compiler(None if converter is None else HookSource(converter))
+        self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}
+        #: ``fn`` of the nodes compiled, read without a call.
+        self.fns: dict[int, Callable[[Any], Any]] = {}
+        #: Whether a node is a plain ``str`` (``_plain_str``), by node.
+        self.plain: dict[int, tuple[ni.Node, bool]] = {}
+        self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
+        #: ``by_key`` of the nodes seen, read without a call.
+        self.keys: dict[int, dict[str, ni.Field]] = {}
+        self._fast: dict[int, tuple[ni.Node, Callable[[Any], Any] | None]] = {}
+        self._hooked = converter is not None
+        self._lock = threading.Lock()
+
+    def fn(self, node: ni.Node) -> Callable[[Any], Any]:
+        found = self._fns.get(id(node))
+        if found is None:
+            with self._lock:  # one compiler, shared by the streams of this type
+                found = self._fns.get(id(node))
+                if found is None:
+                    found = (node, self._compiler.compile(node).fn)
+                    self._fns[id(node)] = found
+                    self.fns[id(node)] = found[1]  # (the node is kept alive by _fns)
+        return found[1]
+
+    def fast(self, node: ni.ObjectNode) -> Callable[[Any], Any] | None:
+        """``decode()``'s msgspec decoder of a class node (JSON text in, the value or
+        ``FALLBACK`` out), where it has one and no converter is in play."""
+        found = self._fast.get(id(node))
+        if found is None:
+            fn = None
+            if not self._hooked and not has_newer_types(node) and not needs_exact(node):
+                with self._lock:
+                    fn = fast_decoder_for(node.python_type, node)
+            found = (node, fn)
+            self._fast[id(node)] = found
+        return found[1]
+
+    def fast_items(self, node: ni.ObjectNode) -> Callable[[Any], Any] | None:
+        """As ``fast``, for a JSON array of the class's objects (a list out)."""
+        found = self._fast.get(-id(node))
+        if found is None:
+            fn = None
+            if self.fast(node) is not None:
+                with self._lock:
+                    fn = fast_items_decoder_for(node.python_type, node)
+            found = (node, fn)
+            self._fast[-id(node)] = found
+        return found[1]
+
+    def by_key(self, node: ni.ObjectNode) -> dict[str, ni.Field]:
+        found = self._keys.get(id(node))
+        if found is None:
+            found = (node, {f.key: f for f in node.fields})
+            self._keys[id(node)] = found
+            self.keys[id(node)] = found[1]  # (the node is kept alive by _keys)
+        return found[1]
+
+
+class PartialBuilder:
+    """Turns successive parses of the growing text into partial values."""
+
+    def __init__(self, plan: PartialPlan) -> None:
+        self.plan = plan
+        self.state: Any = None
+        #: Set before each build: the text ends inside a string / right after a number.
+        self.in_string = False
+        self.in_number = False
+        #: How many containers are open at the end of the text (``see``); None: unknown,
+        #: and only the last member of each container is taken as open.
+        self.depth: int | None = None
+        self._depth = Depth()
+        #: The open array read item by item from its text, once found (``skim``).
+        self.skimmed: _Skim | None = None
+        #: Of the last full parse: the outermost open array of objects on the tail, as
+        #: (level, its state, its item node).
+        self.track: tuple[int, _OpenState, ni.ObjectNode] | None = None
+        self._attempts = 0
+        self._base_level = 0  # the level whose parsed array starts at item ``_base``
+        self._base = 0
+        #: The JSON reader of whole values (jiter's from_json), given by the stream.
+        self.from_json: Callable[[Any], Any] | None = None
+
+    def see(self, text: bytes | bytearray, start: int = 0) -> None:
+        """Read the text so far (from ``start``, where the JSON begins): how deep it is open.
+
+        Called before ``build`` with the whole text each time; only what is new is read.
+        """
+        self.depth = self._depth.feed(text, start)
+
+    @property
+    def text_in_string(self) -> bool:
+        """Whether the text read by ``see`` ends inside a string (a key's or a value's)."""
+        return self._depth.in_string
+
+    # -- skimming: an open array's finished items read from their own text -------------
+
+    def skim(self, text: bytes | bytearray) -> bytes | None:
+        """The JSON to parse with the skimmed array's finished items left out, or None
+        when there is no skimmed array (any more): then parse the whole text.
+
+        Items that finished since the last parse are decoded from their own text,
+        once each, and kept in the array's state; how deep the text is open (and
+        whether it ends in a string) is read from the open item alone.
+        """
+        skim = self.skimmed
+        if skim is None:
+            return None
+        state, sep, at = skim.state, skim.sep, skim.at
+        find, pos, step = text.find, skim.search, len(sep) - 1
+        batch = skim.fast_items
+        last = text.rfind(sep, pos) if batch is not None else -1
+        for _ in range(_BATCH_TRIES):
+            if last < 0 or batch is None:
+                break
+            # Every item up to the last sep at once, the text between them as one array.
+            # Read whole, the array is valid only if the last sep follows an item of it;
+            # if not (a sep in the open item's nested array, say), the sep before it.
+            items = batch(b"[" + text[at : last + 1] + b"]")
+            if items is not FALLBACK:
+                done = state.count - skim.index  # a closed last item, decoded by the parse
+                state.out += items[done:] if done else items
+                state.count += len(items) - done
+                skim.index += len(items)
+                at = pos = last + step
+                break
+            last = text.rfind(sep, pos, last + step)
+        # One item at a time (the array did not read whole: a sep inside a string or a
+        # nested array of objects, or an item that breaks the rules): a candidate end is
+        # an item's only if the item's brackets close there, outside any string (read
+        # once, item by item); then its text must read as one JSON value.
+        reader: Depth | None = None
+        while True:
+            end = find(sep, pos)
+            if end < 0:
+                break
+            if reader is None:
+                reader = Depth(skim.level, at)
+            reader.feed(text, at, end + 1)
+            if reader.depth != skim.level or reader.in_string:
+                pos = end + 1  # inside the item: not its end
+                continue
+            reader = None
+            if self._item(skim, text[at : end + 1]):
+                at = pos = end + step
+                skim.index += 1
+                continue
+            skim.misses += 1
+            if skim.misses > _MAX_MISSES:  # the text is no JSON here: stop skimming
+                skim.at = at
+                self.stop_skimming()
+                return None
+            pos = end + 1
+        skim.search = max(pos, len(text) - step)
+        depth = skim.depth
+        if depth is None or skim.at != at:  # a new open item: read from its start
+            depth = skim.depth = Depth(skim.level, at, skim.level)
+        skim.at = at
+        depth.feed(text, at)  # (only what is new since the last parse)
+        self._depth = depth
+        self.depth = depth.depth
+        if depth.sunk:  # the array closed: the whole text is parsed from now on
+            self.skimmed = None
+            return None
+        self._base_level, self._base = skim.level, skim.index
+        return skim.head + text[at:]
+
+    def stop_skimming(self) -> None:
+        """Skimming stops for good: the items did not read as this reply's were expected
+        to (its array is not tried again, nor any other: finding one costs a step per
+        string and bracket of the text)."""
+        self.skimmed = None
+        self._attempts = _MAX_ATTEMPTS
+
+    def _item(self, skim: _Skim, text: bytes | bytearray) -> bool:
+        """Decode one item from its text (kept in the array's state), or False when the
+        text is not one whole JSON value (the candidate end was not the item's)."""
+        state = skim.state
+        done = state.count > skim.index  # a closed last item, decoded by the parse
+        if skim.fast is not None:
+            value = skim.fast(text)
+            if value is not FALLBACK:
+                if not done:
+                    state.out.append(value)
+                    state.count += 1
+                return True
+        try:
+            parsed = self.from_json(bytes(text))  # type: ignore[misc]
+        except ValueError:
+            return False
+        if not done:
+            present, shown = self._finished(skim.node, parsed)
+            if present:
+                state.out.append(shown)
+            state.count += 1
+        return True
+
+    def find_items(self, text: bytes | bytearray, start: int) -> None:
+        """After a full parse: start skimming the open array of objects on the tail, if
+        its items can be told apart in the text (its item open, one item before it)."""
+        track, self.track = self.track, None
+        if track is None or not SKIM or self.from_json is None:
+            return
+        level, state, node = track
+        if state.count < 1 or self.depth is None or self.depth <= level:
+            return
+        if self._attempts >= _MAX_ATTEMPTS or len(text) - start > _MAX_FIND:
+            return
+        self._attempts += 1
+        stack = open_containers(text, start)
+        if stack is None or len(stack) <= level:
+            return
+        bracket, opened, comma, index = stack[level - 1]
+        if bracket != 0x5B or index != state.count or stack[level][0] != 0x7B:
+            return
+        at = stack[level][1]  # the open item's '{'
+        end = comma - 1
+        while end > opened and text[end] in BLANK:
+            end -= 1
+        if text[end] != 0x7D or any(b not in BLANK for b in text[comma + 1 : at]):
+            return
+        self.skimmed = _Skim(level, state, node, bytes(text[start : opened + 1]), at,
+                             bytes(text[end : at + 1]), self.plan.fast(node),
+                             self.plan.fast_items(node))
+
+    def build(self, parsed: Any) -> Partial[Any] | None:
+        """The partial of a parse (of the whole text, or ``skim``'s)."""
+        self.track = None
+        if self.skimmed is None:
+            self._base_level = 0
+            return self._build(parsed)
+        try:
+            built = self._build(parsed)
+        except SkimRefused:
+            self.stop_skimming()
+            raise
+        skim = self.skimmed
+        if skim is not None and skim.state.count > skim.index + 1:
+            # Several items past the skimmed one in a parse: sep is not how this reply
+            # separates them; the whole text is parsed from now on.
+            self.stop_skimming()
+        return built
+
+    def _build(self, parsed: Any) -> Partial[Any] | None:
+        present, value, self.state, _ = self._open(self.plan.root, parsed, self.state, 1)
+        if not present:
+            return None
+        if isinstance(value, Partial):
+            return value
+        if not isinstance(value, (list, dict, str)):
+            return None  # a number, true or null at the top: the end shows it
+        return Partial(self.plan.tp, value=value)
+
+    # A finished value: decoded by the rules decode() uses. If it breaks them, an
+    # object or array is shown by its valid parts (decode() reports the rest at the
+    # end) and a scalar not at all.
+    def _finished(self, node: ni.Node, value: Any) -> tuple[bool, Any]:
+        fn = self.plan.fns.get(id(node)) or self.plan.fn(node)
+        try:
+            return True, fn(value)
+        except Invalid:
+            return self._broken(node, value)
+
+    def _broken(self, node: ni.Node, value: Any) -> tuple[bool, Any]:
+        """What a finished value that breaks the rules shows: an object or array its
+        valid parts, a scalar nothing."""
+        if isinstance(value, (dict, list)):
+            present, shown, _, _ = self._open(node, value, None, 0, closed=True)
+            return present, shown
+        return False, None
+
+    def _closed_tail(self, value: dict[Any, Any] | list[Any], level: int) -> bool:
+        """Whether the last member of a container at ``level`` is a container closed already."""
+        depth = self.depth
+        if depth is None or level < depth or not value:
+            return False  # (most often: the text is open deeper than this container)
+        return isinstance(_last(value), (dict, list))
+
+    def _open(
+        self, node: ni.Node, value: Any, state: Any, level: int, *, closed: bool = False
+    ) -> _Built:
+        if isinstance(node, ni.UnionNode):
+            option = self._option(node, value, closed)
+            if option is None:
+                return _ABSENT
+            node = option
+        # A parse gives exactly these types (no subclasses): one type test each.
+        kind = type(value)
+        if kind is dict:
+            if isinstance(node, ni.ObjectNode):
+                return self._object(node, value, state, level, closed)
+            if isinstance(node, ni.DictNode):
+                return self._mapping(node, value, state, level, closed)
+        elif kind is list:
+            if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
+                return self._array(node, value, state, level, closed)
+        elif kind is str:
+            if self.in_string and not closed:
+                plain = self.plan.plain.get(id(node))
+                if plain is None:
+                    plain = self.plan.plain[id(node)] = (node, _plain_str(node))
+                if plain[1]:
+                    return True, value, None, False
+                return _ABSENT
+        elif (kind is int or kind is float) and self.in_number and not closed:
+            return _ABSENT
+        if isinstance(node, ni.AnyNode) and not closed:
+            return True, value, None, not isinstance(value, (dict, list))
+        present, shown = self._finished(node, value)
+        return present, shown, None, present
+
+    def _tail(
+        self, state: _OpenState, key: Any, node: ni.Node, value: Any, level: int
+    ) -> _Built:
+        tail_state = state.tail_state if state.tail == key else None
+        built = self._open(node, value, tail_state, level)
+        state.tail, state.tail_state = key, built[2]
+        return built
+
+    @staticmethod
+    def _sent_again(state: _OpenState, value: dict[Any, Any]) -> list[Any]:
+        """The finished keys whose value changed: sent again later (the last one wins)."""
+        raw = state.raw
+        if not raw:
+            return []
+        try:
+            return [k for k, item in raw.items() if k in value and value[k] != item]
+        except Exception:  # values that cannot be compared: taken as unchanged
+            return []
+
+    def _object(
+        self, node: ni.ObjectNode, value: dict[Any, Any], state: Any, level: int, closed: bool
+    ) -> _Built:
+        if not isinstance(state, _OpenState):
+            state = _OpenState({})
+        by_key = self.plan.keys.get(id(node)) or self.plan.by_key(node)
+        size = len(value)
+        if not closed and size and self.depth is not None and level >= self.depth:
+            closed = self._closed_tail(value, level)
+        finished = size if closed or not size else size - 1
+        raw = state.raw
+        # (Most often every finished member is as it was: one C-level comparison.)
+        for key in () if not raw or raw.items() <= value.items() else self._sent_again(
+            state, value
+        ):
+            again = by_key[key]
+            state.raw[key] = value[key]
+            state.out.pop(again.name, None)
+            present, shown = self._finished(again.node, value[key])
+            if present:
+                state.out[again.name] = shown
+        if finished > state.count:
+            for key, item in itertools.islice(value.items(), state.count, finished):
+                member = by_key.get(key)
+                if member is not None:
+                    state.raw[key] = item
+                    present, shown = self._finished(member.node, item)
+                    if present:
+                        state.out[member.name] = shown
+            state.count = finished
+        fields = dict(state.out)
+        growing = None
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
+            key, item = next(reversed(value.items()))
+            field = by_key.get(key)
+            if field is not None:
+                # The tail's state, kept while the same member stays open.
+                built = self._open(field.node, item,
+                                   state.tail_state if state.tail == key else None, level + 1)
+                state.tail, state.tail_state = key, built[2]
+                present, shown, _, settled = built
+                if present:
+                    fields[field.name] = shown
+                    if not settled:
+                        growing = field.name
+        if not fields and level > 1 and not closed:
+            # A nested object with nothing in it yet: shown once its first field arrives.
+            return False, None, state, False
+        return True, partial_of(node.python_type, fields, growing), state, False
+
+    def _mapping(
+        self, node: ni.DictNode, value: dict[Any, Any], state: Any, level: int, closed: bool
+    ) -> _Built:
+        if not isinstance(state, _OpenState):
+            state = _OpenState({})
+        size = len(value)
+        closed = closed or self._closed_tail(value, level)
+        finished = size if closed or not size else size - 1
+        raw = state.raw
+        for key in () if not raw or raw.items() <= value.items() else self._sent_again(
+            state, value
+        ):
+            ok, decoded_key = self._finished(node.keys, key)
+            state.raw[key] = value[key]
+            if ok:
+                state.out.pop(decoded_key, None)
+                present, shown = self._finished(node.values, value[key])
+                if present:
+                    state.out[decoded_key] = shown
+        if finished > state.count:
+            for key, item in itertools.islice(value.items(), state.count, finished):
+                state.raw[key] = item
+                ok, decoded_key = self._finished(node.keys, key)
+                if ok:
+                    present, shown = self._finished(node.values, item)
+                    if present:
+                        state.out[decoded_key] = shown
+            state.count = finished
+        out = dict(state.out)
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
+            key, item = next(reversed(value.items()))
+            ok, decoded_key = self._finished(node.keys, key)
+            if ok:
+                present, shown, _, _ = self._tail(state, key, node.values, item, level + 1)
+                if present:
+                    out[decoded_key] = shown
+        return True, out, state, False
+
+    def _array(
+        self,
+        node: ni.ArrayNode | ni.TupleNode,
+        value: list[Any],
+        state: Any,
+        level: int,
+        closed: bool,
+    ) -> _Built:
+        if not isinstance(state, _OpenState):
+            state = _OpenState([])
+        base = 0  # the number of items before value[0] (a skimmed array's)
+        if level == self._base_level and not closed:
+            skim = self.skimmed
+            if skim is None or state is not skim.state:
+                raise SkimRefused
+            base = self._base
+        elif (
+            not closed
+            and self.track is None
+            and isinstance(node, ni.ArrayNode)
+            and isinstance(node.items, ni.ObjectNode)
+        ):
+            self.track = (level, state, node.items)
+        size = len(value) + base
+        if isinstance(node, ni.TupleNode):
+            size = min(size, len(node.items))
+        if not closed and value and self.depth is not None and level >= self.depth:
+            closed = self._closed_tail(value, level)
+        finished = size if closed or not size else size - 1
+        if finished > state.count:
+            append = state.out.append
+            if isinstance(node, ni.ArrayNode):  # one item type: its function looked up once
+                items = node.items
+                fn = self.plan.fn(items)
+                for item in value[state.count - base : finished - base]:
+                    try:
+                        append(fn(item))
+                        continue
+                    except Invalid:
+                        present, shown = self._broken(items, item)
+                    if present:
+                        append(shown)
+            else:
+                for index in range(state.count, finished):
+                    present, shown = self._finished(node.items[index], value[index])
+                    if present:
+                        append(shown)
+            state.count = finished
+        out = list(state.out)
+        # The last item is open only if not already taken as finished: jiter leaves out a
+        # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
+        if state.count < size and finished < size:
+            index = size - 1
+            present, shown, _, _ = self._tail(
+                state, index, self._member(node, index), value[index - base], level + 1
+            )
+            if present:
+                out.append(shown)
+        return True, out, state, False
+
+    @staticmethod
+    def _member(node: ni.ArrayNode | ni.TupleNode, index: int) -> ni.Node:
+        return node.items if isinstance(node, ni.ArrayNode) else node.items[index]
+
+    def _option(self, node: ni.UnionNode, value: Any, closed: bool) -> ni.Node | None:
+        """The one option of a union an open value can belong to, if it is decided."""
+        if value is None:
+            return ni.NullNode() if node.nullable else None
+        if isinstance(value, dict):
+            objects = [o for o in node.options if isinstance(o, ni.ObjectNode)]
+            others = [o for o in node.options if isinstance(o, (ni.DictNode, ni.AnyNode))]
+            fitting = [o for o in objects if self._fits(o, value, closed)]
+            if len(fitting) == 1 and not others:
+                return fitting[0]
+            if not objects and len(others) == 1:
+                return others[0]
+            return None
+        if isinstance(value, list):
+            arrays = [o for o in node.options if isinstance(o, (ni.ArrayNode, ni.TupleNode))]
+            return arrays[0] if len(arrays) == 1 else None
+        if isinstance(value, str) and self.in_string and not closed:
+            strings = [o for o in node.options if _plain_str(o)]
+            return strings[0] if strings else None
+        return node  # a finished scalar: the union's own decoder decides
+
+    def _fits(self, node: ni.ObjectNode, value: dict[Any, Any], closed: bool) -> bool:
+        """Every key sent is one of the class's, and any finished Literal tag matches."""
+        by_key = self.plan.by_key(node)
+        last = next(reversed(value)) if value else None
+        for key, item in value.items():
+            field = by_key.get(key)
+            if field is None:
+                return False
+            unfinished = key == last and self.in_string and not closed
+            if (
+                isinstance(field.node, ni.LiteralNode)
+                and not unfinished
+                and item not in field.node.values
+            ):
+                return False
+        return True
+
+
+def _last(value: dict[Any, Any] | list[Any]) -> Any:
+    """The last member's value of a non-empty object or array."""
+    if isinstance(value, dict):
+        return value[next(reversed(value))]
+    return value[-1]
+
+
+def _plain_str(node: ni.Node) -> bool:
+    """A ``str`` with no format or fixed values: its text so far is worth showing."""
+    if isinstance(node, ni.UnionNode):
+        return any(_plain_str(o) for o in node.options)
+    return (
+        isinstance(node, ni.ScalarNode)
+        and node.python_type is str
+        and node.format is None
+        and node.enum is None
+    )
