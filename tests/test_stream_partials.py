@@ -17,8 +17,8 @@ from describedtypes import encode
 from describedtypes._vendors import stream as _stream
 
 from .reference import partial_builder_0_3 as _reference
-from .stream_partials import CORPUS, TYPES, record
 from .strategies import classes
+from .stream_partials import CORPUS, TYPES, record
 
 _CASES: list[dict[str, Any]] = json.loads(gzip.decompress(CORPUS.read_bytes()))
 
