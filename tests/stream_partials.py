@@ -48,7 +48,7 @@ class Person:
     age: int
     bio: str
     pets: list[Pet]
-    tags: frozenset[str] = frozenset()
+    tags: tuple[str, ...] = ()
 
 
 @attrs.define
@@ -122,7 +122,7 @@ def _values(rng: random.Random) -> Iterator[tuple[str, Any]]:
         yield "Person", Person(
             rng.choice(words), rng.randint(-5, 10**6), " ".join(rng.choices(words, k=4)),
             [Pet(rng.choice(words), rng.choice(list(Kind))) for _ in range(n)],
-            frozenset(rng.choices(words, k=n % 3)),
+            tuple(rng.choices(words, k=n % 3)),
         )
     for n in (1, 4, 9):
         yield "Plan", Plan("A plan, " * 3, [
