@@ -166,15 +166,21 @@ class Partial(Generic[T]):
 
 def partial_of(type_: Any, fields: dict[str, Any], growing: str | None) -> Partial[Any]:
     """A class's partial made of ``fields``, a dict no one else holds (not copied again)."""
-    partial: Partial[Any] = object.__new__(Partial)
-    _set(partial, "_type", type_)
-    _set(partial, "_fields", types.MappingProxyType(fields) if fields else _EMPTY)
-    _set(partial, "_growing", growing)
-    _set(partial, "_value", _FIELDS)
+    partial: Partial[Any] = _new(Partial)
+    _set_type(partial, type_)
+    _set_fields(partial, _proxy(fields) if fields else _EMPTY)
+    _set_growing(partial, growing)
+    _set_value(partial, _FIELDS)
     return partial
 
 
-_set = object.__setattr__  # Partial's own __setattr__ refuses: it is read-only
+# Partial's own __setattr__ refuses (it is read-only): its slots are set through their
+# descriptors, which is also half the cost of object.__setattr__ by name (a stream makes
+# a partial per open class on each parse).
+_set_type = Partial.__dict__["_type"].__set__
+_set_fields = Partial.__dict__["_fields"].__set__
+_set_growing = Partial.__dict__["_growing"].__set__
+_set_value = Partial.__dict__["_value"].__set__
 _new = object.__new__
 _proxy = types.MappingProxyType
 

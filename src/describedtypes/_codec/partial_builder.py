@@ -33,6 +33,10 @@ __all__ = ["SKIM", "PartialBuilder", "PartialPlan", "SkimRefused"]
 _Built = tuple[bool, Any, Any, bool]
 _ABSENT: _Built = (False, None, None, False)
 
+#: What the builder does with a node's parsed value (``PartialPlan.kind``): a class's
+#: object, a dict, an array or tuple, a union's (decided first), Any's, anything else's.
+_OBJECT, _MAPPING, _ARRAY, _UNION, _ANY, _SCALAR = range(6)
+
 
 class _OpenState:
     """One open container: its finished members, decoded once, and its tail's state."""
@@ -118,6 +122,11 @@ class PartialPlan:
         #: ``by_key`` of the nodes seen, read without a call.
         self.keys: dict[int, dict[str, ni.Field]] = {}
         self._fast: dict[int, tuple[ni.Node, Callable[[Any], Any] | None]] = {}
+        #: What the builder does with a node's parsed value (``_OBJECT`` ...), whether
+        #: an open string of it is shown (``_plain_str``), and the node, by node.
+        self.kinds: dict[int, tuple[int, bool, ni.Node]] = {}
+        #: The ``null`` option of a nullable union (one per plan: nodes are cached by id).
+        self.null = ni.NullNode()
         self._hooked = converter is not None
         self._lock = threading.Lock()
 
@@ -156,6 +165,14 @@ class PartialPlan:
             found = (node, fn)
             self._fast[-id(node)] = found
         return found[1]
+
+    def kind(self, node: ni.Node) -> tuple[int, bool, ni.Node]:
+        """What the builder does with ``node``'s values (read from ``kinds`` mostly)."""
+        found = self.kinds.get(id(node))
+        if found is None:
+            found = (_kind(node), _plain_str(node), node)
+            self.kinds[id(node)] = found
+        return found
 
     def by_key(self, node: ni.ObjectNode) -> dict[str, ni.Field]:
         found = self._keys.get(id(node))
@@ -388,32 +405,30 @@ class PartialBuilder:
     def _open(
         self, node: ni.Node, value: Any, state: Any, level: int, *, closed: bool = False
     ) -> _Built:
-        if isinstance(node, ni.UnionNode):
+        kinds = self.plan.kinds
+        kind, plain, _ = kinds.get(id(node)) or self.plan.kind(node)
+        if kind == _UNION:
             option = self._option(node, value, closed)
             if option is None:
                 return _ABSENT
             node = option
+            kind, plain, _ = kinds.get(id(node)) or self.plan.kind(node)
         # A parse gives exactly these types (no subclasses): one type test each.
-        kind = type(value)
-        if kind is dict:
-            if isinstance(node, ni.ObjectNode):
-                return self._object(node, value, state, level, closed)
-            if isinstance(node, ni.DictNode):
-                return self._mapping(node, value, state, level, closed)
-        elif kind is list:
-            if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
-                return self._array(node, value, state, level, closed)
-        elif kind is str:
+        of = type(value)
+        if of is dict:
+            if kind == _OBJECT:
+                return self._object(node, value, state, level, closed)  # type: ignore[arg-type]
+            if kind == _MAPPING:
+                return self._mapping(node, value, state, level, closed)  # type: ignore[arg-type]
+        elif of is list:
+            if kind == _ARRAY:
+                return self._array(node, value, state, level, closed)  # type: ignore[arg-type]
+        elif of is str:
             if self.in_string and not closed:
-                plain = self.plan.plain.get(id(node))
-                if plain is None:
-                    plain = self.plan.plain[id(node)] = (node, _plain_str(node))
-                if plain[1]:
-                    return True, value, None, False
-                return _ABSENT
-        elif (kind is int or kind is float) and self.in_number and not closed:
+                return (True, value, None, False) if plain else _ABSENT
+        elif (of is int or of is float) and self.in_number and not closed:
             return _ABSENT
-        if isinstance(node, ni.AnyNode) and not closed:
+        if kind == _ANY and not closed:
             return True, value, None, not isinstance(value, (dict, list))
         present, shown = self._finished(node, value)
         return present, shown, None, present
@@ -440,50 +455,61 @@ class PartialBuilder:
     def _object(
         self, node: ni.ObjectNode, value: dict[Any, Any], state: Any, level: int, closed: bool
     ) -> _Built:
-        if not isinstance(state, _OpenState):
+        if type(state) is not _OpenState:
             state = _OpenState({})
-        by_key = self.plan.keys.get(id(node)) or self.plan.by_key(node)
+        plan = self.plan
+        by_key = plan.keys.get(id(node)) or plan.by_key(node)
         size = len(value)
-        if not closed and size and self.depth is not None and level >= self.depth:
-            closed = self._closed_tail(value, level)
+        depth = self.depth
+        if not closed and size and depth is not None and level >= depth:
+            # The last member is a container closed already (the text is open no deeper).
+            closed = isinstance(value[next(reversed(value))], (dict, list))
         finished = size if closed or not size else size - 1
         raw = state.raw
         # (Most often every finished member is as it was: one C-level comparison.)
-        for key in () if not raw or raw.items() <= value.items() else self._sent_again(
-            state, value
-        ):
-            again = by_key[key]
-            state.raw[key] = value[key]
-            state.out.pop(again.name, None)
-            present, shown = self._finished(again.node, value[key])
-            if present:
-                state.out[again.name] = shown
-        if finished > state.count:
-            for key, item in itertools.islice(value.items(), state.count, finished):
+        if raw and not raw.items() <= value.items():
+            for key in self._sent_again(state, value):
+                again = by_key[key]
+                raw[key] = value[key]
+                state.out.pop(again.name, None)
+                present, shown = self._finished(again.node, value[key])
+                if present:
+                    state.out[again.name] = shown
+        count = state.count
+        if finished > count:
+            out, fns = state.out, plan.fns
+            for key, item in itertools.islice(value.items(), count, finished):
                 member = by_key.get(key)
                 if member is not None:
-                    state.raw[key] = item
-                    present, shown = self._finished(member.node, item)
-                    if present:
-                        state.out[member.name] = shown
-            state.count = finished
+                    raw[key] = item
+                    # _finished, spelled out: a call per finished member.
+                    field = member.node
+                    fn = fns.get(id(field)) or plan.fn(field)
+                    try:
+                        out[member.name] = fn(item)
+                    except Invalid:
+                        present, shown = self._broken(field, item)
+                        if present:
+                            out[member.name] = shown
+            state.count = count = finished
         fields = dict(state.out)
         growing = None
         # The last item is open only if not already taken as finished: jiter leaves out a
         # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
-        if state.count < size and finished < size:
-            key, item = next(reversed(value.items()))
-            field = by_key.get(key)
-            if field is not None:
+        if count < size and finished < size:
+            key = next(reversed(value))
+            member = by_key.get(key)
+            if member is not None:
                 # The tail's state, kept while the same member stays open.
-                built = self._open(field.node, item,
-                                   state.tail_state if state.tail == key else None, level + 1)
-                state.tail, state.tail_state = key, built[2]
-                present, shown, _, settled = built
+                present, shown, state.tail_state, settled = self._open(
+                    member.node, value[key], state.tail_state if state.tail == key else None,
+                    level + 1,
+                )
+                state.tail = key
                 if present:
-                    fields[field.name] = shown
+                    fields[member.name] = shown
                     if not settled:
-                        growing = field.name
+                        growing = member.name
         if not fields and level > 1 and not closed:
             # A nested object with nothing in it yet: shown once its first field arrives.
             return False, None, state, False
@@ -537,9 +563,10 @@ class PartialBuilder:
         level: int,
         closed: bool,
     ) -> _Built:
-        if not isinstance(state, _OpenState):
+        if type(state) is not _OpenState:
             state = _OpenState([])
         base = 0  # the number of items before value[0] (a skimmed array's)
+        array = type(node) is ni.ArrayNode
         if level == self._base_level and not closed:
             skim = self.skimmed
             if skim is None or state is not skim.state:
@@ -548,32 +575,34 @@ class PartialBuilder:
         elif (
             not closed
             and self.track is None
-            and isinstance(node, ni.ArrayNode)
-            and isinstance(node.items, ni.ObjectNode)
+            and array
+            and type(node.items) is ni.ObjectNode  # type: ignore[union-attr]
         ):
-            self.track = (level, state, node.items)
+            self.track = (level, state, node.items)  # type: ignore[assignment]
         size = len(value) + base
-        if isinstance(node, ni.TupleNode):
-            size = min(size, len(node.items))
-        if not closed and value and self.depth is not None and level >= self.depth:
-            closed = self._closed_tail(value, level)
+        if not array:
+            size = min(size, len(node.items))  # type: ignore[arg-type]
+        depth = self.depth
+        if not closed and value and depth is not None and level >= depth:
+            # The last item is a container closed already (the text is open no deeper).
+            closed = isinstance(value[-1], (dict, list))
         finished = size if closed or not size else size - 1
         if finished > state.count:
             append = state.out.append
-            if isinstance(node, ni.ArrayNode):  # one item type: its function looked up once
+            if array:  # one item type: its function looked up once
                 items = node.items
-                fn = self.plan.fn(items)
+                fn = self.plan.fn(items)  # type: ignore[arg-type]
                 for item in value[state.count - base : finished - base]:
                     try:
                         append(fn(item))
                         continue
                     except Invalid:
-                        present, shown = self._broken(items, item)
+                        present, shown = self._broken(items, item)  # type: ignore[arg-type]
                     if present:
                         append(shown)
             else:
                 for index in range(state.count, finished):
-                    present, shown = self._finished(node.items[index], value[index])
+                    present, shown = self._finished(node.items[index], value[index])  # type: ignore[index]
                     if present:
                         append(shown)
             state.count = finished
@@ -582,9 +611,13 @@ class PartialBuilder:
         # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
         if state.count < size and finished < size:
             index = size - 1
-            present, shown, _, _ = self._tail(
-                state, index, self._member(node, index), value[index - base], level + 1
+            # The tail's state, kept while the same item stays open.
+            present, shown, state.tail_state, _ = self._open(
+                node.items if array else node.items[index],  # type: ignore[index]
+                value[index - base], state.tail_state if state.tail == index else None,
+                level + 1,
             )
+            state.tail = index
             if present:
                 out.append(shown)
         return True, out, state, False
@@ -596,7 +629,7 @@ class PartialBuilder:
     def _option(self, node: ni.UnionNode, value: Any, closed: bool) -> ni.Node | None:
         """The one option of a union an open value can belong to, if it is decided."""
         if value is None:
-            return ni.NullNode() if node.nullable else None
+            return self.plan.null if node.nullable else None
         if isinstance(value, dict):
             objects = [o for o in node.options if isinstance(o, ni.ObjectNode)]
             others = [o for o in node.options if isinstance(o, (ni.DictNode, ni.AnyNode))]
@@ -630,6 +663,20 @@ class PartialBuilder:
             ):
                 return False
         return True
+
+
+def _kind(node: ni.Node) -> int:
+    if isinstance(node, ni.UnionNode):
+        return _UNION
+    if isinstance(node, ni.ObjectNode):
+        return _OBJECT
+    if isinstance(node, ni.DictNode):
+        return _MAPPING
+    if isinstance(node, (ni.ArrayNode, ni.TupleNode)):
+        return _ARRAY
+    if isinstance(node, ni.AnyNode):
+        return _ANY
+    return _SCALAR
 
 
 def _last(value: dict[Any, Any] | list[Any]) -> Any:
