@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from describedtypes import encode
+from describedtypes import annotate, encode
 from describedtypes._vendors import stream as _stream
 
 from .reference import partial_builder_0_3 as _reference
@@ -80,3 +80,18 @@ def _values(cls: Any, chunks: list[str], each: bool, *, reference: bool) -> list
 def _recorded(cls: Any, chunks: list[str], each: bool) -> list[Any]:
     with mock.patch.object(_stream, "PartialBuilder", _reference.PartialBuilder):
         return record(cls, chunks, each)
+
+
+def test_a_nullable_unions_nulls_do_not_grow_the_plan() -> None:
+    """Each parse that met null in a nullable union made a new null node, compiled and
+    kept by id in the type's plan (shared by every stream of the type): a plan grew
+    with every such parse. Now the null option is one node per plan."""
+    tp = list[int | None]
+    text = json.dumps([None] * 200)
+    chunks = [text[i : i + 3] for i in range(0, len(text), 3)]
+    with mock.patch.object(_stream, "_MIN_STEP", 1), mock.patch.object(_stream, "_GROWTH", 0):
+        list(_stream.decode_stream(tp, chunks))
+        plan = _stream._Stream(tp, None, annotate).plan
+        compiled = len(plan.fns)
+        list(_stream.decode_stream(tp, chunks))
+    assert len(plan.fns) == compiled <= 4
