@@ -30,6 +30,7 @@ from .._base.lazy import install_hint
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
 from .._codec.partial import Partial
+from .._codec.jsonscan import BLANK
 from .._codec.partial_builder import PartialBuilder, PartialPlan, SkimRefused
 from .._types import cache as _cache
 from .._types import inspector as ni
@@ -244,25 +245,46 @@ class _Text:
 
     def _open_value(self, parsed: Any, json: bytes) -> bool:
         """Whether the string the text ends in is a value (shown growing), not a key."""
-        buf = self.buf
+        buf, start = self.buf, self.start
         quote = len(buf)
         while True:  # the opening quote: the last one not escaped by a backslash
-            quote = buf.rfind(b'"', self.start, quote)
+            quote = buf.rfind(b'"', start, quote)
             if quote < 0:
                 return False
+            if quote == start or buf[quote - 1] != 0x5C:  # (most often: no backslash)
+                break
             before = quote
-            while before > self.start and buf[before - 1] == 0x5C:  # backslash
+            while before > start and buf[before - 1] == 0x5C:  # backslash
                 before -= 1
             if (quote - before) % 2 == 0:
                 break
-        head = bytes(buf[max(self.start, quote - 64) : quote]).rstrip()
-        last = head[-1:]
-        if last == b"{":
+        last = buf[quote - 1] if quote > start else None
+        if last is None or last in BLANK:  # the byte before it, blanks skipped
+            head = bytes(buf[max(start, quote - 64) : quote]).rstrip()
+            last = head[-1] if head else None
+        if last == 0x7B:  # {
             return False
-        if last != b",":
+        if last != 0x2C:  # ,
             return True  # after ':' or '[' (or at the start): a value
-        # After a comma: a key in an object, an item in an array. A partial parse
-        # drops an unfinished key but keeps an unfinished item, so the two differ.
+        # After a comma: a key in an object, an item in an array. The innermost open
+        # container holds the comma: the parse's last member that many levels down.
+        open_at = self.builder.depth
+        if open_at is not None and open_at > 0:
+            inner = parsed
+            for _ in range(open_at - 1):
+                if type(inner) is dict and inner:
+                    inner = inner[next(reversed(inner))]
+                elif type(inner) is list and inner:
+                    inner = inner[-1]
+                else:
+                    break
+            else:
+                if type(inner) is list:
+                    return True
+                if type(inner) is dict:
+                    return False
+        # (Not found so: a partial parse drops an unfinished key but keeps an unfinished
+        # item, so the two parses differ only for an item.)
         try:
             solid = self.from_json(json, partial_mode="on")
         except ValueError:
