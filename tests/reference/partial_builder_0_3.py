@@ -102,6 +102,10 @@ class _Skim:
         self.depth: Depth | None = None
 
 
+#: Whether a node is a plain ``str``, by node (0.3 kept it in the plan).
+_PLAIN: dict[int, tuple[ni.Node, bool]] = {}
+
+
 class PartialPlan:
     """The compiled structure functions of one type's nodes, made on first use."""
 
@@ -405,9 +409,9 @@ class PartialBuilder:
                 return self._array(node, value, state, level, closed)
         elif kind is str:
             if self.in_string and not closed:
-                plain = self.plan.plain.get(id(node))
+                plain = _PLAIN.get(id(node))
                 if plain is None:
-                    plain = self.plan.plain[id(node)] = (node, _plain_str(node))
+                    plain = _PLAIN[id(node)] = (node, _plain_str(node))
                 if plain[1]:
                     return True, value, None, False
                 return _ABSENT

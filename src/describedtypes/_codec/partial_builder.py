@@ -116,8 +116,6 @@ class PartialPlan:
         self._fns: dict[int, tuple[ni.Node, Callable[[Any], Any]]] = {}
         #: ``fn`` of the nodes compiled, read without a call.
         self.fns: dict[int, Callable[[Any], Any]] = {}
-        #: Whether a node is a plain ``str`` (``_plain_str``), by node.
-        self.plain: dict[int, tuple[ni.Node, bool]] = {}
         self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
         #: ``by_key`` of the nodes seen, read without a call.
         self.keys: dict[int, dict[str, ni.Field]] = {}
@@ -408,7 +406,7 @@ class PartialBuilder:
         kinds = self.plan.kinds
         kind, plain, _ = kinds.get(id(node)) or self.plan.kind(node)
         if kind == _UNION:
-            option = self._option(node, value, closed)
+            option = self._option(node, value, closed)  # type: ignore[arg-type]
             if option is None:
                 return _ABSENT
             node = option
@@ -584,6 +582,7 @@ class PartialBuilder:
             state = _OpenState([])
         base = 0  # the number of items before value[0] (a skimmed array's)
         array = type(node) is ni.ArrayNode
+        items: Any = node.items  # an array's item node, or a tuple's nodes
         if level == self._base_level and not closed:
             skim = self.skimmed
             if skim is None or state is not skim.state:
@@ -593,12 +592,12 @@ class PartialBuilder:
             not closed
             and self.track is None
             and array
-            and type(node.items) is ni.ObjectNode  # type: ignore[union-attr]
+            and type(items) is ni.ObjectNode
         ):
-            self.track = (level, state, node.items)  # type: ignore[assignment]
+            self.track = (level, state, items)
         size = len(value) + base
         if not array:
-            size = min(size, len(node.items))  # type: ignore[arg-type]
+            size = min(size, len(items))
         depth = self.depth
         if not closed and value and depth is not None and level >= depth:
             # The last item is a container closed already (the text is open no deeper).
@@ -607,19 +606,18 @@ class PartialBuilder:
         if finished > state.count:
             append = state.out.append
             if array:  # one item type: its function looked up once
-                items = node.items
-                fn = self.plan.fn(items)  # type: ignore[arg-type]
+                fn = self.plan.fn(items)
                 for item in value[state.count - base : finished - base]:
                     try:
                         append(fn(item))
                         continue
                     except Invalid:
-                        present, shown = self._broken(items, item)  # type: ignore[arg-type]
+                        present, shown = self._broken(items, item)
                     if present:
                         append(shown)
             else:
                 for index in range(state.count, finished):
-                    present, shown = self._finished(node.items[index], value[index])  # type: ignore[index]
+                    present, shown = self._finished(items[index], value[index])
                     if present:
                         append(shown)
             state.count = finished
@@ -630,7 +628,7 @@ class PartialBuilder:
             index = size - 1
             # The tail's state, kept while the same item stays open.
             present, shown, state.tail_state, _ = self._child(
-                node.items if array else node.items[index],  # type: ignore[index]
+                items if array else items[index],
                 value[index - base], state.tail_state if state.tail == index else None,
                 level + 1,
             )
@@ -638,10 +636,6 @@ class PartialBuilder:
             if present:
                 out.append(shown)
         return True, out, state, False
-
-    @staticmethod
-    def _member(node: ni.ArrayNode | ni.TupleNode, index: int) -> ni.Node:
-        return node.items if isinstance(node, ni.ArrayNode) else node.items[index]
 
     def _option(self, node: ni.UnionNode, value: Any, closed: bool) -> ni.Node | None:
         """The one option of a union an open value can belong to, if it is decided."""

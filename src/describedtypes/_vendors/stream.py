@@ -30,7 +30,6 @@ from .._base.lazy import install_hint
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
 from .._codec.partial import Partial
-from .._codec.jsonscan import BLANK
 from .._codec.partial_builder import PartialBuilder, PartialPlan, SkimRefused
 from .._types import cache as _cache
 from .._types import inspector as ni
@@ -67,6 +66,8 @@ _MAX_PENDING = 256
 #: become "120"); one ending in ".", "e", "+" or "-" is dropped by jiter already.
 _NUMBER_END = frozenset(b"0123456789")
 _TEXT = (str, bytes, bytearray, memoryview)
+#: What ``bytes.rstrip()`` takes for blanks.
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")
 
 _EXTRA = (
     "decode_stream() and adecode_stream() read partial JSON with the jiter package, "
@@ -259,7 +260,7 @@ class _Text:
             if (quote - before) % 2 == 0:
                 break
         last = buf[quote - 1] if quote > start else None
-        if last is None or last in BLANK:  # the byte before it, blanks skipped
+        if last is None or last in _SPACE:  # the byte before it, blanks skipped
             head = bytes(buf[max(start, quote - 64) : quote]).rstrip()
             last = head[-1] if head else None
         if last == 0x7B:  # {
