@@ -7,8 +7,8 @@ or the error raised at the end). The recording was made with the partial builder
 stood before its per-parse work was cut (0.4.0), so a faster builder must yield the same
 partials at the same chunks. (The Drawing cases were recorded again, with the faster
 builder, once Drawing took test_eval's Circle and Square, whose sides are floats; the
-faster builder had matched the first recording of them exactly.) To write the file again (only when a change of what users
-see is meant), run from the repository root:
+faster builder had matched the first recording of them exactly.) To write the file
+again (only when a change of what users see is meant), run from the repository root:
 ``python -c "from tests.stream_partials import main; main()"``.
 """
 
