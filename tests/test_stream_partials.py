@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from typing import Any
 from unittest import mock
 
+import attrs
 import pytest
 
-from describedtypes import annotate
+from describedtypes import annotate, encode
+from describedtypes._codec.fast import fast_items_decoder_for
+from describedtypes._types.inspector import type_info
 from describedtypes._vendors import stream as _stream
 
 from .stream_partials import CORPUS, TYPES, record
@@ -44,3 +48,43 @@ def test_a_nullable_unions_nulls_do_not_grow_the_plan() -> None:
         compiled = len(plan.fns)
         list(_stream.decode_stream(tp, chunks))
     assert len(plan.fns) == compiled <= 4
+
+
+@attrs.define
+class Row:
+    name: str
+    size: int
+
+
+@attrs.define
+class Table:
+    title: str
+    rows: list[Row]
+
+
+@attrs.define
+class Row2:  # the same shape, a new class: nothing cached for it with msgspec
+    name: str
+    size: int
+
+
+@attrs.define
+class Table2:
+    title: str
+    rows: list[Row2]
+
+
+def test_without_msgspec_the_same_partials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """msgspec is optional: without it no item is read from its own text (every parse
+    reads the whole text), and the stream yields the same values at the same chunks."""
+    text = encode(Table("t", [Row(f"r{i} \"q\" \u2603", i) for i in range(40)])).decode()
+    chunks = [text[i : i + 7] for i in range(0, len(text), 7)]
+    with_msgspec = record(Table, chunks, each=False)
+    assert fast_items_decoder_for(Row, type_info(Row)) is not None
+    monkeypatch.setitem(sys.modules, "msgspec", None)
+    assert fast_items_decoder_for(Row2, type_info(Row2)) is None  # no skimming now
+    without = record(Table2, chunks, each=False)
+    assert [str(v).replace("Table2", "Table").replace("Row2", "Row") for v in without] == [
+        str(v) for v in with_msgspec
+    ]
+    assert len(without) > 10
