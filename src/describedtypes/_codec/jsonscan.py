@@ -68,10 +68,12 @@ class Depth:
         outside = structure.replace(b'""', b"")
         if b'"' in outside:
             outside = b"".join(structure.split(b'"')[0::2])
-        if self.floor is not None and not self.sunk:
+        # Only brackets are left: each opens a container or closes one. (The depth can
+        # only have gone below the floor if there are more closers than levels above it.)
+        closers = outside.count(b"}") + outside.count(b"]")
+        if self.floor is not None and not self.sunk and closers > self.depth - self.floor:
             self.sunk = self.depth - dip(outside) < self.floor
-        # Only brackets are left: each opens a container or closes one.
-        self.depth += len(outside) - 2 * (outside.count(b"}") + outside.count(b"]"))
+        self.depth += len(outside) - 2 * closers
         return self.depth
 
 

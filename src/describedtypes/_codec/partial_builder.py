@@ -37,6 +37,10 @@ _ABSENT: _Built = (False, None, None, False)
 #: object, a dict, an array or tuple, a union's (decided first), Any's, anything else's.
 _OBJECT, _MAPPING, _ARRAY, _UNION, _ANY, _SCALAR = range(6)
 
+#: The kinds of container around a skimmed array (``PartialBuilder._frames``): a class's
+#: partial, a list, a dict, the partial of a list or dict at the top.
+_IN_FIELDS, _IN_LIST, _IN_DICT, _AT_TOP = "fields", "list", "dict", "top"
+
 
 class _OpenState:
     """One open container: its finished members, decoded once, and its tail's state."""
@@ -79,8 +83,8 @@ class _Skim:
     and the open item only.
     """
 
-    __slots__ = ("at", "depth", "fast", "fast_items", "head", "index", "level", "misses",
-                 "node", "search", "sep", "state")
+    __slots__ = ("array", "at", "depth", "fast", "fast_items", "frames", "head", "index",
+                 "level", "misses", "node", "search", "sep", "state")
 
     def __init__(self, level: int, state: _OpenState, node: ni.ObjectNode, head: bytes,
                  at: int, sep: bytes, fast: Callable[[Any], Any] | None,
@@ -99,6 +103,13 @@ class _Skim:
         #: How deep the text is open, read from the open item's start (kept while it is
         #: the same item, so each byte is read once).
         self.depth: Depth | None = None
+        #: The array's node (an array's, or a tuple's), met in the first skimmed build.
+        self.array: ni.ArrayNode | ni.TupleNode | None = None
+        #: The containers around the array, outermost first, as that build showed them
+        #: (``_frames``): None until it ran, False if they could not be read from it.
+        #: They cannot change while the array is open (their text is all in ``head``),
+        #: so later parses read the open item alone and rebuild only the path to it.
+        self.frames: list[tuple[Any, ...]] | bool | None = None
 
 
 class SkimRefused(Exception):
@@ -125,6 +136,9 @@ class PartialPlan:
         self.kinds: dict[int, tuple[int, bool, ni.Node]] = {}
         #: The ``null`` option of a nullable union (one per plan: nodes are cached by id).
         self.null = ni.NullNode()
+        #: The name the type has as a tool (its schema name), if it is an object.
+        obj = ni.object_of(self.root)
+        self.tool_name = obj.name if obj is not None else None
         self._hooked = converter is not None
         self._lock = threading.Lock()
 
@@ -202,6 +216,10 @@ class PartialBuilder:
         self._attempts = 0
         self._base_level = 0  # the level whose parsed array starts at item ``_base``
         self._base = 0
+        #: The level of the container the parse is of: 1 (the whole value), or the
+        #: skimmed array's level when ``skim`` gave the open item alone.
+        self.parsed_level = 1
+        self._skim_out: list[Any] | None = None  # what the skimmed array showed last
         #: The JSON reader of whole values (jiter's from_json), given by the stream.
         self.from_json: Callable[[Any], Any] | None = None
 
@@ -227,6 +245,7 @@ class PartialBuilder:
         once each, and kept in the array's state; how deep the text is open (and
         whether it ends in a string) is read from the open item alone.
         """
+        self.parsed_level = 1
         skim = self.skimmed
         if skim is None:
             return None
@@ -277,8 +296,8 @@ class PartialBuilder:
             pos = end + 1
         skim.search = max(pos, len(text) - step)
         depth = skim.depth
-        if depth is None or skim.at != at:  # a new open item: read from its start
-            depth = skim.depth = Depth(skim.level, at, skim.level)
+        if depth is None or skim.at != at:  # a new open item: read from after its '{'
+            depth = skim.depth = Depth(skim.level + 1, at + 1, skim.level)
         skim.at = at
         depth.feed(text, at)  # (only what is new since the last parse)
         self._depth = depth
@@ -287,6 +306,9 @@ class PartialBuilder:
             self.skimmed = None
             return None
         self._base_level, self._base = skim.level, skim.index
+        if type(skim.frames) is list:  # the open item alone, parsed as the array
+            self.parsed_level = skim.level
+            return b"[" + text[at:]
         return skim.head + text[at:]
 
     def stop_skimming(self) -> None:
@@ -295,6 +317,7 @@ class PartialBuilder:
         string and bracket of the text)."""
         self.skimmed = None
         self._attempts = _MAX_ATTEMPTS
+        self.parsed_level = 1
 
     def _item(self, skim: _Skim, text: bytes | bytearray) -> bool:
         """Decode one item from its text (kept in the array's state), or False when the
@@ -353,8 +376,14 @@ class PartialBuilder:
         if self.skimmed is None:
             self._base_level = 0
             return self._build(parsed)
+        skim = self.skimmed
         try:
-            built = self._build(parsed)
+            if self.parsed_level > 1:
+                built = self._build_framed(skim, parsed)
+            else:
+                built = self._build(parsed)
+                if skim.frames is None:
+                    skim.frames = self._frames(built, skim.level)
         except SkimRefused:
             self.stop_skimming()
             raise
@@ -364,6 +393,53 @@ class PartialBuilder:
             # separates them; the whole text is parsed from now on.
             self.stop_skimming()
         return built
+
+    def _build_framed(self, skim: _Skim, parsed: Any) -> Partial[Any] | None:
+        """The partial of a parse of the skimmed array alone: its containers as before."""
+        if type(parsed) is not list or skim.array is None or type(skim.frames) is not list:
+            raise SkimRefused
+        _, value, _, _ = self._array(skim.array, parsed, skim.state, skim.level, False)
+        for frame in reversed(skim.frames):
+            kind = frame[0]
+            if kind is _IN_FIELDS:
+                fields = dict(frame[2])  # (the frame's own dict is never changed)
+                fields[frame[3]] = value
+                value = partial_of(frame[1], fields, frame[3])
+            elif kind is _IN_LIST:
+                value = [*frame[1], value]
+            elif kind is _IN_DICT:
+                entries = dict(frame[1])
+                entries[frame[2]] = value
+                value = entries
+            else:
+                value = Partial(self.plan.tp, value=value)
+        return value  # type: ignore[no-any-return]
+
+    def _frames(self, built: Partial[Any] | None, level: int) -> list[tuple[Any, ...]] | bool:
+        """The containers around the skimmed array at ``level``, outermost first, as
+        ``built`` shows them, or False where it does not show the path to the array."""
+        frames: list[tuple[Any, ...]] = []
+        value: Any = built
+        if type(value) is not Partial:
+            return False
+        if value.growing is None and not value.fields:  # a list or dict at the top
+            frames.append((_AT_TOP,))
+            value = value.value
+        for _ in range(level - 1):
+            if type(value) is Partial and value.growing is not None:
+                fields = dict(value.fields)
+                frames.append((_IN_FIELDS, value.type_, fields, value.growing))
+                value = fields[value.growing]
+            elif type(value) is list and value:
+                frames.append((_IN_LIST, value[:-1]))
+                value = value[-1]
+            elif type(value) is dict and value:
+                key = next(reversed(value))
+                frames.append((_IN_DICT, dict(value), key))
+                value = value[key]
+            else:
+                return False
+        return frames if value is self._skim_out and value is not None else False
 
     def _build(self, parsed: Any) -> Partial[Any] | None:
         present, value, self.state, _ = self._child(self.plan.root, parsed, self.state, 1)
@@ -588,6 +664,7 @@ class PartialBuilder:
             if skim is None or state is not skim.state:
                 raise SkimRefused
             base = self._base
+            skim.array = node
         elif (
             not closed
             and self.track is None
@@ -635,6 +712,8 @@ class PartialBuilder:
             state.tail = index
             if present:
                 out.append(shown)
+        if base:
+            self._skim_out = out
         return True, out, state, False
 
     def _option(self, node: ni.UnionNode, value: Any, closed: bool) -> ni.Node | None:

@@ -98,15 +98,23 @@ def _plan(tp: Any, converter: Any, registry: Registry, decoder: Any = None) -> P
     """
     if converter is not None:
         return _hooked_plan(tp, converter, registry, decoder)
-    key: Any = ("stream plan", tp, registry)
-    entry = _cache.get(tp, key)
-    if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
-        found: PartialPlan = entry.value
+    found = _current_plan(tp, registry)
+    if found is not None:
         return found
+    key: Any = ("stream plan", tp, registry)
     stamp = current_stamp()
     plan = PartialPlan(tp, None, registry)
     _cache.put(tp, key, _cache.Entry(plan, registry, stamp, node=plan.root))
     return plan
+
+
+def _current_plan(tp: Any, registry: Registry) -> PartialPlan | None:
+    """The plan kept for ``tp`` (no converter), if it is still current."""
+    entry = _cache.get(tp, ("stream plan", tp, registry))
+    if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
+        found: PartialPlan = entry.value
+        return found
+    return None
 
 
 def _hooked_plan(tp: Any, converter: Any, registry: Registry, decoder: Any) -> PartialPlan:
@@ -269,10 +277,11 @@ class _Text:
             return True  # after ':' or '[' (or at the start): a value
         # After a comma: a key in an object, an item in an array. The innermost open
         # container holds the comma: the parse's last member that many levels down.
-        open_at = self.builder.depth
+        builder = self.builder
+        open_at = builder.depth
         if open_at is not None and open_at > 0:
             inner = parsed
-            for _ in range(open_at - 1):
+            for _ in range(open_at - builder.parsed_level):
                 if type(inner) is dict and inner:
                     inner = inner[next(reversed(inner))]
                 elif type(inner) is list and inner:
@@ -316,9 +325,13 @@ class _Stream(StreamState):
     def __init__(self, tp: Any, converter: Any, registry: Registry) -> None:
         self.tp = tp
         self.opts: dict[str, Any] = {"converter": converter, "registry": registry}
-        # Checks the type, converter and registry first; the plan is kept beside it.
-        decoder = decoder_for(tp, converter, registry)
-        self.plan = _plan(tp, converter, registry, decoder)
+        # A type streamed before has its plan kept (current while no registration
+        # happened since); else the type, converter and registry are checked first, as
+        # decode() checks them, and the plan is made beside the decoder.
+        plan = _current_plan(tp, registry) if converter is None else None
+        if plan is None:
+            plan = _plan(tp, converter, registry, decoder_for(tp, converter, registry))
+        self.plan = plan
         self.from_json = _jiter().from_json
         self.kind: str | None = None  # "text", or the name of the events' wire format
         self.wire: WireFormat | None = None
@@ -331,7 +344,8 @@ class _Stream(StreamState):
         self.refusal: list[str] = []
         self.refusal_size = 0
         self.size = 0  # characters or bytes of every text of the stream together
-        self.wanted = tool_name_of(tp)
+        # (The name decode_response picks a call by: the default registry's.)
+        self.wanted = plan.tool_name if registry is annotate else tool_name_of(tp)
         self.named: _Text | None = None  # the first tool call named like the type
         self.last: Partial[Any] | None = None
         self.reply: Reply | None = None  # what the stream amounted to, once it ended
