@@ -110,7 +110,9 @@ def _plan(tp: Any, converter: Any, registry: Registry, decoder: Any = None) -> P
 
 def _current_plan(tp: Any, registry: Registry) -> PartialPlan | None:
     """The plan kept for ``tp`` (no converter), if it is still current."""
-    entry = _cache.get(tp, ("stream plan", tp, registry))
+    entry = _cache.fast_get(tp, ("stream plan", tp), registry)
+    if entry is None:
+        entry = _cache.get(tp, ("stream plan", tp, registry))
     if entry is not None and entry.is_current(lambda: ni.type_info(tp, registry)):
         found: PartialPlan = entry.value
         return found
