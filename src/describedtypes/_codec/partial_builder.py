@@ -130,6 +130,9 @@ class PartialPlan:
         self._keys: dict[int, tuple[ni.ObjectNode, dict[str, ni.Field]]] = {}
         #: ``by_key`` of the nodes seen, read without a call.
         self.keys: dict[int, dict[str, ni.Field]] = {}
+        self._members: dict[int, tuple[ni.ObjectNode, dict[str, Any]]] = {}
+        #: ``members`` of the nodes seen, read without a call.
+        self.tables: dict[int, dict[str, tuple[str, ni.Node, int, bool]]] = {}
         self._fast: dict[int, tuple[ni.Node, Callable[[Any], Any] | None]] = {}
         #: What the builder does with a node's parsed value (``_OBJECT`` ...), whether
         #: an open string of it is shown (``_plain_str``), and the node, by node.
@@ -185,6 +188,18 @@ class PartialPlan:
             found = (_kind(node), _plain_str(node), node)
             self.kinds[id(node)] = found
         return found
+
+    def members(self, node: ni.ObjectNode) -> dict[str, tuple[str, ni.Node, int, bool]]:
+        """A class's fields by key, each as (its Python name, its node, what the builder
+        does with its values, whether an open string of it is shown): read on every
+        parse, so made once."""
+        found = self._members.get(id(node))
+        if found is None:
+            table = {f.key: (f.name, f.node, *self.kind(f.node)[:2]) for f in node.fields}
+            found = (node, table)
+            self._members[id(node)] = found
+            self.tables[id(node)] = table  # (the node is kept alive by _members)
+        return found[1]
 
     def by_key(self, node: ni.ObjectNode) -> dict[str, ni.Field]:
         found = self._keys.get(id(node))
@@ -549,7 +564,7 @@ class PartialBuilder:
         if type(state) is not _OpenState:
             state = _OpenState({})
         plan = self.plan
-        by_key = plan.keys.get(id(node)) or plan.by_key(node)
+        members = plan.tables.get(id(node)) or plan.members(node)
         size = len(value)
         depth = self.depth
         if not closed and size and depth is not None and level >= depth:
@@ -560,28 +575,28 @@ class PartialBuilder:
         # (Most often every finished member is as it was: one C-level comparison.)
         if raw and not raw.items() <= value.items():
             for key in self._sent_again(state, value):
-                again = by_key[key]
+                name, field, _, _ = members[key]
                 raw[key] = value[key]
-                state.out.pop(again.name, None)
-                present, shown = self._finished(again.node, value[key])
+                state.out.pop(name, None)
+                present, shown = self._finished(field, value[key])
                 if present:
-                    state.out[again.name] = shown
+                    state.out[name] = shown
         count = state.count
         if finished > count:
             out, fns = state.out, plan.fns
             for key, item in itertools.islice(value.items(), count, finished):
-                member = by_key.get(key)
+                member = members.get(key)
                 if member is not None:
                     raw[key] = item
                     # _finished, spelled out: a call per finished member.
-                    field = member.node
+                    field = member[1]
                     fn = fns.get(id(field)) or plan.fn(field)
                     try:
-                        out[member.name] = fn(item)
+                        out[member[0]] = fn(item)
                     except Invalid:
                         present, shown = self._broken(field, item)
                         if present:
-                            out[member.name] = shown
+                            out[member[0]] = shown
             state.count = count = finished
         fields = dict(state.out)
         growing = None
@@ -589,18 +604,27 @@ class PartialBuilder:
         # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
         if count < size and finished < size:
             key = next(reversed(value))
-            member = by_key.get(key)
+            member = members.get(key)
             if member is not None:
-                # The tail's state, kept while the same member stays open.
-                present, shown, state.tail_state, settled = self._child(
-                    member.node, value[key], state.tail_state if state.tail == key else None,
-                    level + 1,
-                )
-                state.tail = key
-                if present:
-                    fields[member.name] = shown
-                    if not settled:
-                        growing = member.name
+                name, field, kind, plain = member
+                item = value[key]
+                if type(item) is str and kind != _UNION and self.in_string:
+                    # _child's commonest case, spelled out: a string still arriving.
+                    state.tail, state.tail_state = key, None
+                    if plain:
+                        fields[name] = item
+                        growing = name
+                else:
+                    # The tail's state, kept while the same member stays open.
+                    present, shown, state.tail_state, settled = self._child(
+                        field, item, state.tail_state if state.tail == key else None,
+                        level + 1,
+                    )
+                    state.tail = key
+                    if present:
+                        fields[name] = shown
+                        if not settled:
+                            growing = name
         if not fields and level > 1 and not closed:
             # A nested object with nothing in it yet: shown once its first field arrives.
             return False, None, state, False
