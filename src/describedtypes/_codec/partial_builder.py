@@ -413,7 +413,22 @@ class PartialBuilder:
         """The partial of a parse of the skimmed array alone: its containers as before."""
         if type(parsed) is not list or skim.array is None or type(skim.frames) is not list:
             raise SkimRefused
-        _, value, _, _ = self._array(skim.array, parsed, skim.state, skim.level, False)
+        state, level, base = skim.state, skim.level, self._base
+        item = parsed[0] if len(parsed) == 1 else None
+        depth = self.depth
+        if type(item) is dict and state.count == base and depth is not None and depth > level:
+            # _array's commonest case, spelled out: the open item alone, an object.
+            tail = state.tail_state if state.tail == base else None
+            present, shown, state.tail_state, _ = self._object(
+                skim.node, item, tail, level + 1, False
+            )
+            state.tail = base
+            value: Any = list(state.out)
+            if present:
+                value.append(shown)
+            self._skim_out = value
+        else:
+            _, value, _, _ = self._array(skim.array, parsed, state, level, False)
         for frame in reversed(skim.frames):
             kind = frame[0]
             if kind is _IN_FIELDS:
