@@ -581,10 +581,11 @@ class PartialBuilder:
         plan = self.plan
         members = plan.tables.get(id(node)) or plan.members(node)
         size = len(value)
+        last = next(reversed(value)) if size else None  # the last member's key
         depth = self.depth
         if not closed and size and depth is not None and level >= depth:
             # The last member is a container closed already (the text is open no deeper).
-            closed = isinstance(value[next(reversed(value))], (dict, list))
+            closed = isinstance(value[last], (dict, list))
         finished = size if closed or not size else size - 1
         raw = state.raw
         # (Most often every finished member is as it was: one C-level comparison.)
@@ -618,7 +619,7 @@ class PartialBuilder:
         # The last item is open only if not already taken as finished: jiter leaves out a
         # number cut at 'e', '.' or a sign, so the text can show one item fewer than before.
         if count < size and finished < size:
-            key = next(reversed(value))
+            key = last
             member = members.get(key)
             if member is not None:
                 name, field, kind, plain = member
