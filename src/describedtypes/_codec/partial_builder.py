@@ -227,7 +227,7 @@ class PartialBuilder:
         self.skimmed: _Skim | None = None
         #: Of the last full parse: the outermost open array of objects on the tail, as
         #: (level, its state, its item node).
-        self.track: tuple[int, _OpenState, ni.ObjectNode] | None = None
+        self.track: tuple[int, _OpenState, ni.ObjectNode, ni.ArrayNode] | None = None
         self._attempts = 0
         self._base_level = 0  # the level whose parsed array starts at item ``_base``
         self._base = 0
@@ -357,13 +357,14 @@ class PartialBuilder:
             state.count += 1
         return True
 
-    def find_items(self, text: bytes | bytearray, start: int) -> None:
-        """After a full parse: start skimming the open array of objects on the tail, if
-        its items can be told apart in the text (its item open, one item before it)."""
+    def find_items(self, text: bytes | bytearray, start: int, built: Partial[Any] | None) -> None:
+        """After a full parse (that showed ``built``): start skimming the open array of
+        objects on the tail, if its items can be told apart in the text (its item open,
+        one item before it)."""
         track, self.track = self.track, None
         if track is None or not SKIM or self.from_json is None:
             return
-        level, state, node = track
+        level, state, node, array = track
         if state.count < 1 or self.depth is None or self.depth <= level:
             return
         if self._attempts >= _MAX_ATTEMPTS or len(text) - start > _MAX_FIND:
@@ -381,9 +382,13 @@ class PartialBuilder:
             end -= 1
         if text[end] != 0x7D or any(b not in BLANK for b in text[comma + 1 : at]):
             return
-        self.skimmed = _Skim(level, state, node, bytes(text[start : opened + 1]), at,
-                             bytes(text[end : at + 1]), self.plan.fast(node),
-                             self.plan.fast_items(node))
+        skim = self.skimmed = _Skim(level, state, node, bytes(text[start : opened + 1]), at,
+                                    bytes(text[end : at + 1]), self.plan.fast(node),
+                                    self.plan.fast_items(node))
+        # The containers around the array, as this parse showed them: the next parse
+        # reads the open item alone.
+        skim.array = array
+        skim.frames = self._frames(built, level)
 
     def build(self, parsed: Any) -> Partial[Any] | None:
         """The partial of a parse (of the whole text, or ``skim``'s)."""
@@ -581,7 +586,7 @@ class PartialBuilder:
         plan = self.plan
         members = plan.tables.get(id(node)) or plan.members(node)
         size = len(value)
-        last = next(reversed(value)) if size else None  # the last member's key
+        last: Any = next(reversed(value)) if size else None  # the last member's key
         depth = self.depth
         if not closed and size and depth is not None and level >= depth:
             # The last member is a container closed already (the text is open no deeper).
@@ -697,6 +702,7 @@ class PartialBuilder:
         if type(state) is not _OpenState:
             state = _OpenState([])
         base = 0  # the number of items before value[0] (a skimmed array's)
+        tracked = False  # this is the array find_items may skim
         array = type(node) is ni.ArrayNode
         items: Any = node.items  # an array's item node, or a tuple's nodes
         if level == self._base_level and not closed:
@@ -711,7 +717,8 @@ class PartialBuilder:
             and array
             and type(items) is ni.ObjectNode
         ):
-            self.track = (level, state, items)
+            self.track = (level, state, items, node)  # type: ignore[assignment]
+            tracked = True
         size = len(value) + base
         if not array:
             size = min(size, len(items))
@@ -752,7 +759,7 @@ class PartialBuilder:
             state.tail = index
             if present:
                 out.append(shown)
-        if base:
+        if base or tracked:
             self._skim_out = out
         return True, out, state, False
 

@@ -234,7 +234,7 @@ class _Text:
         except RecursionError:
             return None
         if builder.skimmed is None:
-            builder.find_items(buf, self.start)
+            builder.find_items(buf, self.start, partial)
         return partial
 
     def partial_of_whole(self) -> Partial[Any] | None:
