@@ -1595,6 +1595,94 @@ class Sheet:
     cells: list[Cell]
 
 
+@attrs.define
+class Holder:
+    tag: str
+    cells: list[Cell]
+
+
+@attrs.define
+class Shelf:
+    name: str
+    holder: Holder
+    count: int = 0
+
+
+@attrs.define
+class MaybeCells:
+    cells: list[Cell] | None
+    after: str = ""
+
+
+def _cells(data: st.DataObject) -> list[Cell]:
+    texts = st.sampled_from(["a", "},{", '"},{"text":"x"}', "\\", "ünï ☃", "]}", ""])
+    return [Cell(data.draw(texts)) for _ in range(data.draw(st.integers(2, 9)))]
+
+
+#: What comes before the skimmed array in ``_AROUND``: longer than any item, so a parse
+#: that reads it is told from one that reads the open item alone.
+_BEFORE = "p" * 300
+
+#: The containers a skimmed array can sit in: what each later parse rebuilds around the
+#: open item without reading it again (a class, a list, a dict, a tuple, a union, the top).
+_AROUND: list[tuple[Any, Any]] = [
+    (list[Cell], lambda cells: cells),
+    (dict[str, list[Cell]], lambda cells: {"x": [Cell(_BEFORE)], "z": cells}),
+    (list[list[Cell]], lambda cells: [[Cell(_BEFORE)], cells]),
+    (tuple[str, list[Cell]], lambda cells: (_BEFORE, cells)),
+    (Shelf, lambda cells: Shelf(_BEFORE, Holder(_BEFORE, cells), 3)),
+    (dict[str, Shelf], lambda cells: {_BEFORE: Shelf("s", Holder("h", cells))}),
+    (MaybeCells, lambda cells: MaybeCells(cells, _BEFORE)),
+    (Holder | None, lambda cells: Holder(_BEFORE, cells)),
+]
+
+
+@pytest.mark.parametrize("which", range(len(_AROUND)))
+@given(data=st.data())
+def test_skimmed_items_yield_what_whole_parses_do_below_any_container(
+    which: int, data: st.DataObject
+) -> None:
+    """Once an array is skimmed, a parse reads its open item alone and rebuilds the
+    containers around it as the first skimmed parse showed them: for every kind of
+    container, the same partials and final value as parsing the whole text."""
+    tp, make = _AROUND[which]
+    text = _layout(data, encode(make(_cells(data))).decode())
+    if data.draw(st.booleans()):  # small even pieces, a parse after each: many rebuilds
+        chunks = pieces(text, data.draw(st.integers(1, 16)))
+        with every_chunk():
+            assert _outcome(tp, chunks, skim=True) == _outcome(tp, chunks, skim=False)
+    else:
+        _skim_both_ways(tp, text, data)
+
+
+@pytest.mark.parametrize("which", range(len(_AROUND)))
+def test_a_skimmed_parse_reads_the_open_item_alone(which: int) -> None:
+    """The later parses of a long array give jiter the open item alone, not what comes
+    before the array, whatever the array sits in."""
+    tp, make = _AROUND[which]
+    cells = [Cell(f"cell number {i}, " * 3) for i in range(300)]
+    text = encode(make(cells)).decode()
+    longest = max(len(encode(c)) for c in cells) + len("[, ")
+    sizes: list[int] = []
+    real = _stream._jiter().from_json
+
+    def counting(data: bytes, **kw: Any) -> Any:
+        if kw:  # the partial parses (a whole item is read without options)
+            sizes.append(len(data))
+        return real(data, **kw)
+
+    stream = _stream.StreamDecoder(tp, None, annotate)
+    stream.text = stream.texts[None] = _stream._Text(stream.plan, counting)
+    for chunk in pieces(text, 40):
+        stream.feed(chunk)
+    assert stream.finish() == decode(tp, text)
+    later = sizes[-len(sizes) // 3 :]  # (the first parses come before the array)
+    assert len(later) >= 4
+    assert all(size <= longest for size in later), (longest, sizes)
+    assert _outcome(tp, pieces(text, 40), skim=True) == _outcome(tp, pieces(text, 40), skim=False)
+
+
+
 def test_an_item_too_deep_to_decode_while_skimming_falls_back_to_whole_parses() -> None:
     """Decoding skimmed items can meet Python's recursion limit (a recursive class nested
     as deep as JSON parsers allow): skimming stops and the whole text is parsed, with the
