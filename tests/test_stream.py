@@ -1527,6 +1527,24 @@ def test_skimming_is_not_fooled_by_look_alike_item_ends(data: st.DataObject) -> 
     _skim_both_ways(Tree, text, data)
 
 
+def _jiter_reads(tp: Any, chunks: list[str]) -> tuple[list[int], list[Any], Any]:
+    """``chunks`` streamed with a jiter that counts what it reads: the size of each partial
+    parse's text, the partials yielded and the final value."""
+    sizes: list[int] = []
+    real = _stream._jiter().from_json
+
+    def counting(data: bytes, **kw: Any) -> Any:
+        if kw:  # the partial parses (a whole item is read without options)
+            sizes.append(len(data))
+        return real(data, **kw)
+
+    stream = _stream.StreamDecoder(tp, None, annotate)
+    stream.from_json = counting
+    stream.text = stream.texts[None] = _stream._Text(stream.plan, counting)
+    seen = [p for c in chunks if (p := stream.feed(c)) is not None]
+    return sizes, seen, stream.finish()
+
+
 def test_skimming_reads_each_item_once_and_the_parses_little() -> None:
     """A long array of objects (holding arrays of objects): each finished item is decoded
     once, from its own text, and the parses read the open item (and what comes before the
@@ -1538,19 +1556,8 @@ def test_skimming_reads_each_item_once_and_the_parses_little() -> None:
              for i in range(300)]
     text = json.dumps({"title": "t", "branches": items, "done": True}, separators=(",", ":"))
     chunks = pieces(text, 50)
-    parsed: list[int] = []
-    real = _stream._jiter().from_json
-
-    def counting(data: bytes, **kw: Any) -> Any:
-        if kw:  # the partial parses (a whole item is read without options)
-            parsed.append(len(data))
-        return real(data, **kw)
-
-    stream = _stream.StreamDecoder(Tree, None, annotate)
-    stream.from_json = counting
-    stream.text = stream.texts[None] = _stream._Text(stream.plan, counting)
-    seen = [p for c in chunks if (p := stream.feed(c)) is not None]
-    assert stream.finish() == decode(Tree, text)
+    parsed, seen, final = _jiter_reads(Tree, chunks)
+    assert final == decode(Tree, text)
     assert seen
     assert sum(parsed) < len(text) / 2, (sum(parsed), len(text))
     assert _outcome(Tree, chunks, skim=True) == _outcome(Tree, chunks, skim=False)
@@ -1663,19 +1670,8 @@ def test_a_skimmed_parse_reads_the_open_item_alone(which: int) -> None:
     cells = [Cell(f"cell number {i}, " * 3) for i in range(300)]
     text = encode(make(cells)).decode()
     longest = max(len(encode(c)) for c in cells) + len("[, ")
-    sizes: list[int] = []
-    real = _stream._jiter().from_json
-
-    def counting(data: bytes, **kw: Any) -> Any:
-        if kw:  # the partial parses (a whole item is read without options)
-            sizes.append(len(data))
-        return real(data, **kw)
-
-    stream = _stream.StreamDecoder(tp, None, annotate)
-    stream.text = stream.texts[None] = _stream._Text(stream.plan, counting)
-    for chunk in pieces(text, 40):
-        stream.feed(chunk)
-    assert stream.finish() == decode(tp, text)
+    sizes, _, final = _jiter_reads(tp, pieces(text, 40))
+    assert final == decode(tp, text)
     later = sizes[-len(sizes) // 3 :]  # (the first parses come before the array)
     assert len(later) >= 4
     assert all(size <= longest for size in later), (longest, sizes)
