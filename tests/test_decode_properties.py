@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
 import cattrs
 import jsonschema
 import orjson
@@ -69,8 +70,14 @@ def test_every_input_form_decodes_alike(data: st.DataObject) -> None:
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+#: What json.dumps leaves raw and a message still escapes: DEL, the C1 controls and the
+#: line breaks beyond ASCII (NEXT LINE, LINE SEPARATOR, PARAGRAPH SEPARATOR).
+_STILL_RAW = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
 def render(path: list[Any]) -> str:
-    """A JSON path as DecodeError spells it: $.key, $[0], $["odd key"]."""
+    """A JSON path as DecodeError spells it: $.key, $[0], $["odd key"], with every
+    control character and line break in a key written \\uXXXX."""
     out = "$"
     for seg in path:
         if isinstance(seg, int):
@@ -78,8 +85,35 @@ def render(path: list[Any]) -> str:
         elif _IDENT.fullmatch(seg):
             out += "." + seg
         else:
-            out += "[" + json.dumps(seg, ensure_ascii=False) + "]"
+            key = json.dumps(seg, ensure_ascii=False)
+            out += "[" + _STILL_RAW.sub(lambda m: f"\\u{ord(m[0]):04x}", key) + "]"
     return out
+
+
+@attrs.define
+class _Inner:
+    f0: str
+
+
+@attrs.define
+class _Outer:
+    f1: dict[str, _Inner]
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [("a b", '"a b"'), ("\x7f", '"\\u007f"'), ("\x85", '"\\u0085"'), ("\u2028", '"\\u2028"'),
+     ("\n", '"\\n"'), ("\x1f", '"\\u001f"'), ("é", '"é"')],
+)
+def test_a_missing_field_under_an_odd_key_is_reported_at_the_key_escaped(
+    key: str, shown: str
+) -> None:
+    """A dict key with a control character or line break is written escaped in the path
+    (found by the property below: a DEL key, rendered raw by the test, escaped by decode)."""
+    with pytest.raises(DecodeError) as info:
+        decode(_Outer, orjson.dumps({"f1": {key: {}}}))
+    assert info.value.errors == [(f"$.f1[{shown}].f0", "missing required field")]
+    assert render(["f1", key, "f0"]) == f"$.f1[{shown}].f0"
 
 
 def sites(node: ni.Node, value: Any, path: list[Any]) -> Iterator[tuple[list[Any], ni.ObjectNode]]:
