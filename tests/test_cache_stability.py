@@ -9,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+import typing
 from pathlib import Path
+from typing import Literal, Union
 
 import pytest
 from hypothesis import given, settings
@@ -19,9 +21,12 @@ from describedtypes import (
     ANTHROPIC_TOOLS,
     OPENAI_CHAT_TOOLS,
     OPENAI_TOOLS,
+    DecodeError,
     DefinitionChange,
     Toolbox,
+    decode,
     diff_definitions,
+    schema,
 )
 from describedtypes._cli.main import main
 
@@ -330,3 +335,66 @@ class TestDeferLoading:
         sent_back = [item.get("type") for item in bodies[1]["input"]]
         assert "tool_search_call" in sent_back
         assert "tool_search_output" in sent_back
+
+
+class TestExpressionsThatCompareEqual:
+    """``Literal`` and ``Union`` compare (and hash) by their set of arguments:
+    ``Literal["a", "b"] == Literal["b", "a"]``, ``int | str == str | int``. The cache keys
+    them by their arguments in order, so what one process described before never decides
+    the order another expression's schema lists its values in (failed before: the second
+    took the first's enum order)."""
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        values=st.lists(
+            st.one_of(st.sampled_from([0, 1, False, True]), st.text(max_size=3)),
+            min_size=2, max_size=4, unique_by=lambda v: (type(v), v),
+        ).flatmap(lambda vs: st.tuples(st.just(vs), st.permutations(vs))),
+    )
+    def test_a_literal_lists_its_values_in_its_own_order(
+        self, values: tuple[list[object], list[object]]
+    ) -> None:
+        first, second = values
+        for order in (first, second):
+            tp = Literal[tuple(order)]  # type: ignore[valid-type]
+            assert schema(tp)["enum"] == list(typing.get_args(tp))
+            assert decode(list[tp], json.dumps(list(order))) == list(order)  # type: ignore[valid-type]
+
+    @pytest.mark.parametrize(
+        ("one", "other"),
+        [(int | str, str | int),
+         (Union[int, None, str], Union[str, None, int]),  # noqa: UP007 (typing's own Union)
+         (list[Literal["a", "b"]], list[Literal["b", "a"]]),
+         (dict[str, int | bool], dict[str, bool | int])],
+        ids=["union", "optional union", "nested literal", "nested union"],
+    )
+    def test_equal_expressions_keep_their_own_schema(self, one: object, other: object) -> None:
+        assert one == other  # (what the cache must see past)
+        assert hash(one) == hash(other)
+        first = json.dumps(schema(one))
+        second = json.dumps(schema(other))
+        assert first != second
+        assert json.dumps(schema(one)) == first
+        assert json.dumps(schema(other)) == second
+
+    def test_zero_and_false_keep_their_order_in_an_error(self) -> None:
+        for tp, shown in ((Literal[False, 0], "[False, 0]"), (Literal[0, False], "[0, False]")):
+            with pytest.raises(DecodeError) as info:
+                decode(tp, "true")
+            assert info.value.errors == [("$", f"True is not one of {shown}")]
+
+    def test_a_tool_parameter_lists_its_values_as_written(self) -> None:
+        """A tool's definition (the bytes a prompt cache keys on) follows its own
+        annotation, not an equal one some other tool had."""
+
+        def paint(color: Literal["red", "blue"]) -> str:
+            """Paint."""
+            return color
+
+        def dye(color: Literal["blue", "red"]) -> str:
+            """Dye."""
+            return color
+
+        for fn, enum in ((dye, ["blue", "red"]), (paint, ["red", "blue"])):
+            (definition,) = Toolbox([fn]).definitions(OPENAI_TOOLS)
+            assert definition["parameters"]["properties"]["color"]["enum"] == enum

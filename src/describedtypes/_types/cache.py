@@ -30,6 +30,7 @@ import functools
 import inspect
 import sys
 import threading
+import types
 import typing
 import weakref
 from collections.abc import Callable, Hashable
@@ -74,7 +75,7 @@ class Entry:
     registry made per request is not kept alive by what was built for it.
     """
 
-    __slots__ = ("_registry_ref", "deps", "node", "registry", "stamp", "value")
+    __slots__ = ("_registry_ref", "deps", "node", "order", "registry", "stamp", "value")
 
     def __init__(
         self,
@@ -94,6 +95,9 @@ class Entry:
         self.stamp = stamp
         self.deps = deps
         self.node = node
+        #: Set by ``put``: the type expressions of the key whose ``==`` ignores the order
+        #: of their arguments, with that order (``_order_of``); None: no such expression.
+        self.order: tuple[tuple[int, Any, tuple[Any, ...]], ...] | None = None
 
     def is_current(self, node_of: Callable[[], Any] | None = None) -> bool:
         """True while no registration since this was built changed what it depends on."""
@@ -300,6 +304,8 @@ def get(obj: Any, key: Hashable) -> Entry | None:
         found: Entry | None = store.get(key)
     except TypeError:
         return None
+    if found is not None and found.order is not None and not _in_order(key, found.order):
+        return None  # an equal expression with its arguments in another order
     return found
 
 
@@ -315,6 +321,8 @@ def fast_get(obj: Any, key: tuple[Any, ...], registry: Registry) -> Entry | None
             found = table.get(key) if table is not None else None
     except (KeyError, AttributeError, TypeError):
         return None
+    if found is not None and found.order is not None:
+        return None  # (get() tells which order it was built for)
     return found
 
 
@@ -342,6 +350,7 @@ def put(obj: Any, key: Hashable, entry: Entry) -> Entry:
     except TypeError:
         return entry
     token, key = _split(key)
+    entry.order = _order_of(key)
     anchor, store = _store(obj, create=True)
     if store is None:
         with _FALLBACK_LOCK:
@@ -370,6 +379,81 @@ def put(obj: Any, key: Hashable, entry: Entry) -> Entry:
                     anchors.add(anchor)
     own[key] = entry
     return entry
+
+
+# -- type expressions that compare equal in another order -----------------------------
+#
+# Python compares ``Literal`` and ``Union`` by the set of their arguments:
+# ``Literal["a", "b"] == Literal["b", "a"]``, ``int | str == str | int`` (and
+# ``Literal[0, False] == Literal[False, 0]``, since ``0 == False``), with equal hashes. A
+# dictionary keyed by such an expression finds the entry built for the other order, so
+# the schema of the second would list its enum or anyOf in the first's order, and which
+# one a process described first would decide it. An entry whose key holds one records
+# the order it was built for, and a lookup with the arguments in another order misses
+# (the new entry then replaces it). Keys without one pay nothing on lookup.
+
+_UNORDERED = frozenset({typing.Literal, typing.Union, types.UnionType})
+#: Arguments that are no type expression, told apart by their type alone.
+_PLAIN_ARGS = frozenset({str, int, bool, float, bytes, type(None), type})
+
+
+def _order_of(key: Hashable) -> tuple[tuple[int, Any, tuple[Any, ...]], ...] | None:
+    """Each part of ``key`` that is a type expression holding a ``Literal`` or a
+    ``Union``: (its place, the expression, its arguments in order); None if none is."""
+    parts = key if type(key) is tuple else (key,)
+    found = [
+        (i, part, _ordered(part, 0))
+        for i, part in enumerate(parts)
+        if type(part) not in _PLAIN_PARTS and _holds_unordered(part, 0)
+    ]
+    return tuple(found) if found else None
+
+
+def _in_order(key: Hashable, order: tuple[tuple[int, Any, tuple[Any, ...]], ...]) -> bool:
+    """Whether the expressions of ``key`` have their arguments in the order recorded."""
+    parts = key if type(key) is tuple else (key,)
+    for i, built_for, arguments in order:
+        part = parts[i]
+        if part is built_for:
+            continue
+        if len(arguments) == 2:  # (most often) no nested expression and no metadata
+            args = getattr(part, "__args__", ())
+            if args != arguments[0] or tuple(map(type, args)) != arguments[1]:
+                return False
+        elif _ordered(part, 0) != arguments:
+            return False
+    return True
+
+
+_PLAIN_PARTS = frozenset({str, int, bool, type(None), type, Registry})
+
+
+def _holds_unordered(expression: Any, depth: int) -> bool:
+    origin = typing.get_origin(expression)
+    if origin is None or depth > 20:
+        return False
+    if origin in _UNORDERED:
+        return True
+    return any(
+        type(arg) not in _PLAIN_ARGS and _holds_unordered(arg, depth + 1)
+        for arg in getattr(expression, "__args__", ())
+    )
+
+
+def _ordered(expression: Any, depth: int) -> tuple[Any, ...]:
+    """A type expression's arguments in order with their types (``Literal[0, False]``
+    is not ``Literal[False, 0]``), the same of each nested expression, and any
+    ``Annotated`` metadata with its types."""
+    args = getattr(expression, "__args__", ())
+    out: list[Any] = [args, tuple(map(type, args))]
+    if depth < 20:
+        for arg in args:
+            if type(arg) not in _PLAIN_ARGS and typing.get_origin(arg) is not None:
+                out.append(_ordered(arg, depth + 1))
+    meta = getattr(expression, "__metadata__", None)
+    if meta is not None:
+        out += (meta, tuple(map(type, meta)))
+    return tuple(out)
 
 
 def clear() -> None:
