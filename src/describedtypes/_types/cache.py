@@ -395,6 +395,8 @@ def put(obj: Any, key: Hashable, entry: Entry) -> Entry:
 _UNORDERED = frozenset({typing.Literal, typing.Union, types.UnionType})
 #: Arguments that are no type expression, told apart by their type alone.
 _PLAIN_ARGS = frozenset({str, int, bool, float, bytes, type(None), type})
+#: Key parts that are no type expression, told apart by their type alone.
+_PLAIN_PARTS = frozenset({str, int, bool, type(None), type, Registry})
 
 
 def _order_of(key: Hashable) -> tuple[tuple[int, Any, tuple[Any, ...]], ...] | None:
@@ -410,22 +412,21 @@ def _order_of(key: Hashable) -> tuple[tuple[int, Any, tuple[Any, ...]], ...] | N
 
 
 def _in_order(key: Hashable, order: tuple[tuple[int, Any, tuple[Any, ...]], ...]) -> bool:
-    """Whether the expressions of ``key`` have their arguments in the order recorded."""
+    """Whether the expressions of ``key`` have their arguments in the order recorded
+    (at once when they are the very objects it was built for)."""
     parts = key if type(key) is tuple else (key,)
     for i, built_for, arguments in order:
         part = parts[i]
         if part is built_for:
             continue
-        if len(arguments) == 2:  # (most often) no nested expression and no metadata
+        if len(arguments) == 2:  # no nested expression, no metadata: _ordered inline
+            # (a union written afresh on each call meets this on every lookup)
             args = getattr(part, "__args__", ())
             if args != arguments[0] or tuple(map(type, args)) != arguments[1]:
                 return False
         elif _ordered(part, 0) != arguments:
             return False
     return True
-
-
-_PLAIN_PARTS = frozenset({str, int, bool, type(None), type, Registry})
 
 
 def _holds_unordered(expression: Any, depth: int) -> bool:
