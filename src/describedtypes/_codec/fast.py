@@ -33,7 +33,7 @@ from .._types import declared
 from .._types import inspector as ni
 from .._types import pydantic_models as pyd
 
-__all__ = ["FALLBACK", "fast_decoder_for", "fast_items_decoder_for"]
+__all__ = ["FALLBACK", "Splicer", "fast_decoder_for", "fast_items_decoder_for", "fast_splicer_for"]
 
 #: Returned by a fast decoder that could not decode the reply: use the normal path.
 FALLBACK: Any = object()
@@ -90,6 +90,65 @@ def fast_items_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | Non
     return mirror.finish(f"[{item_expr} for {item} in v]", parse)
 
 
+def fast_splicer_for(tp: Any, node: ni.Node) -> Splicer | None:
+    """``fast_decoder_for``'s decoder in two halves that a stream can join (``Splicer``),
+    or None where ``fast_decoder_for`` gives no decoder. Not cached: the caller keeps it."""
+    if not _ENABLED or not issubclass(type(tp), type) or not isinstance(node, ni.ObjectNode):
+        return None
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    try:
+        mirror = _Mirror(msgspec)
+        root_type, _ = mirror.object(node, "v")
+    except _CannotMirror:
+        return None
+    return Splicer(mirror, msgspec.json.Decoder(root_type).decode, node)
+
+
+class Splicer:
+    """A class's fast decoder with a long array's items already decoded, for a stream.
+
+    A stream decodes the finished items of a long array as they arrive. At the end, the
+    reply with those items' text left out is checked by msgspec, and the value is built
+    with the decoded items in their place (``join``): the checks and constructor calls
+    ``fast_decoder_for``'s decoder makes on the whole reply, without reading the items
+    twice. The value holds the very item objects the stream decoded.
+    """
+
+    def __init__(self, mirror: _Mirror, parse: Callable[[Any], Any], root: ni.ObjectNode) -> None:
+        self._mirror = mirror
+        self._parse = parse
+        self._root = root
+        self._joined: dict[tuple[int, ...], Callable[..., Any] | None] = {}
+
+    def joined(self, path: tuple[int, ...]) -> Callable[..., Any] | None:
+        """The builder ``fn(mirror, n, known)`` for the array ``path`` leads to (field
+        numbers, class by class from the root): ``known`` stands in that array from item
+        ``n`` on. None where the way passes something other than classes (or a pydantic
+        model, whose own validation builds what it holds). Call it under a lock."""
+        if path not in self._joined:
+            mirror, fn = self._mirror, None
+            try:
+                expr = mirror.joined(self._root, "v", path)
+            except _CannotMirror:
+                pass
+            else:
+                fn = mirror.function("_joined", ["v", "_n", "_known"], f"return {expr}")
+            self._joined[path] = fn
+        return self._joined[path]
+
+    def join(self, text: Any, build: Callable[..., Any], n: int, known: list[Any]) -> Any:
+        """The value of ``text`` built by ``build`` (``joined``'s) with ``known`` for the
+        array's items from ``n`` on, or ``FALLBACK`` where msgspec or a constructor
+        rejects it."""
+        try:
+            return build(self._parse(text), n, known)
+        except Exception:  # msgspec rejected it, or a constructor did
+            return FALLBACK
+
+
 class _CannotMirror(Exception):
     """Strictly private: some part of the type has no exact msgspec mirror."""
 
@@ -108,6 +167,7 @@ class _Mirror:
         self.ns: dict[str, Any] = {"_UNSET": msgspec.UNSET, "_astuple": msgspec.structs.astuple}
         self.named: dict[int, str] = {}
         self.lines: list[str] = []
+        self.ran = 0  # how many of ``lines`` have been run (``function``)
         self.objects: dict[int, tuple[Any, str | None]] = {}
         self.active: set[int] = set()
         self.depth = 0
@@ -121,6 +181,14 @@ class _Mirror:
             key = self.named[id(value)] = f"{prefix}{len(self.ns)}"
             self.ns[key] = value
         return key
+
+    def function(self, name: str, params: list[str], body: str) -> Callable[[Any], Any]:
+        """A function of the builders made so far (those not yet run are run with it)."""
+        head = f"def {name}({', '.join(params)}):\n    {body}\n"
+        src = "\n".join([*self.lines[self.ran :], head])
+        self.ran = len(self.lines)
+        fn: Callable[[Any], Any] = run_source(src, self.ns, "fast decode", name)
+        return fn
 
     def finish(self, root_expr: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
         """The fast decoder: parse with msgspec, build the classes, or say ``FALLBACK``."""
@@ -296,7 +364,53 @@ class _Mirror:
         self.lines.append(self.builder(node, fname))
         return struct, fname
 
-    def builder(self, node: ni.ObjectNode, fname: str) -> str:
+    def joined(self, node: ni.ObjectNode, var: str, path: tuple[int, ...]) -> str:
+        """``object``'s expression for mirror ``var`` of ``node`` (mirrored already),
+        except for the array ``path`` leads to (``Splicer.joined``): its items from
+        ``_n`` on are ``_known``'s, the ones before and after it built as ``object`` does."""
+        if not path or self.model_parent or pyd.is_model(self.constructor(node.python_type)):
+            raise _CannotMirror
+        _, fname = self.objects[id(node)]
+        at = var if fname is None else "s"  # (a builder function reads its argument `s`)
+        field = node.fields[path[0]]
+        raw = f"{at}.f{path[0]}"
+        target, nullable = field.node, False
+        while True:
+            if isinstance(target, ni.UseNode):
+                target = target.target
+            elif isinstance(target, ni.UnionNode):
+                rest = [o for o in target.options if not isinstance(o, ni.NullNode)]
+                if len(rest) != 1:
+                    raise _CannotMirror
+                nullable = nullable or target.nullable
+                target = rest[0]
+            else:
+                break
+        if len(path) > 1:
+            if not isinstance(target, ni.ObjectNode):
+                raise _CannotMirror
+            expr = self.joined(target, raw, path[1:])
+        else:
+            if not isinstance(target, ni.ArrayNode) or target.container is not list:
+                raise _CannotMirror
+            item = self.fresh()
+            convert = self.of(target.items, item)[1] or item
+            expr = (f"([{convert} for {item} in {raw}[:_n]] + _known"
+                    f" + [{convert} for {item} in {raw}[_n:]])")
+        if nullable:
+            expr = f"(None if {raw} is None else {expr})"
+        values = self.field_values(node, at)
+        values[field.init_name] = expr
+        if fname is None:
+            return self.call(node, at, values)
+        name = f"_j{len(self.lines)}_{self.safe_name(node.name)}"
+        self.lines.append(self.builder(node, name, values, "s, _n, _known"))
+        return f"{name}({var}, _n, _known)"
+
+    def builder(
+        self, node: ni.ObjectNode, fname: str, values: dict[str, str] | None = None,
+        params: str = "s",
+    ) -> str:
         """The function building the class from its mirror ``s`` when the constructor
         computes some defaults: those fields are sent only when present in the reply.
 
@@ -304,11 +418,13 @@ class _Mirror:
         absent: a keyword dict built per object cost as much as the constructor call.
         With more, one call with the present ones gathered in a dict.
         """
-        values = self.field_values(node, "s")
+        if values is None:
+            values = self.field_values(node, "s")
+        values = dict(values)
         optional = [
             (f.init_name, f"s.f{i}") for i, f in enumerate(node.fields) if _computed_default(f)
         ]
-        lines = [f"def {fname}(s):"]
+        lines = [f"def {fname}({params}):"]
         if len(optional) > _BRANCHED_OPTIONAL:
             lines.append("    kw = {}")
             for name, raw in optional:

@@ -15,11 +15,19 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from .._types import inspector as ni
 from .._types.annotate import Registry
 from .codegen import HookSource
 from .compiler import Compiler
-from .fast import FALLBACK, fast_decoder_for, fast_items_decoder_for
+from .fast import (
+    FALLBACK,
+    Splicer,
+    fast_decoder_for,
+    fast_items_decoder_for,
+    fast_splicer_for,
+)
 from .jsonscan import BLANK, Depth, open_containers
 from .partial import Partial, partial_of
 from .problems import Invalid
@@ -83,8 +91,8 @@ class _Skim:
     and the open item only.
     """
 
-    __slots__ = ("array", "at", "depth", "fast", "fast_items", "frames", "head", "index",
-                 "level", "misses", "node", "search", "sep", "state")
+    __slots__ = ("array", "at", "depth", "exact", "fast", "fast_items", "first", "first_index",
+                 "frames", "head", "index", "level", "misses", "node", "search", "sep", "state")
 
     def __init__(self, level: int, state: _OpenState, node: ni.ObjectNode, head: bytes,
                  at: int, sep: bytes, fast: Callable[[Any], Any] | None,
@@ -110,6 +118,12 @@ class _Skim:
         #: They cannot change while the array is open (their text is all in ``head``),
         #: so later parses read the open item alone and rebuild only the path to it.
         self.frames: list[tuple[Any, ...]] | bool | None = None
+        #: Where the first item read from its own text begins, and its number.
+        self.first = at
+        self.first_index = self.index
+        #: Every item read from its own text was read by msgspec (so the final value
+        #: may take them as they are: ``PartialBuilder.final``).
+        self.exact = True
 
 
 class SkimRefused(Exception):
@@ -144,6 +158,7 @@ class PartialPlan:
         self.tool_name = obj.name if obj is not None else None
         self._hooked = converter is not None
         self._lock = threading.Lock()
+        self._splicer: Splicer | bool | None = False  # (False: not made yet)
 
     def fn(self, node: ni.Node) -> Callable[[Any], Any]:
         found = self._fns.get(id(node))
@@ -180,6 +195,31 @@ class PartialPlan:
             found = (node, fn)
             self._fast[-id(node)] = found
         return found[1]
+
+    def splicer(self) -> Splicer | None:
+        """The root class's fast decoder in halves (``Splicer``), where ``decode()`` of the
+        type takes the fast path."""
+        found = self._splicer
+        if found is False:
+            root, found = self.root, None
+            # (decode() takes the fast path for a class, not for an alias of one.)
+            if (
+                isinstance(root, ni.ObjectNode)
+                and self.tp is root.python_type
+                and self.fast(root) is not None
+            ):
+                with self._lock:
+                    found = fast_splicer_for(self.tp, root)
+            self._splicer = found
+        return found  # type: ignore[return-value]
+
+    def joined(self, path: tuple[int, ...]) -> Callable[..., Any] | None:
+        """``Splicer.joined`` of this type's splicer (None without one)."""
+        splicer = self.splicer()
+        if splicer is None:
+            return None
+        with self._lock:
+            return splicer.joined(path)
 
     def kind(self, node: ni.Node) -> tuple[int, bool, ni.Node]:
         """What the builder does with ``node``'s values (read from ``kinds`` mostly)."""
@@ -225,6 +265,9 @@ class PartialBuilder:
         self._depth = Depth()
         #: The open array read item by item from its text, once found (``skim``).
         self.skimmed: _Skim | None = None
+        #: The last array skimmed whose items msgspec read (for ``final``), kept after
+        #: the array closes.
+        self.kept: _Skim | None = None
         #: Of the last full parse: the outermost open array of objects on the tail, as
         #: (level, its state, its item node).
         self.track: tuple[int, _OpenState, ni.ObjectNode, ni.ArrayNode] | None = None
@@ -330,7 +373,7 @@ class PartialBuilder:
         """Skimming stops for good: the items did not read as this reply's were expected
         to (its array is not tried again, nor any other: finding one costs a step per
         string and bracket of the text)."""
-        self.skimmed = None
+        self.skimmed = self.kept = None
         self._attempts = _MAX_ATTEMPTS
         self.parsed_level = 1
 
@@ -350,6 +393,7 @@ class PartialBuilder:
             parsed = self.from_json(bytes(text))  # type: ignore[misc]
         except ValueError:
             return False
+        skim.exact = False  # an item msgspec did not read: the final value is read whole
         if not done:
             present, shown = self._finished(skim.node, parsed)
             if present:
@@ -389,6 +433,68 @@ class PartialBuilder:
         # reads the open item alone.
         skim.array = array
         skim.frames = self._frames(built, level)
+        self.kept = skim
+
+    def final(self, text: bytes | bytearray) -> Any:
+        """The value of the whole reply, ``text`` (the JSON from its first byte), as
+        ``decode()`` makes it on its fast path, with the items of the skimmed array that
+        msgspec read as they arrived taken as they are instead of read again; or
+        ``FALLBACK``: decode the text.
+
+        msgspec checks the text without those items, and the value is built with them
+        in their place: what is checked and built is what ``decode()`` checks and builds
+        from the whole text, since the items' text, left out, read as these items. The
+        final value holds the same item objects the partials showed.
+        """
+        skim = self.kept
+        if skim is None or not skim.exact or skim.index <= skim.first_index:
+            return FALLBACK
+        found = self._path(skim)
+        if found is None:
+            return FALLBACK
+        path, keys = found
+        build = self.plan.joined(path)
+        splicer = self.plan.splicer()
+        known = skim.state.out[skim.first_index : skim.index]
+        if build is None or splicer is None or len(known) != skim.index - skim.first_index:
+            return FALLBACK
+        rest = bytes(text[skim.at :])
+        # A key on the way to the array sent again after it would replace the array
+        # (the last one wins): then the whole text is read. (A key may be written with
+        # \u escapes: any in the rest of the text counts as one.)
+        if b"\\u" in rest or any(key in rest for key in keys):
+            return FALLBACK
+        return splicer.join(bytes(text[: skim.first]) + rest, build, skim.first_index, known)
+
+    def _path(self, skim: _Skim) -> tuple[tuple[int, ...], list[bytes]] | None:
+        """The way from the root's value to the skimmed array as field numbers, class by
+        class (``Splicer.joined``'s path), and the JSON text of those fields' keys; None
+        where the way is not made of fields alone."""
+        frames = skim.frames
+        if type(frames) is not list:
+            return None
+        path: list[int] = []
+        keys: list[bytes] = []
+        node = _unwrapped(self.plan.root)
+        for frame in frames:
+            if frame[0] is not _IN_FIELDS or type(node) is not ni.ObjectNode:
+                return None
+            index = next((i for i, f in enumerate(node.fields) if f.name == frame[3]), None)
+            if index is None:
+                return None
+            field = node.fields[index]
+            if "/" in field.key:  # (JSON may write it as \/)
+                return None
+            path.append(index)
+            keys.append(orjson.dumps(field.key))
+            node = _unwrapped(field.node)
+        if (
+            type(node) is not ni.ArrayNode
+            or node.container is not list
+            or _unwrapped(node.items) is not skim.node
+        ):
+            return None
+        return tuple(path), keys
 
     def build(self, parsed: Any) -> Partial[Any] | None:
         """The partial of a parse (of the whole text, or ``skim``'s)."""
@@ -814,6 +920,21 @@ def _kind(node: ni.Node) -> int:
     if isinstance(node, ni.AnyNode):
         return _ANY
     return _SCALAR
+
+
+def _unwrapped(node: ni.Node) -> ni.Node:
+    """The node a value of ``node`` is decoded as: a use's class, a union's one option
+    besides null."""
+    while True:
+        if type(node) is ni.UseNode:
+            node = node.target
+        elif type(node) is ni.UnionNode:
+            rest = [o for o in node.options if type(o) is not ni.NullNode]
+            if len(rest) != 1:
+                return node
+            node = rest[0]
+        else:
+            return node
 
 
 def _last(value: dict[Any, Any] | list[Any]) -> Any:

@@ -29,6 +29,7 @@ import orjson
 from .._base.lazy import install_hint
 from .._base.records import ToolCall
 from .._codec.decode import decode, decoder_for
+from .._codec.fast import FALLBACK
 from .._codec.partial import Partial
 from .._codec.partial_builder import PartialBuilder, PartialPlan, SkimRefused
 from .._types import cache as _cache
@@ -236,6 +237,18 @@ class _Text:
         if builder.skimmed is None:
             builder.find_items(buf, self.start, partial)
         return partial
+
+    def decoded(self, tp: Any, opts: dict[str, Any]) -> Any:
+        """``decode()`` of the whole text: with the items of a long array that were read
+        as they arrived put back in their place rather than read again, where the text
+        is the JSON alone and the type's rules are the ones the stream began with."""
+        if self.start == 0 and opts["converter"] is None:
+            plan = self.builder.plan
+            if plan is _current_plan(tp, opts["registry"]):
+                value = self.builder.final(self._flush())
+                if value is not FALLBACK:
+                    return value
+        return decode(tp, self.text(), **opts)
 
     def partial_of_whole(self) -> Partial[Any] | None:
         """The partial of the whole text parsed (the skimmed parse was refused)."""
@@ -563,7 +576,7 @@ class _Stream(StreamState):
     def finish(self) -> Any:
         tp, opts = self.tp, self.opts
         if self.wire is None:  # text chunks (or nothing at all)
-            return decode(tp, self.text.text(), **opts)
+            return self.text.decoded(tp, opts)
         text = self.reply_text()
         reply = self.reply = self.wire.stream_reply(self, text, self.calls())
         try:
