@@ -26,6 +26,7 @@ from describedtypes import (
     Annotation,
     DecodeError,
     DescribedTypesError,
+    IncompleteReplyError,
     Partial,
     Registry,
     decode,
@@ -33,6 +34,8 @@ from describedtypes import (
     encode,
 )
 from describedtypes._vendors import stream as _stream
+
+from .test_stream import anthropic_events, chat_chunks
 
 
 @attrs.define
@@ -227,3 +230,25 @@ def test_a_registration_during_the_stream_decides_the_final_value() -> None:
     with pytest.raises(DecodeError) as expected:
         decode(Sheet, text, registry=mine)
     assert str(raised.value) == str(expected.value)
+
+
+def test_a_providers_stream_ends_the_same_way() -> None:
+    """A provider's events (the reply's text, or a tool call's arguments) end with the
+    items read as they arrived too, and a reply cut off still says so."""
+    sheet = Sheet("s", [Cell(f"cell {i}") for i in range(150)], True)
+    text = encode(sheet).decode()
+    as_text = chat_chunks([{"content": piece} for piece in pieces(text, 30)])
+    as_tool = anthropic_events([("text", ["Here it is."]), ("Sheet", pieces(text, 30))],
+                               "tool_use")
+    for events in (as_text, as_tool):
+        with counting_decodes() as calls:
+            final = list(decode_stream(Sheet, events))[-1]
+        assert final == sheet
+        assert calls == []
+    with pytest.raises(IncompleteReplyError):
+        list(decode_stream(Sheet, chat_chunks([{"content": p} for p in pieces(text, 30)],
+                                              finish="length")))
+    cut = text[: len(text) - 5]
+    with counting_decodes() as calls, pytest.raises(IncompleteReplyError):
+        list(decode_stream(Sheet, chat_chunks([{"content": p} for p in pieces(cut, 30)])[:-1]))
+    assert calls == [cut]  # (the text is read whole to say what is wrong)

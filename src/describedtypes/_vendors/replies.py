@@ -10,6 +10,7 @@ by attribute, plain dicts (``model_dump()`` output, raw HTTP JSON) by key.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
 from .._codec.decode import decode
@@ -80,11 +81,14 @@ def decode_response(
     return decode_reply(tp, reply, converter=converter, registry=registry)
 
 
-def decode_reply(tp: Any, reply: Reply, **opts: Any) -> Any:
-    """Decode a read reply: the tool call meant for ``tp`` if there is one, else the text."""
+def decode_reply(
+    tp: Any, reply: Reply, *, decoder: Callable[..., Any] = decode, **opts: Any
+) -> Any:
+    """Decode a read reply: the tool call meant for ``tp`` if there is one, else the text
+    (with ``decoder``, ``decode()``'s signature: a stream's own knows its texts)."""
     call = pick_call(tp, reply)
     if call is not None:
-        return decode(tp, call.arguments if call.arguments is not None else "", **opts)
+        return decoder(tp, call.arguments if call.arguments is not None else "", **opts)
     if not reply.text:
         raise no_reply(reply.missing)
-    return decode(tp, reply.text, **opts)
+    return decoder(tp, reply.text, **opts)

@@ -238,17 +238,23 @@ class _Text:
             builder.find_items(buf, self.start, partial)
         return partial
 
-    def decoded(self, tp: Any, opts: dict[str, Any]) -> Any:
-        """``decode()`` of the whole text: with the items of a long array that were read
-        as they arrived put back in their place rather than read again, where the text
-        is the JSON alone and the type's rules are the ones the stream began with."""
-        if self.start == 0 and opts["converter"] is None:
-            plan = self.builder.plan
-            if plan is _current_plan(tp, opts["registry"]):
-                value = self.builder.final(self._flush())
-                if value is not FALLBACK:
-                    return value
-        return decode(tp, self.text(), **opts)
+    def decoded(self, tp: Any, opts: dict[str, Any], data: Any = None) -> Any:
+        """``decode(tp, data)``, where ``data`` is this whole text (as ``str`` or ``bytes``;
+        by default ``text()``): with the items of a long array that were read as they
+        arrived taken as they are rather than read again, where the text is the JSON
+        alone and the type's rules are the ones the stream began with."""
+        builder = self.builder
+        if (
+            builder.kept is not None
+            and self.start == 0
+            and opts["converter"] is None
+            and (data is None or len(data) == self.size)
+            and builder.plan is _current_plan(tp, opts["registry"])
+        ):
+            value = builder.final(self._flush())
+            if value is not FALLBACK:
+                return value
+        return decode(tp, self.text() if data is None else data, **opts)
 
     def partial_of_whole(self) -> Partial[Any] | None:
         """The partial of the whole text parsed (the skimmed parse was refused)."""
@@ -578,9 +584,22 @@ class _Stream(StreamState):
         if self.wire is None:  # text chunks (or nothing at all)
             return self.text.decoded(tp, opts)
         text = self.reply_text()
-        reply = self.reply = self.wire.stream_reply(self, text, self.calls())
+        calls = self.calls()
+        # The texts the reply's candidates for decoding were read from, by identity.
+        texts = {id(text): self.text} if text else {}
+        for call, tool in zip(calls, self.tools.values(), strict=True):
+            if type(call.arguments) is str and call.arguments:
+                texts[id(call.arguments)] = tool
+
+        def decoded(tp: Any, data: Any, **opts: Any) -> Any:
+            found = texts.get(id(data))
+            if found is None:
+                return decode(tp, data, **opts)
+            return found.decoded(tp, opts, data)
+
+        reply = self.reply = self.wire.stream_reply(self, text, calls)
         try:
-            return decode_reply(tp, reply, **opts)
+            return decode_reply(tp, reply, decoder=decoded, **opts)
         except (RefusalError, IncompleteReplyError):
             raise
         except DecodeError:
