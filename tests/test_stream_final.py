@@ -252,3 +252,24 @@ def test_a_providers_stream_ends_the_same_way() -> None:
     with counting_decodes() as calls, pytest.raises(IncompleteReplyError):
         list(decode_stream(Sheet, chat_chunks([{"content": p} for p in pieces(cut, 30)])[:-1]))
     assert calls == [cut]  # (the text is read whole to say what is wrong)
+
+
+def test_what_the_final_value_is_built_with_keeps_no_type_alive() -> None:
+    """The generated builder (and the msgspec mirror it reads) goes when the type goes."""
+    import gc
+    import weakref
+
+    def make() -> tuple[weakref.ref[type], weakref.ref[type]]:
+        item = attrs.make_class("Item", {"text": attrs.field(type=str)})
+        outer = attrs.make_class("Outer", {"name": attrs.field(type=str),
+                                           "items": attrs.field(type=list[item])})
+        value = outer("o", [item(f"i{n}") for n in range(100)])
+        text = encode(value).decode()
+        with counting_decodes() as calls:
+            assert list(decode_stream(outer, pieces(text, 20)))[-1] == value
+        assert calls == []  # (the builder was made and used)
+        return weakref.ref(item), weakref.ref(outer)
+
+    refs = make()
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
