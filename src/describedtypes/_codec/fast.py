@@ -55,18 +55,11 @@ def fast_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | None:
     be mirrored exactly. Built once with the normal decoder of ``tp`` and cached with it
     (on the class), so it lives and is invalidated exactly as that decoder is.
     """
-    if not _ENABLED or not issubclass(type(tp), type) or not isinstance(node, ni.ObjectNode):
+    found = _mirrored(tp, node)
+    if found is None:
         return None  # list[int], Box[int], int, ...: the normal path
-    try:
-        import msgspec
-    except ImportError:
-        return None
-    try:
-        mirror = _Mirror(msgspec)
-        root_type, root_expr = mirror.object(node, "v")
-    except _CannotMirror:
-        return None
-    return mirror.finish(root_expr, msgspec.json.Decoder(root_type).decode)
+    mirror, root_type, root_expr, _ = found
+    return mirror.finish(root_expr, mirror.msgspec.json.Decoder(root_type).decode)
 
 
 def fast_items_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | None:
@@ -74,25 +67,28 @@ def fast_items_decoder_for(tp: Any, node: ni.Node) -> Callable[[Any], Any] | Non
     ``FALLBACK`` when any item fails), or None; each item is decoded exactly as
     ``fast_decoder_for`` decodes it alone. Not cached: the caller keeps it.
     """
-    if not _ENABLED or not issubclass(type(tp), type) or not isinstance(node, ni.ObjectNode):
+    found = _mirrored(tp, node, item=True)
+    if found is None:
         return None
-    try:
-        import msgspec
-    except ImportError:
-        return None
-    try:
-        mirror = _Mirror(msgspec)
-        item = mirror.fresh()
-        item_type, item_expr = mirror.object(node, item)
-    except _CannotMirror:
-        return None
-    parse = msgspec.json.Decoder(types.GenericAlias(list, (item_type,))).decode
+    mirror, item_type, item_expr, item = found
+    parse = mirror.msgspec.json.Decoder(types.GenericAlias(list, (item_type,))).decode
     return mirror.finish(f"[{item_expr} for {item} in v]", parse)
 
 
 def fast_splicer_for(tp: Any, node: ni.Node) -> Splicer | None:
     """``fast_decoder_for``'s decoder in two halves that a stream can join (``Splicer``),
     or None where ``fast_decoder_for`` gives no decoder. Not cached: the caller keeps it."""
+    found = _mirrored(tp, node)
+    if found is None or not isinstance(node, ni.ObjectNode):  # (the latter: for mypy)
+        return None
+    mirror, root_type, _, _ = found
+    return Splicer(mirror, mirror.msgspec.json.Decoder(root_type).decode, node)
+
+
+def _mirrored(tp: Any, node: ni.Node, item: bool = False) -> tuple[_Mirror, Any, str, str] | None:
+    """The mirror of class ``tp`` inspected as ``node``: (the mirror, its Struct type, the
+    expression building the value from variable ``v``, or from a fresh variable when it
+    is an ``item``, and that variable), or None (no msgspec, no class, no exact mirror)."""
     if not _ENABLED or not issubclass(type(tp), type) or not isinstance(node, ni.ObjectNode):
         return None
     try:
@@ -101,10 +97,11 @@ def fast_splicer_for(tp: Any, node: ni.Node) -> Splicer | None:
         return None
     try:
         mirror = _Mirror(msgspec)
-        root_type, _ = mirror.object(node, "v")
+        var = mirror.fresh() if item else "v"
+        struct, expr = mirror.object(node, var)
     except _CannotMirror:
         return None
-    return Splicer(mirror, msgspec.json.Decoder(root_type).decode, node)
+    return mirror, struct, expr, var
 
 
 class Splicer:
