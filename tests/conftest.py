@@ -14,10 +14,27 @@ subprocesses, or explores with hypothesis for more than a few seconds.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# Several tests press Ctrl-C on a command they started (SIGINT to the process or its
+# group) and check that it stops cleanly. A shell that starts the suite in the background
+# without job control (`pytest ... &` in a script, `nohup ... &`) starts it with SIGINT
+# ignored, and an ignored signal stays ignored through fork and exec: every command the
+# tests start would never see the Ctrl-C (they rightly keep a disposition their parent
+# chose; Python and asyncio do the same). The suite takes back what an interactive start
+# gives it, Python's own handler, which exec turns into the default for each child.
+# (Module level, so the pytest process sets it before it starts the xdist workers, and
+# each worker again.)
+if (
+    threading.current_thread() is threading.main_thread()
+    and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+):
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow]
